@@ -1,0 +1,138 @@
+// Command b2bx is the support engineer's tool for the B2B exchange Partner
+// API: parse and inspect EDIFACT, browse and fetch a connection's mailbox,
+// upload ORDERS, manage connection profiles, and run the simulator.
+//
+// main only parses flags and wires packages together; the work happens in
+// edi, apiclient and their sub-packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK        = 0
+	exitFileError = 1 // parse: the file has error-severity issues
+	exitUsage     = 2 // bad flags or arguments, unreadable input
+	exitAPI       = 3 // the Partner API answered with an error
+	exitIntegrity = 4 // a download failed an integrity check; nothing acknowledged
+	exitStorage   = 5 // the local durable store failed
+)
+
+// env is what a subcommand may touch of the outside world; tests replace it.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// command is one subcommand. run returns the process exit code.
+type command struct {
+	name    string // e.g. "parse" or "mailbox ls"
+	summary string // one line for the usage text
+	run     func(ctx context.Context, e *env, args []string) int
+}
+
+var commands = map[string]*command{}
+
+// register adds a subcommand; each subcommand file calls it from init.
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches to the longest matching command name ("conn add" before
+// "conn").
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(e.stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for n := min(len(args), 2); n >= 1; n-- {
+		if c, ok := commands[strings.Join(args[:n], " ")]; ok {
+			return c.run(ctx, e, args[n:])
+		}
+	}
+	fmt.Fprintf(e.stderr, "b2bx: unknown command %q\n\n", strings.Join(args[:min(len(args), 2)], " "))
+	usage(e.stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: b2bx <command> [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-18s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'b2bx <command> -h' for a command's flags.")
+}
+
+// parseFlags parses args with fs, allowing flags after positional arguments
+// ("b2bx parse FILE --json"). A lone "-" is a positional argument (stdin);
+// "--" ends flag parsing. It returns the positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// newFlagSet makes a FlagSet that reports errors instead of exiting.
+func newFlagSet(e *env, name, argsUsage string) *flag.FlagSet {
+	fs := flag.NewFlagSet("b2bx "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: b2bx %s [flags] %s\n", name, argsUsage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// flagExit maps a parseFlags error to an exit code: -h is success.
+func flagExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
+}
