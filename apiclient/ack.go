@@ -2,7 +2,7 @@ package apiclient
 
 import (
 	"context"
-	"errors"
+	"net/http"
 	"time"
 )
 
@@ -17,10 +17,37 @@ type Receipt struct {
 	CorrelationID string `json:"correlationId"`
 }
 
-// Acknowledge confirms a stored delivery with the claim's token. After an
-// unclear network failure it retries with the same token; the server
-// answers an already completed acknowledge with the same receipt and
-// Replay true.
+// Acknowledge confirms a durably stored, verified delivery with the claim's
+// token. After an unclear network failure it retries with the same token
+// (the server may have acknowledged already); the server answers an
+// already completed acknowledge with the same receipt and Replay true.
 func (c *Client) Acknowledge(ctx context.Context, claim *Claim) (*Receipt, error) {
-	return nil, errors.New("not implemented")
+	tok, err := tokenFor("acknowledge", claim)
+	if err != nil {
+		return nil, err
+	}
+	cl := &call{op: "acknowledge", scope: ScopeMailboxAcknowledge, method: http.MethodPost,
+		url:   c.endpoint(nil, "mailbox", claim.DeliveryAttemptID, "acknowledge"),
+		token: tok, deliveryID: claim.DeliveryAttemptID, corr: correlationFor(ctx), mode: retryUnclear}
+	resp, err := c.do(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		DeliveryAttemptID string    `json:"deliveryAttemptId"`
+		ReceiptID         string    `json:"receiptId"`
+		AcknowledgedAt    time.Time `json:"acknowledgedAt"`
+		Replay            *bool     `json:"replay"`
+	}
+	if err := c.decodeJSON(cl, resp, &body); err != nil {
+		return nil, err
+	}
+	switch {
+	case body.ReceiptID == "":
+		return nil, garbage(cl, resp, "acknowledge answer has no receiptId")
+	case body.DeliveryAttemptID != claim.DeliveryAttemptID:
+		return nil, garbage(cl, resp, "acknowledge answer is for another delivery attempt")
+	}
+	return &Receipt{DeliveryAttemptID: body.DeliveryAttemptID, ReceiptID: body.ReceiptID,
+		AcknowledgedAt: body.AcknowledgedAt, Replay: body.Replay != nil && *body.Replay, CorrelationID: cl.corr}, nil
 }

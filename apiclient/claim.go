@@ -2,9 +2,9 @@ package apiclient
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/secret"
@@ -56,10 +56,54 @@ type Claim struct {
 	CorrelationID     string
 }
 
-// Claim leases one delivery for five minutes. It is never retried after an
-// unclear network failure: the first claim may have succeeded, and a
-// second claim during the active lease is a conflict. It is retried only
-// when the server certainly did not act (503, 429, connection refused).
+// Claim leases one delivery for five minutes.
+//
+// Claim is never repeated after an unclear network failure (a reset or
+// timeout after the request was sent): the first claim may have succeeded,
+// and a second claim during the active lease would be a conflict — or,
+// worse, the token of the first would be lost while its lease blocks the
+// entry. Claim is retried only when the server certainly did not act: a
+// 503 or 429 answer, or a connection that was never established. After an
+// unclear failure the caller re-reads the mailbox later; the lease expires
+// and the entry comes back.
 func (c *Client) Claim(ctx context.Context, deliveryAttemptID string) (*Claim, error) {
-	return nil, errors.New("not implemented")
+	if err := checkID("delivery attempt ID", deliveryAttemptID); err != nil {
+		return nil, fmt.Errorf("claim: %w: %w", ErrInvalidRequest, err)
+	}
+	cl := &call{op: "claim", scope: ScopeMailboxClaim, method: http.MethodPost,
+		url: c.endpoint(nil, "mailbox", deliveryAttemptID, "claim"), deliveryID: deliveryAttemptID,
+		corr: correlationFor(ctx), mode: retryCertain}
+	resp, err := c.do(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		DeliveryAttemptID string    `json:"deliveryAttemptId"`
+		ClaimToken        *string   `json:"claimToken"`
+		ExpiresAt         time.Time `json:"expiresAt"`
+	}
+	if err := c.decodeJSON(cl, resp, &body); err != nil {
+		return nil, err
+	}
+	switch {
+	case body.ClaimToken == nil || !headerSafe(*body.ClaimToken):
+		return nil, garbage(cl, resp, "claim answer has no usable claimToken")
+	case body.DeliveryAttemptID != deliveryAttemptID:
+		return nil, garbage(cl, resp, "claim answer is for another delivery attempt")
+	case body.ExpiresAt.IsZero():
+		return nil, garbage(cl, resp, "claim answer has no expiresAt")
+	}
+	return &Claim{DeliveryAttemptID: deliveryAttemptID, Token: NewClaimToken(*body.ClaimToken),
+		ExpiresAt: body.ExpiresAt, CorrelationID: cl.corr}, nil
+}
+
+// tokenFor checks a claim before its token is used.
+func tokenFor(op string, claim *Claim) (*ClaimToken, error) {
+	if claim == nil || claim.Token.IsZero() {
+		return nil, fmt.Errorf("%s: no claim token: claim the delivery first", op)
+	}
+	if err := checkID("delivery attempt ID", claim.DeliveryAttemptID); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return &claim.Token, nil
 }

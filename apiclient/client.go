@@ -3,8 +3,12 @@ package apiclient
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -31,15 +35,29 @@ type CredentialProvider interface {
 }
 
 // StaticCredentials is a CredentialProvider with one key for the inbox and
-// one for the mailbox. When one of them is unset the other is used.
+// one for the mailbox. When one of them is unset the other is used (a
+// profile with one key for both).
 type StaticCredentials struct {
 	Inbox   secret.Credential
 	Mailbox secret.Credential
 }
 
+// ErrNoCredential means no API key is configured for a scope.
+var ErrNoCredential = errors.New("no API key configured")
+
 // Credential implements CredentialProvider.
 func (s StaticCredentials) Credential(_ context.Context, scope Scope) (secret.Credential, error) {
-	return secret.Credential{}, errors.New("not implemented")
+	first, second := s.Mailbox, s.Inbox
+	if scope == ScopeInboxCreate {
+		first, second = s.Inbox, s.Mailbox
+	}
+	switch {
+	case !first.IsZero():
+		return first, nil
+	case !second.IsZero():
+		return second, nil
+	}
+	return secret.Credential{}, fmt.Errorf("%w for scope %s: set the connection's key (B2BX_API_KEY=<key-id>:<secret> or a profile)", ErrNoCredential, scope)
 }
 
 // Config configures a Client. BaseURL, ConnectionID and Credentials are
@@ -52,8 +70,8 @@ type Config struct {
 	ConnectionID string
 	// Credentials gives the key per scope.
 	Credentials CredentialProvider
-	// HTTPClient nil → a client with connect/header/idle timeouts but no
-	// overall timeout (a slow 16 MiB payload must not be cut), HTTP/2 on TLS.
+	// HTTPClient nil → DefaultHTTPClient(). The client never follows
+	// redirects (a redirect would carry the claim token to another host).
 	HTTPClient *http.Client
 	// Logger nil → logs are discarded.
 	Logger *slog.Logger
@@ -62,7 +80,7 @@ type Config struct {
 	Limiter *rate.Limiter
 	// Retry zero → the contract schedule.
 	Retry RetryPolicy
-	// Now nil → time.Now. Used for retry times and progress.
+	// Now nil → time.Now. Used for retry times and Retry-After dates.
 	Now func() time.Time
 	// After nil → time.After. Tests inject a fake to record retry waits
 	// without sleeping.
@@ -75,16 +93,120 @@ type Config struct {
 // DefaultStallTimeout is the payload stall watchdog's default.
 const DefaultStallTimeout = 60 * time.Second
 
+// DefaultRate and DefaultBurst are the client-side rate limit per partner.
+const (
+	DefaultRate  = 100
+	DefaultBurst = 10
+)
+
 // Client talks to one connection of the Partner API. It is safe for
 // concurrent use.
 type Client struct {
-	cfg Config
+	cfg     Config
+	base    string // scheme://host[/prefix]/api/v1/.../connections/{id}
+	hc      *http.Client
+	log     *slog.Logger
+	limiter *rate.Limiter
+	now     func() time.Time
+	after   func(time.Duration) <-chan time.Time
+	stall   time.Duration
 }
 
 // New checks cfg and builds a Client.
 func New(cfg Config) (*Client, error) {
-	return nil, errors.New("not implemented")
+	u, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
+	switch {
+	case cfg.BaseURL == "":
+		return nil, errors.New("apiclient: base URL is empty: pass the Partner API origin, e.g. https://api.example.com")
+	case err != nil:
+		return nil, fmt.Errorf("apiclient: base URL: %w", err)
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+		return nil, errors.New("apiclient: base URL must be http(s)://host[:port], e.g. https://api.example.com")
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
+		return nil, errors.New("apiclient: base URL must not contain credentials, a query or a fragment; keys come from the credential store")
+	}
+	if err := checkID("connection ID", cfg.ConnectionID); err != nil {
+		return nil, fmt.Errorf("apiclient: %w", err)
+	}
+	if cfg.Credentials == nil {
+		return nil, errors.New("apiclient: no credential provider configured")
+	}
+	c := &Client{cfg: cfg, limiter: cfg.Limiter, now: cfg.Now, after: cfg.After, stall: cfg.StallTimeout}
+	c.base = u.String() + "/api/v1/b2b-exchange/partner/connections/" + url.PathEscape(cfg.ConnectionID)
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = DefaultHTTPClient()
+	}
+	cp := *hc
+	cp.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.hc = &cp
+	c.log = cfg.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.limiter == nil {
+		c.limiter = NewLimiter()
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.after == nil {
+		c.after = time.After
+	}
+	if c.stall == 0 {
+		c.stall = DefaultStallTimeout
+	}
+	return c, nil
+}
+
+// NewLimiter returns the default per-partner limiter (100/s, burst 10), to
+// share between the clients of one partner's connections.
+func NewLimiter() *rate.Limiter { return rate.NewLimiter(DefaultRate, DefaultBurst) }
+
+// DefaultHTTPClient has connect, TLS-handshake, response-header and idle
+// timeouts but no overall timeout: a slow 16 MiB payload must not be cut
+// off; the context and the stall watchdog bound it instead. It speaks
+// HTTP/2 over TLS and pings idle HTTP/2 connections to notice dead peers.
+func DefaultHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.ForceAttemptHTTP2 = true
+	t.TLSHandshakeTimeout = 10 * time.Second
+	t.ResponseHeaderTimeout = 60 * time.Second
+	t.IdleConnTimeout = 90 * time.Second
+	t.HTTP2 = &http.HTTP2Config{SendPingTimeout: 30 * time.Second, PingTimeout: 15 * time.Second}
+	return &http.Client{Transport: t}
 }
 
 // ConnectionID is the connection this client addresses.
 func (c *Client) ConnectionID() string { return c.cfg.ConnectionID }
+
+// checkID refuses IDs that cannot be one escaped path segment. IDs come from
+// the server and are untrusted: "." and ".." would change the path.
+func checkID(what, id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("%s is empty", what)
+	case id == "." || id == "..":
+		return fmt.Errorf("%s %q is not a valid ID", what, id)
+	case len(id) > 256:
+		return fmt.Errorf("%s is longer than 256 bytes", what)
+	}
+	return nil
+}
+
+// endpoint builds the URL for path segments below the connection; each
+// segment is escaped, so IDs cannot add path elements or a query.
+func (c *Client) endpoint(query url.Values, segs ...string) string {
+	var b strings.Builder
+	b.WriteString(c.base)
+	for _, s := range segs {
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(s))
+	}
+	if len(query) > 0 {
+		b.WriteByte('?')
+		b.WriteString(query.Encode())
+	}
+	return b.String()
+}

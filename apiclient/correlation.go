@@ -21,3 +21,24 @@ func NewCorrelationID() string {
 func WithCorrelationID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, correlationKey{}, id)
 }
+
+// correlationFor returns the ID on ctx if it is valid, else a fresh one.
+func correlationFor(ctx context.Context) string {
+	if id, ok := ctx.Value(correlationKey{}).(string); ok && validCorrelationID(id) {
+		return id
+	}
+	return NewCorrelationID()
+}
+
+func validCorrelationID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

@@ -2,11 +2,23 @@ package apiclient
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"hash"
 	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
-// Expect is what the mailbox listing said about a payload.
+// Expect is what the mailbox listing said about a payload (Entry.Expect).
+// The zero value means "unknown" and fails both listing checks.
 type Expect struct {
 	Size   int64
 	SHA256 string
@@ -21,7 +33,16 @@ const (
 	CheckTrailer     = "trailer"
 )
 
-// CheckResult is the outcome of one integrity check.
+// Payload response headers and trailer.
+const (
+	HeaderPayloadSize       = "X-B2B-Payload-Size"
+	HeaderPayloadSHA256     = "X-B2B-Payload-SHA256"
+	TrailerPayloadIntegrity = "X-B2B-Payload-Integrity"
+	TrailerVerified         = "verified"
+)
+
+// CheckResult is the outcome of one integrity check. Want and Got hold
+// sizes, hashes or the trailer value (server values are sanitised).
 type CheckResult struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
@@ -30,16 +51,16 @@ type CheckResult struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// IntegrityReport is the full result of a download. Download always returns
-// it, also on failure.
+// IntegrityReport is the full result of a download. Download returns it
+// whenever the payload answer started, also on failure.
 type IntegrityReport struct {
 	DeliveryAttemptID string `json:"deliveryAttemptId"`
 	Bytes             int64  `json:"bytes"`  // bytes received and written to the sink
 	SHA256            string `json:"sha256"` // lower-case hex of those bytes
 
-	HeaderSize   int64  `json:"headerSize"` // X-B2B-Payload-Size; -1 if missing or invalid
-	HeaderSHA256 string `json:"headerSha256"`
-	Trailer      string `json:"trailer"` // X-B2B-Payload-Integrity after EOF; "" if missing
+	HeaderSize   int64  `json:"headerSize"`   // X-B2B-Payload-Size; -1 if missing or invalid
+	HeaderSHA256 string `json:"headerSha256"` // as sent, sanitised
+	Trailer      string `json:"trailer"`      // X-B2B-Payload-Integrity after EOF, sanitised; "" if missing
 
 	SizeHeader   CheckResult `json:"sizeHeader"`
 	SizeListing  CheckResult `json:"sizeListing"`
@@ -48,12 +69,14 @@ type IntegrityReport struct {
 	TrailerCheck CheckResult `json:"trailerCheck"`
 
 	// ReadErr is any error while reading the body (reset, unexpected EOF,
-	// cancel, stall): a failed download whatever the checks say.
+	// cancel, stall, more bytes than announced): a failed download
+	// whatever the checks say.
 	ReadErr error `json:"-"`
 	// SinkErr is an error writing to the sink: also a failed download.
 	SinkErr error `json:"-"`
 
-	CorrelationID string `json:"correlationId"`
+	Duration      time.Duration `json:"duration"`
+	CorrelationID string        `json:"correlationId"`
 }
 
 // Checks lists the five checks in a fixed order.
@@ -63,16 +86,161 @@ func (r *IntegrityReport) Checks() []CheckResult {
 
 // OK reports whether the payload may be processed: no read or sink error
 // and every check passed.
-func (r *IntegrityReport) OK() bool { return false }
+func (r *IntegrityReport) OK() bool {
+	return r.ReadErr == nil && r.SinkErr == nil && len(r.Failed()) == 0
+}
 
 // Failed lists the failed checks.
-func (r *IntegrityReport) Failed() []CheckResult { return nil }
+func (r *IntegrityReport) Failed() []CheckResult {
+	var out []CheckResult
+	for _, c := range r.Checks() {
+		if !c.OK {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// errStalled is the cause when the stall watchdog aborts a download.
+var errStalled = errors.New("no data received within the stall timeout")
+
+// bufPool holds copy buffers so memory use does not grow with payload size.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
 // Download streams the claimed payload into sink in one pass, counting and
-// hashing while it goes, updating p (may be nil), and checks size and
-// SHA-256 against the headers and the listing (expect) and the trailer
-// after EOF. It returns the report in every case once the payload answer
-// started; the error is an *IntegrityError when the download failed.
+// hashing the same buffer that goes to the sink, updating p (may be nil).
+// It then checks the byte count and SHA-256 against X-B2B-Payload-Size,
+// X-B2B-Payload-SHA256 and the listing (expect), and requires the trailer
+// X-B2B-Payload-Integrity: verified after EOF (a 200 before EOF proves
+// nothing). Any read error is a failed download.
+//
+// The error is an *IntegrityError (with the report) when the download
+// failed; an *APIError or *NetworkError when no payload answer came, in
+// which case the report is nil and nothing was written to sink.
 func (c *Client) Download(ctx context.Context, claim *Claim, expect Expect, sink io.Writer, p *Progress) (*IntegrityReport, error) {
-	return nil, errors.New("not implemented")
+	tok, err := tokenFor("download", claim)
+	if err != nil {
+		return nil, err
+	}
+	if sink == nil {
+		return nil, errors.New("download: no sink to write the payload to")
+	}
+	if p == nil {
+		p = &Progress{}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	cl := &call{op: "download", scope: ScopeMailboxPayloadRead, method: http.MethodGet,
+		url:   c.endpoint(nil, "mailbox", claim.DeliveryAttemptID, "payload"),
+		token: tok, deliveryID: claim.DeliveryAttemptID, corr: correlationFor(ctx), mode: retryUnclear}
+	start := time.Now()
+	resp, err := c.do(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, garbage(cl, resp, "payload answered with status %d instead of 200", resp.StatusCode)
+	}
+	rep := &IntegrityReport{DeliveryAttemptID: claim.DeliveryAttemptID, CorrelationID: cl.corr, HeaderSize: -1}
+	rawSize, rawHash := resp.Header.Get(HeaderPayloadSize), resp.Header.Get(HeaderPayloadSHA256)
+	if n, err := strconv.ParseInt(strings.TrimSpace(rawSize), 10, 64); err == nil && n >= 0 {
+		rep.HeaderSize = n
+	}
+	rep.HeaderSHA256 = sanitiseValue(rawHash)
+
+	limit := max(rep.HeaderSize, expect.Size)
+	if limit <= 0 {
+		limit = MaxPayloadSize
+	}
+	p.start(cmp(rep.HeaderSize >= 0, rep.HeaderSize, expect.Size))
+	stopWatch := c.watchStall(p, cancel)
+	h := sha256.New()
+	rep.Bytes, rep.ReadErr, rep.SinkErr = stream(resp.Body, sink, h, p, limit)
+	stopWatch()
+	rawTrailer := ""
+	if rep.ReadErr == nil && rep.SinkErr == nil {
+		rawTrailer = resp.Trailer.Get(TrailerPayloadIntegrity) // only set after EOF
+	}
+	resp.Body.Close()
+	if rep.ReadErr != nil && ctx.Err() != nil {
+		rep.ReadErr = fmt.Errorf("payload read aborted: %w", context.Cause(ctx))
+	}
+	p.finish()
+	rep.Trailer = sanitiseValue(rawTrailer)
+	rep.SHA256 = hex.EncodeToString(h.Sum(nil))
+	rep.Duration = time.Since(start)
+	rep.check(expect, rawHash, rawTrailer)
+	c.logDownload(ctx, cl, rep)
+	if !rep.OK() {
+		return rep, &IntegrityError{Report: rep}
+	}
+	return rep, nil
 }
+
+func cmp[T any](cond bool, a, b T) T {
+	if cond {
+		return a
+	}
+	return b
+}
+
+// stream copies body to sink and h through one reused buffer: every byte
+// is read once and written once to each; nothing is copied in between.
+// It stops with an error when the body runs past limit bytes.
+func stream(body io.Reader, sink io.Writer, h hash.Hash, p *Progress, limit int64) (n int64, readErr, sinkErr error) {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	for {
+		nr, er := body.Read(buf)
+		if nr > 0 {
+			if nw, ew := sink.Write(buf[:nr]); ew != nil || nw != nr {
+				return n, nil, cmp[error](ew != nil, ew, io.ErrShortWrite)
+			}
+			h.Write(buf[:nr])
+			n += int64(nr)
+			p.bytes.Add(int64(nr))
+			if n > limit {
+				return n, fmt.Errorf("the body is longer than the announced %d bytes; stopped reading", limit), nil
+			}
+		}
+		switch {
+		case er == io.EOF:
+			return n, nil, nil
+		case er != nil:
+			return n, er, nil
+		}
+	}
+}
+
+// watchStall cancels the download when p stops growing for c.stall. It
+// returns a function that stops the watchdog.
+func (c *Client) watchStall(p *Progress, cancel context.CancelCauseFunc) (stop func()) {
+	if c.stall < 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(max(c.stall/4, 5*time.Millisecond))
+		defer tick.Stop()
+		last, since := p.bytes.Load(), time.Now()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-tick.C:
+				if b := p.bytes.Load(); b != last {
+					last, since = b, now
+				} else if now.Sub(since) >= c.stall {
+					cancel(fmt.Errorf("%w (%s)", errStalled, c.stall))
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// sanitiseValue makes a server header value safe to show and store.
+func sanitiseValue(s string) string { return termsafe.String(capRunes(s, 128)) }
