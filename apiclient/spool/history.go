@@ -1,0 +1,214 @@
+package spool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Outcome is the state of one upload attempt in the history.
+type Outcome string
+
+// Upload outcomes.
+const (
+	// OutcomePending: the key was reserved and the upload is being sent. A
+	// pending record without a later one means the process died mid-send:
+	// the server may have the bytes, so the next attempt reuses the key.
+	OutcomePending Outcome = "pending"
+	// OutcomeAccepted: 202, or 200 with replay.
+	OutcomeAccepted Outcome = "accepted"
+	// OutcomeConflict: 409, the key is bound to other bytes or state.
+	OutcomeConflict Outcome = "conflict"
+	// OutcomeFailed: another definitive error (400, 404, 413, ...): the
+	// server did not take the bytes; fix the cause, the key stays usable.
+	OutcomeFailed Outcome = "failed"
+	// OutcomeUnclear: network failure, 5xx or cancellation: the upload may
+	// or may not have arrived, so the key must be reused.
+	OutcomeUnclear Outcome = "unclear"
+)
+
+// UploadRecord is one line of the upload history. A reservation appends a
+// pending record; the result appends a second record for the same key.
+type UploadRecord struct {
+	Time          time.Time `json:"time"`
+	ConnectionID  string    `json:"connectionId"`
+	File          string    `json:"file"`
+	Size          int64     `json:"size"`
+	SHA256        string    `json:"sha256"`
+	Key           string    `json:"key"`
+	SenderID      string    `json:"senderId,omitempty"`
+	BusinessID    string    `json:"businessId,omitempty"`
+	N             int       `json:"n"` // 0: a key the operator gave with --key
+	Outcome       Outcome   `json:"outcome"`
+	HTTPStatus    int       `json:"httpStatus,omitempty"`
+	UploadID      string    `json:"uploadId,omitempty"`
+	InterchangeID string    `json:"interchangeId,omitempty"`
+	Status        string    `json:"status,omitempty"`
+	Replay        bool      `json:"replay,omitempty"`
+	ErrorCode     string    `json:"errorCode,omitempty"`
+	CorrelationID string    `json:"correlationId,omitempty"`
+}
+
+func (s *Store) historyPath(connectionID string) string {
+	return filepath.Join(s.connDir(connectionID), "uploads.jsonl")
+}
+
+// Uploads returns the connection's upload history in append order.
+func (s *Store) Uploads(connectionID string) ([]UploadRecord, error) {
+	b, err := os.ReadFile(s.historyPath(connectionID))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	return parseHistory(s.historyPath(connectionID), b)
+}
+
+// parseHistory decodes JSON lines. A torn last line (a crash during an
+// append) is ignored; a bad line anywhere else is corruption and fails
+// with its line number, because silently skipping it could reuse a key
+// number.
+func parseHistory(path string, b []byte) ([]UploadRecord, error) {
+	var out []UploadRecord
+	line := 0
+	for len(b) > 0 {
+		line++
+		i := bytes.IndexByte(b, '\n')
+		torn := i < 0
+		var l []byte
+		if torn {
+			l, b = b, nil
+		} else {
+			l, b = b[:i], b[i+1:]
+		}
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var r UploadRecord
+		if err := json.Unmarshal(l, &r); err != nil {
+			if torn {
+				break
+			}
+			return nil, fmt.Errorf("spool: upload history %s line %d is corrupt: %w (repair or move the file; key numbers come from it)", path, line, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// ReserveUpload decides the key for a payload under the connection lock
+// and, unless the operator must first choose (NeedChoice, returned with a
+// nil record), appends a pending record with the key keyFor(n) before
+// anything is sent. Holding the lock from reading the history to
+// appending means two b2bx processes never hand out the same n for
+// different bytes. rec carries the file, size and connection; its key
+// fields are filled in here.
+func (s *Store) ReserveUpload(req KeyRequest, rec UploadRecord, keyFor func(n int) (string, error)) (KeyDecision, *UploadRecord, error) {
+	unlock, err := s.lockConn(rec.ConnectionID)
+	if err != nil {
+		return KeyDecision{}, nil, err
+	}
+	defer unlock()
+	hist, err := s.Uploads(rec.ConnectionID)
+	if err != nil {
+		return KeyDecision{}, nil, err
+	}
+	d := Decide(hist, req)
+	if d.Kind == NeedChoice {
+		return d, nil, nil
+	}
+	key, err := keyFor(d.N)
+	if err != nil {
+		return d, nil, err
+	}
+	rec.Key, rec.N = key, d.N
+	rec.SenderID, rec.BusinessID, rec.SHA256 = req.SenderID, req.BusinessID, req.SHA256
+	rec.Outcome = OutcomePending
+	if err := s.appendLocked(&rec); err != nil {
+		return d, nil, err
+	}
+	return d, &rec, nil
+}
+
+// AppendUpload adds a record (the result of an upload, or the pending
+// record of a key the operator gave) to the history, durably.
+func (s *Store) AppendUpload(rec UploadRecord) error {
+	unlock, err := s.lockConn(rec.ConnectionID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.appendLocked(&rec)
+}
+
+// appendLocked writes one JSON line and fsyncs. If a crash left a torn
+// last line, it is cut off first so the new record starts on its own line.
+func (s *Store) appendLocked(rec *UploadRecord) error {
+	if rec.ConnectionID == "" {
+		return errors.New("spool: upload record without connection ID")
+	}
+	if rec.Time.IsZero() {
+		rec.Time = s.now()
+	}
+	rec.Time = rec.Time.UTC()
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	path := s.historyPath(rec.ConnectionID)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, filePerm)
+	if err != nil {
+		return fmt.Errorf("spool: open upload history: %w", err)
+	}
+	defer f.Close()
+	end, err := cutTornTail(f)
+	if err != nil {
+		return fmt.Errorf("spool: upload history %s: %w", path, err)
+	}
+	if _, err := f.WriteAt(append(line, '\n'), end); err != nil {
+		return fmt.Errorf("spool: append upload history: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("spool: fsync upload history: %w", err)
+	}
+	if end == 0 {
+		return syncDir(filepath.Dir(path)) // a new file: make its name durable too
+	}
+	return nil
+}
+
+// cutTornTail truncates f after its last newline if the file does not end
+// with one, and returns the offset to append at.
+func cutTornTail(f *os.File) (int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	if size == 0 {
+		return 0, nil
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return 0, err
+	}
+	if last[0] == '\n' {
+		return size, nil
+	}
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, size))
+	if err != nil {
+		return 0, err
+	}
+	keep := int64(bytes.LastIndexByte(b, '\n') + 1)
+	if err := f.Truncate(keep); err != nil {
+		return 0, err
+	}
+	return keep, nil
+}

@@ -1,0 +1,149 @@
+package spool
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func rec(n int, sha string, o Outcome) UploadRecord {
+	return UploadRecord{ConnectionID: "c", SenderID: "S", BusinessID: "B", N: n, SHA256: sha, Outcome: o, Key: fmt.Sprintf("S:B:orders:%d", n)}
+}
+
+func TestDecide(t *testing.T) {
+	other := UploadRecord{ConnectionID: "c", SenderID: "S", BusinessID: "OTHER", N: 7, SHA256: "aa", Outcome: OutcomeAccepted}
+	typed := UploadRecord{ConnectionID: "c", SenderID: "S", BusinessID: "B", N: 0, SHA256: "zz", Outcome: OutcomeAccepted, Key: "typed"}
+	for _, tc := range []struct {
+		name    string
+		hist    []UploadRecord
+		sha     string
+		choice  Choice
+		kind    DecisionKind
+		n       int
+		replayN int
+		newN    int
+	}{
+		{"empty history", nil, "aa", ChoiceAsk, FirstUpload, 1, 0, 0},
+		{"other business id and typed keys ignored", []UploadRecord{other, typed}, "zz", ChoiceAsk, FirstUpload, 1, 0, 0},
+		{"changed payload gets next n", []UploadRecord{rec(1, "aa", OutcomePending), rec(1, "aa", OutcomeAccepted)}, "bb", ChoiceAsk, NextPayload, 2, 0, 0},
+		{"crash mid-send reuses key", []UploadRecord{rec(1, "aa", OutcomeAccepted), rec(2, "bb", OutcomePending)}, "BB", ChoiceAsk, Retry, 2, 0, 0},
+		{"network failure reuses key", []UploadRecord{rec(1, "aa", OutcomePending), rec(1, "aa", OutcomeUnclear)}, "aa", ChoiceNew, Retry, 1, 0, 0},
+		{"definitive failure reuses key", []UploadRecord{rec(1, "aa", OutcomeFailed)}, "aa", ChoiceAsk, Retry, 1, 0, 0},
+		{"accepted needs a choice", []UploadRecord{rec(1, "aa", OutcomeAccepted), rec(2, "bb", OutcomeAccepted)}, "aa", ChoiceAsk, NeedChoice, 0, 1, 3},
+		{"accepted, replay", []UploadRecord{rec(1, "aa", OutcomeAccepted), rec(2, "bb", OutcomeAccepted)}, "aa", ChoiceReplay, Replay, 1, 1, 3},
+		{"accepted, new", []UploadRecord{rec(1, "aa", OutcomeAccepted), rec(2, "bb", OutcomeAccepted)}, "aa", ChoiceNew, NewUpload, 3, 1, 3},
+		{"latest attempt of re-sent bytes counts", []UploadRecord{rec(1, "aa", OutcomeAccepted), rec(2, "aa", OutcomePending)}, "aa", ChoiceAsk, Retry, 2, 0, 0},
+		{"409 moves on", []UploadRecord{rec(1, "aa", OutcomeConflict)}, "aa", ChoiceAsk, AfterConflict, 2, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Decide(tc.hist, KeyRequest{SenderID: "S", BusinessID: "B", SHA256: tc.sha, Choice: tc.choice})
+			require.Equal(t, tc.kind, d.Kind, d.Explain())
+			require.Equal(t, tc.n, d.N)
+			require.Equal(t, tc.replayN, d.ReplayN)
+			require.Equal(t, tc.newN, d.NewN)
+			require.NotEmpty(t, d.Explain())
+			if tc.kind == Retry || tc.kind == NeedChoice {
+				require.NotNil(t, d.Previous)
+			}
+		})
+	}
+}
+
+func keyFor(n int) (string, error) { return fmt.Sprintf("S:B:orders:%d", n), nil }
+
+func TestReserveUploadFlow(t *testing.T) {
+	s := newStore(t)
+	req := KeyRequest{SenderID: "S", BusinessID: "B", SHA256: "aa"}
+	base := UploadRecord{ConnectionID: "c", File: "o.edi", Size: 10}
+
+	d, r, err := s.ReserveUpload(req, base, keyFor)
+	require.NoError(t, err)
+	require.Equal(t, FirstUpload, d.Kind)
+	require.Equal(t, "S:B:orders:1", r.Key)
+	require.Equal(t, OutcomePending, r.Outcome)
+
+	done := *r
+	done.Outcome, done.HTTPStatus, done.UploadID = OutcomeAccepted, 202, "up-1"
+	require.NoError(t, s.AppendUpload(done))
+
+	d, r, err = s.ReserveUpload(req, base, keyFor)
+	require.NoError(t, err)
+	require.Equal(t, NeedChoice, d.Kind)
+	require.Nil(t, r, "nothing reserved before the operator chose")
+
+	req.Choice = ChoiceNew
+	d, r, err = s.ReserveUpload(req, base, keyFor)
+	require.NoError(t, err)
+	require.Equal(t, NewUpload, d.Kind)
+	require.Equal(t, "S:B:orders:2", r.Key)
+
+	hist, err := s.Uploads("c")
+	require.NoError(t, err)
+	require.Len(t, hist, 3)
+	require.Equal(t, "up-1", hist[1].UploadID)
+	require.Equal(t, "o.edi", hist[2].File)
+	require.False(t, hist[2].Time.IsZero())
+}
+
+func TestReserveUploadConcurrentDistinctNumbers(t *testing.T) {
+	s := newStore(t)
+	const workers = 12
+	var wg sync.WaitGroup
+	ns := make(chan int, workers)
+	for i := range workers {
+		wg.Go(func() {
+			// a separate Store per goroutine, like separate processes
+			s2, err := Open(s.Root())
+			require.NoError(t, err)
+			_, r, err := s2.ReserveUpload(KeyRequest{SenderID: "S", BusinessID: "B", SHA256: fmt.Sprintf("%02x", i)},
+				UploadRecord{ConnectionID: "c"}, keyFor)
+			require.NoError(t, err)
+			ns <- r.N
+		})
+	}
+	wg.Wait()
+	close(ns)
+	var got []int
+	for n := range ns {
+		got = append(got, n)
+	}
+	sort.Ints(got)
+	want := make([]int, workers)
+	for i := range want {
+		want[i] = i + 1
+	}
+	require.Equal(t, want, got)
+}
+
+func TestHistoryTornAndCorruptLines(t *testing.T) {
+	s := newStore(t)
+	require.NoError(t, s.AppendUpload(rec(1, "aa", OutcomeAccepted)))
+	path := s.historyPath("c")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"time":"2025-01-01T00:00:00Z","connectionId":"c","n":2,"sha`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	hist, err := s.Uploads("c")
+	require.NoError(t, err, "a torn last line is a crash artefact, not corruption")
+	require.Len(t, hist, 1)
+
+	require.NoError(t, s.AppendUpload(rec(2, "bb", OutcomeAccepted)))
+	hist, err = s.Uploads("c")
+	require.NoError(t, err)
+	require.Len(t, hist, 2, "the torn tail was cut before appending")
+	require.Equal(t, 2, hist[1].N)
+
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, append([]byte("garbage\n"), b...), 0o600))
+	_, err = s.Uploads("c")
+	require.ErrorContains(t, err, "line 1 is corrupt")
+	_, _, err = s.ReserveUpload(KeyRequest{SenderID: "S", BusinessID: "B", SHA256: "cc"}, UploadRecord{ConnectionID: "c"}, keyFor)
+	require.Error(t, err, "no key is handed out from a corrupt history")
+}
