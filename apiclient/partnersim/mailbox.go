@@ -1,0 +1,230 @@
+package partnersim
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/binary"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+type listEntry struct {
+	DeliveryAttemptID string `json:"deliveryAttemptId"`
+	InterchangeID     string `json:"interchangeId"`
+	MessageType       string `json:"messageType"`
+	PayloadSize       int64  `json:"payloadSize"`
+	PayloadSHA256     string `json:"payloadSha256"`
+	Status            string `json:"status"`
+	CreatedAt         string `json:"createdAt"`
+}
+
+type listMeta struct {
+	HasMore    bool   `json:"hasMore"`
+	NextCursor string `json:"nextCursor"`
+}
+
+type listBody struct {
+	Data []listEntry `json:"data"`
+	Meta listMeta    `json:"meta"`
+}
+
+// rfc3339 formats times the contract's way: RFC 3339 in UTC.
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// handleList answers GET /mailbox: due, unclaimed, visible entries in
+// order, after the cursor's position.
+func (s *Sim) handleList(c *call) {
+	q := c.r.URL.Query()
+	limit := DefaultListLimit
+	if v, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || len(v) != 1 || n < 1 || n > MaxListLimit {
+			writeError(c.w, http.StatusBadRequest, "limit must be a whole number from 1 to 100.")
+			return
+		}
+		limit = n
+	}
+	var after int64
+	if v := q.Get("cursor"); v != "" || len(q["cursor"]) > 1 {
+		seq, ok := s.openCursor(c.rt.conn, v)
+		if !ok || len(q["cursor"]) != 1 {
+			writeError(c.w, http.StatusBadRequest, "cursor was not issued by this server; send meta.nextCursor unchanged.")
+			return
+		}
+		after = seq
+	}
+	s.mu.Lock()
+	conn := s.conns[c.rt.conn]
+	now := s.clock.Now()
+	body := listBody{Data: make([]listEntry, 0, limit)}
+	var last int64
+	for _, e := range conn.entries {
+		if e.seq <= after {
+			continue
+		}
+		s.expireLocked(e, now)
+		if e.status != StatusDue || !e.visible(now) {
+			continue
+		}
+		if len(body.Data) == limit {
+			body.Meta = listMeta{HasMore: true, NextCursor: s.makeCursor(c.rt.conn, last)}
+			break
+		}
+		body.Data = append(body.Data, e.listing())
+		last = e.seq
+	}
+	s.mu.Unlock()
+	c.respond(http.StatusOK, body)
+}
+
+func (e *entry) listing() listEntry {
+	le := listEntry{
+		DeliveryAttemptID: e.id, InterchangeID: e.interchangeID, MessageType: e.messageType,
+		PayloadSize: int64(len(e.payload)), PayloadSHA256: e.sha, Status: e.status,
+		CreatedAt: rfc3339(e.createdAt),
+	}
+	if e.fault.WrongListingSize {
+		le.PayloadSize++
+	}
+	if e.fault.WrongListingHash {
+		le.PayloadSHA256 = flipLastHex(e.sha)
+	}
+	return le
+}
+
+// flipLastHex changes the last hex digit, giving a well-formed but wrong
+// hash.
+func flipLastHex(h string) string {
+	if h == "" {
+		return h
+	}
+	last := h[len(h)-1]
+	repl := byte('0')
+	if last == '0' {
+		repl = '1'
+	}
+	return h[:len(h)-1] + string(repl)
+}
+
+// Cursors are "after sequence N" positions, authenticated with an HMAC over
+// the connection and N: opaque, stable while earlier entries are claimed,
+// bound to their connection, and unforgeable (a cursor the server did not
+// issue fails the MAC and gets 400).
+const cursorMACLen = 12
+
+func (s *Sim) makeCursor(conn string, seq int64) string {
+	buf := make([]byte, 8, 8+cursorMACLen)
+	binary.BigEndian.PutUint64(buf, uint64(seq))
+	buf = append(buf, s.cursorMAC(conn, buf)...)
+	return base64.RawURLEncoding.EncodeToString(buf)
+}
+
+func (s *Sim) openCursor(conn, cur string) (int64, bool) {
+	buf, err := base64.RawURLEncoding.DecodeString(cur)
+	if err != nil || len(buf) != 8+cursorMACLen {
+		return 0, false
+	}
+	if subtle.ConstantTimeCompare(buf[8:], s.cursorMAC(conn, buf[:8])) != 1 {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(buf[:8])), true
+}
+
+func (s *Sim) cursorMAC(conn string, pos []byte) []byte {
+	m := hmac.New(sha256.New, s.cursorKey[:])
+	m.Write([]byte(conn))
+	m.Write([]byte{0})
+	m.Write(pos)
+	return m.Sum(nil)[:cursorMACLen]
+}
+
+type claimBody struct {
+	DeliveryAttemptID string `json:"deliveryAttemptId"`
+	ClaimToken        string `json:"claimToken"`
+	ExpiresAt         string `json:"expiresAt"`
+}
+
+// handleClaim answers POST /mailbox/{id}/claim.
+func (s *Sim) handleClaim(c *call) {
+	s.mu.Lock()
+	now := s.clock.Now()
+	e := s.conns[c.rt.conn].byID[c.rt.entry]
+	if e == nil || !e.visible(now) {
+		s.mu.Unlock()
+		writeError(c.w, http.StatusNotFound, "")
+		return
+	}
+	s.expireLocked(e, now)
+	if e.status != StatusDue {
+		s.mu.Unlock()
+		writeError(c.w, http.StatusConflict, "The entry is claimed or no longer due. Re-read the mailbox.")
+		return
+	}
+	token := s.newToken()
+	e.status = StatusClaimed
+	e.attempts++
+	e.tokenHash = sha256.Sum256([]byte(token))
+	e.hasToken = true
+	e.leaseExpiresAt = now.Add(LeaseDuration)
+	s.auditLocked(AuditEvent{Action: AuditClaim, ConnectionID: e.conn, KeyID: c.who.keyID,
+		DeliveryAttemptID: e.id, Attempt: e.attempts, Outcome: StatusClaimed})
+	body := claimBody{DeliveryAttemptID: e.id, ClaimToken: token, ExpiresAt: rfc3339(e.leaseExpiresAt)}
+	s.mu.Unlock()
+	c.respond(http.StatusOK, body)
+}
+
+// tokenMatchesLocked reports whether the request's claim token is the
+// entry's current one.
+func tokenMatchesLocked(e *entry, r *http.Request) bool {
+	tok := r.Header.Get("X-B2B-Claim-Token")
+	if tok == "" || !e.hasToken {
+		return false
+	}
+	sum := sha256.Sum256([]byte(tok))
+	return subtle.ConstantTimeCompare(sum[:], e.tokenHash[:]) == 1
+}
+
+type ackBody struct {
+	DeliveryAttemptID string `json:"deliveryAttemptId"`
+	ReceiptID         string `json:"receiptId"`
+	AcknowledgedAt    string `json:"acknowledgedAt"`
+	Replay            bool   `json:"replay"`
+}
+
+// handleAcknowledge answers POST /mailbox/{id}/acknowledge: the first ack
+// with the current token records a receipt; a repeat with the same token
+// returns that receipt with replay true.
+func (s *Sim) handleAcknowledge(c *call) {
+	s.mu.Lock()
+	now := s.clock.Now()
+	e := s.conns[c.rt.conn].byID[c.rt.entry]
+	if e == nil {
+		s.mu.Unlock()
+		writeError(c.w, http.StatusNotFound, "")
+		return
+	}
+	s.expireLocked(e, now)
+	if !tokenMatchesLocked(e, c.r) || (e.status != StatusClaimed && e.status != StatusAcknowledged) {
+		s.mu.Unlock()
+		writeError(c.w, http.StatusNotFound, "")
+		return
+	}
+	replay := e.status == StatusAcknowledged
+	if !replay {
+		e.status = StatusAcknowledged
+		e.receiptID = s.newReceipt()
+		e.acknowledgedAt = now
+	}
+	outcome := StatusAcknowledged
+	if replay {
+		outcome = "replay"
+	}
+	s.auditLocked(AuditEvent{Action: AuditAcknowledge, ConnectionID: e.conn, KeyID: c.who.keyID,
+		DeliveryAttemptID: e.id, Attempt: e.attempts, Outcome: outcome})
+	body := ackBody{DeliveryAttemptID: e.id, ReceiptID: e.receiptID, AcknowledgedAt: rfc3339(e.acknowledgedAt), Replay: replay}
+	s.mu.Unlock()
+	c.respond(http.StatusOK, body)
+}
