@@ -43,13 +43,14 @@ func (s *Sim) handlePayload(c *call) {
 	if !c.fault.Payload.isZero() {
 		f = c.fault.Payload
 	}
+	verified := false
+	// Deferred: on HTTP/2 an abort unwinds with a panic.
+	defer func() { s.finishPayload(ev, verified) }()
 	if c.fault.DropResponse {
-		s.finishPayload(ev, false)
 		c.abort()
 		return
 	}
-	verified := s.stream(c, payload, sha, f)
-	s.finishPayload(ev, verified)
+	verified = s.stream(c, payload, sha, f)
 }
 
 func (s *Sim) finishPayload(ev AuditEvent, verified bool) {

@@ -1,0 +1,105 @@
+package partnersim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLogsAndAuditHoldNoSecrets runs every endpoint (with successes,
+// failures and faults) and then searches the request log, the audit log and
+// the slog output for secrets, claim tokens, payload bytes and hashes.
+func TestLogsAndAuditHoldNoSecrets(t *testing.T) {
+	var logs syncBuffer
+	f := newFixture(t, HTTP2TLS, WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	p := []byte("UNB+UNOC:3+CANARY-PAYLOAD-TEXT'")
+	id := f.addEntry(t, connA, p, PayloadFault{})
+	bad := f.addEntry(t, connA, payload(1000), PayloadFault{Reset: true, ResetAt: 10})
+
+	f.list(t, connA, "?limit=1")
+	cr := f.claim(t, connA, id)
+	d := f.fetch(t, context.Background(), connA, id, cr.ClaimToken)
+	require.Equal(t, p, d.body)
+	code, _ := f.ack(t, connA, id, cr.ClaimToken)
+	require.Equal(t, http.StatusOK, code)
+	f.ack(t, connA, id, cr.ClaimToken)
+	crBad := f.claim(t, connA, bad)
+	f.fetch(t, context.Background(), connA, bad, crBad.ClaimToken)
+	f.send(t, req{method: http.MethodGet, url: f.url(connA, "mailbox"), auth: bearer(keyAll, secretAll+"WRONG")})
+	f.send(t, req{method: http.MethodGet, url: f.url(connA, "mailbox", id, "payload"), auth: authAll, token: cr.ClaimToken + "-stale"})
+	f.upload(t, connA, "key-1", "application/edifact", strings.NewReader(sampleOrders))
+	f.upload(t, connA, "key-1", "application/edifact", strings.NewReader(sampleOrders+"x"))
+
+	var dump strings.Builder
+	fmt.Fprintf(&dump, "%+v\n%#v\n", f.sim.Audit(), f.sim.Requests())
+	for _, v := range []any{f.sim.Audit(), f.sim.Requests(), f.sim.Entries(connA)} {
+		j, err := json.Marshal(v)
+		require.NoError(t, err)
+		dump.Write(j)
+	}
+	dump.WriteString(logs.String())
+	all := dump.String()
+	require.Contains(t, all, id, "sanity: the dump holds the entry id")
+	require.Contains(t, logs.String(), `"path":"/api/v1/b2b-exchange/partner/connections/conn-a/mailbox"`)
+	for _, canary := range []string{
+		secretAll, "WRONG", tokenPrefix, cr.ClaimToken, crBad.ClaimToken,
+		"CANARY-PAYLOAD-TEXT", hexSum(p), hexSum(payload(1000)), hexSum([]byte(sampleOrders)), "LIN+1",
+	} {
+		require.NotContains(t, all, canary)
+	}
+	require.Equal(t, 2, countAudit(f.sim, AuditPayloadOpened))
+}
+
+func countAudit(s *Sim, action string) int {
+	n := 0
+	for _, ev := range s.Audit() {
+		if ev.Action == action {
+			n++
+		}
+	}
+	return n
+}
+
+func TestCorrelationIDEchoedAndLogged(t *testing.T) {
+	f := newFixture(t, HTTP1)
+	for _, tc := range []struct{ sent, want string }{
+		{"op-1234", "op-1234"},
+		{"has space", ""},
+		{"caf\u00e9", ""},
+		{strings.Repeat("x", 129), ""},
+	} {
+		resp, _ := f.send(t, req{method: http.MethodGet, url: f.url(connA, "mailbox"), auth: authAll,
+			header: map[string]string{"X-Correlation-ID": tc.sent}})
+		require.Equal(t, tc.want, resp.Header.Get("X-Correlation-ID"))
+		recs := f.sim.Requests()
+		require.Equal(t, tc.want, recs[len(recs)-1].CorrelationID)
+	}
+	f.sim.ResetLogs()
+	require.Empty(t, f.sim.Requests())
+	require.Empty(t, f.sim.Audit())
+}
