@@ -172,3 +172,14 @@ func TestMalformedCredentialRefusedWithoutLeak(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestDefaultHTTPClient(t *testing.T) {
+	hc := DefaultHTTPClient()
+	require.Zero(t, hc.Timeout, "no overall timeout: a slow 16 MiB payload must not be cut off")
+	tr := hc.Transport.(*http.Transport)
+	require.True(t, tr.ForceAttemptHTTP2)
+	require.NotZero(t, tr.ResponseHeaderTimeout)
+	require.NotZero(t, tr.TLSHandshakeTimeout)
+	require.NotZero(t, tr.IdleConnTimeout)
+	require.NotNil(t, tr.HTTP2)
+}

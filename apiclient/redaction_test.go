@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,4 +104,29 @@ func TestFullFlowNeverLeaks(t *testing.T) {
 	require.NotContains(t, logs, sumHex(body), "hash never logged")
 	require.NotContains(t, logs, "key-1", "key ID not logged either")
 	require.NotContains(t, logs, "echo", "server messages are not logged")
+	assertOnlyAllowedLogKeys(t, logs)
+}
+
+// allowedLogKeys is the contract's list (status, code, correlation,
+// connection, delivery attempt, time) plus operation bookkeeping.
+var allowedLogKeys = map[string]bool{
+	"time": true, "level": true, "msg": true, "op": true, "attempt": true, "status": true, "code": true,
+	"correlationId": true, "connectionId": true, "deliveryAttemptId": true, "duration": true,
+	"error": true, "unclear": true, "outcome": true, "failed": true,
+}
+
+func assertOnlyAllowedLogKeys(t *testing.T, logs string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(logs), "\n")
+	require.NotEmpty(t, lines)
+	for _, line := range lines {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), line)
+		for k, v := range rec {
+			require.True(t, allowedLogKeys[k], "log key %q is not allowed", k)
+			if k == "error" {
+				require.Contains(t, []any{"network", "local"}, v, "errors are logged as a class, not as text")
+			}
+		}
+	}
 }

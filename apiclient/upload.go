@@ -134,6 +134,12 @@ func (c *Client) Upload(ctx context.Context, key string, body io.ReaderAt, size 
 	case size > MaxPayloadSize:
 		return nil, fmt.Errorf("upload: %w: %d bytes exceed the 16 MiB limit (%d bytes); nothing was sent", ErrPayloadTooLarge, size, MaxPayloadSize)
 	}
+	// A ReaderAt shorter than size would fail mid-send and look like a
+	// network error; check the last byte exists before sending anything.
+	var last [1]byte
+	if n, err := body.ReadAt(last[:], size-1); n != 1 {
+		return nil, fmt.Errorf("upload: the payload has fewer than the %d bytes announced: %v", size, err)
+	}
 	cl := &call{op: "upload", scope: ScopeInboxCreate, method: http.MethodPost, url: c.endpoint(nil, "inbox"),
 		header: map[string]string{"Idempotency-Key": key}, contentType: "application/edifact",
 		body: func() io.Reader { return io.NewSectionReader(body, 0, size) }, size: size,

@@ -115,6 +115,8 @@ func TestUploadRefusedBeforeSending(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidKey)
 	_, err = env.c.Upload(ctx, "k", strings.NewReader(""), 0)
 	require.ErrorIs(t, err, ErrInvalidRequest)
+	_, err = env.c.Upload(ctx, "k", strings.NewReader("short"), 6)
+	require.ErrorContains(t, err, "fewer than the 6 bytes")
 	require.Zero(t, n.Load())
 }
 
