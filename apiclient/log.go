@@ -49,3 +49,11 @@ func (c *Client) idAttrs(corr, deliveryID string) []slog.Attr {
 
 // safeField sanitises and caps a server-provided identifier for a log.
 func safeField(s string) string { return termsafe.String(capRunes(s, 128)) }
+
+// logRetry records a scheduled retry and when it will run.
+func (c *Client) logRetry(ctx context.Context, cl *call, ev RetryEvent) {
+	attrs := []slog.Attr{slog.String("op", cl.op), slog.Int("attempt", ev.Attempt),
+		slog.Duration("wait", ev.Wait), slog.Time("nextAt", ev.NextAt)}
+	attrs = append(attrs, c.idAttrs(cl.corr, cl.deliveryID)...)
+	c.log.LogAttrs(ctx, slog.LevelInfo, "partner api retry scheduled", attrs...)
+}

@@ -112,7 +112,7 @@ func TestFullFlowNeverLeaks(t *testing.T) {
 var allowedLogKeys = map[string]bool{
 	"time": true, "level": true, "msg": true, "op": true, "attempt": true, "status": true, "code": true,
 	"correlationId": true, "connectionId": true, "deliveryAttemptId": true, "duration": true,
-	"error": true, "unclear": true, "outcome": true, "failed": true,
+	"error": true, "unclear": true, "outcome": true, "failed": true, "wait": true, "nextAt": true,
 }
 
 func assertOnlyAllowedLogKeys(t *testing.T, logs string) {

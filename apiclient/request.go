@@ -51,7 +51,7 @@ type call struct {
 func (c *Client) do(ctx context.Context, cl *call) (*http.Response, error) {
 	pol := c.cfg.Retry
 	sched := pol.Schedule
-	if sched == nil {
+	if len(sched) == 0 {
 		sched = DefaultSchedule
 	}
 	maxAttempts := pol.MaxAttempts
@@ -71,8 +71,10 @@ func (c *Client) do(ctx context.Context, cl *call) (*http.Response, error) {
 		if errors.As(err, &ae) && ae.RetryAfter > wait {
 			wait = ae.RetryAfter
 		}
+		ev := RetryEvent{Op: cl.op, Attempt: attempt, Err: err, NextAt: c.now().Add(wait), Wait: wait, CorrelationID: cl.corr}
+		c.logRetry(ctx, cl, ev)
 		if pol.Notify != nil {
-			pol.Notify(RetryEvent{Op: cl.op, Attempt: attempt, Err: err, NextAt: c.now().Add(wait), Wait: wait, CorrelationID: cl.corr})
+			pol.Notify(ev)
 		}
 		if werr := c.wait(ctx, wait); werr != nil {
 			return nil, fmt.Errorf("%s: gave up waiting to retry after %w: %w", cl.op, err, werr)

@@ -15,7 +15,7 @@ var DefaultSchedule = []time.Duration{0, 30 * time.Second, 2 * time.Minute, 10 *
 // repeating is safe, 503, 429). 4xx answers are never retried.
 type RetryPolicy struct {
 	// Schedule is the delay before attempt i+1 (Schedule[0] is normally
-	// 0). nil → DefaultSchedule. When attempts outnumber entries the last
+	// 0). nil or empty → DefaultSchedule. When attempts outnumber entries the last
 	// delay repeats. A Retry-After from the server wins when it is longer.
 	Schedule []time.Duration
 	// MaxAttempts is the total number of attempts including the first.
