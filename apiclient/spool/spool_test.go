@@ -304,3 +304,35 @@ func TestUnwritableDeliveriesFailCleanly(t *testing.T) {
 	_, err = s.Begin("d", "da")
 	require.Error(t, err)
 }
+
+func TestExport(t *testing.T) {
+	s := newStore(t)
+	st, err := store(t, s, "c", "../da", []byte("verified bytes"))
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "out")
+	p, err := s.Export(st, out)
+	require.NoError(t, err)
+	require.Equal(t, out, filepath.Dir(p), "hostile id stays inside the out dir")
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.Equal(t, "verified bytes", string(b))
+	info, err := os.Stat(p)
+	require.NoError(t, err)
+	require.Equal(t, fs.FileMode(0o600), info.Mode().Perm())
+
+	p2, err := s.Export(st, out)
+	require.NoError(t, err, "same bytes again: no-op")
+	require.Equal(t, p, p2)
+
+	require.NoError(t, os.WriteFile(p, []byte("edited"), 0o600))
+	_, err = s.Export(st, out)
+	require.ErrorContains(t, err, "already exists with other content")
+	b, _ = os.ReadFile(p)
+	require.Equal(t, "edited", string(b), "never overwritten")
+
+	require.NoError(t, os.WriteFile(st.Path, []byte("rotten bytes!!"), 0o600))
+	_, err = s.Export(st, filepath.Join(t.TempDir(), "out2"))
+	require.ErrorContains(t, err, "no longer matches")
+	ents, _ := os.ReadDir(filepath.Join(filepath.Dir(out), "out2"))
+	require.Empty(t, ents, "no temp left behind")
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -205,10 +206,16 @@ func hashFile(path string) (string, int64, error) {
 		return "", 0, err
 	}
 	defer f.Close()
-	h := sha256.New()
+	h := newHasher()
 	n, err := io.Copy(h, f)
 	if err != nil {
 		return "", 0, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
+	return h.sum(), n, nil
 }
+
+// hasher is SHA-256 with a lower-case hex result.
+type hasher struct{ hash.Hash }
+
+func newHasher() hasher      { return hasher{sha256.New()} }
+func (h hasher) sum() string { return hex.EncodeToString(h.Sum(nil)) }

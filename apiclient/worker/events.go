@@ -19,6 +19,7 @@ const (
 	StepDownload    Step = "download"    // no payload answer, or the stream broke
 	StepVerify      Step = "verify"      // byte count, SHA-256 or trailer did not match
 	StepStore       Step = "store"       // the durable local write failed
+	StepExport      Step = "export"      // Options.Export failed
 	StepAcknowledge Step = "acknowledge" // the acknowledge call failed
 	StepRecord      Step = "record"      // acknowledged, but writing the receipt locally failed
 )

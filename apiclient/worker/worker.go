@@ -51,6 +51,11 @@ type Options struct {
 	// Progress receives the download's progress; nil: a fresh one (still
 	// reachable through the Downloading event).
 	Progress *apiclient.Progress
+	// Export, if set, runs after the durable store and before the
+	// acknowledge, e.g. to copy the verified file where the operator's
+	// processing picks it up. Its failure is a StepExport failure, and
+	// then nothing is acknowledged.
+	Export func(st *spool.Stored) error
 }
 
 // Result is what happened to one entry.
@@ -200,6 +205,12 @@ func (r *run) process() *Result {
 	r.done(StepStore)
 	r.emit(Stored{Stored: stored})
 
+	if r.opts.Export != nil {
+		if err := r.opts.Export(stored); err != nil {
+			return r.fail(StepExport, err)
+		}
+		r.done(StepExport)
+	}
 	if !r.opts.Ack {
 		return r.res
 	}

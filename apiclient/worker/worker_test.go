@@ -211,6 +211,17 @@ func TestStorageFailures(t *testing.T) {
 		require.True(t, res.Report.OK(), "the download itself was fine")
 		require.Zero(t, e.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
 	})
+	t.Run("export fails", func(t *testing.T) {
+		e := newEnv(t, false)
+		entry := e.add(t, data, partnersim.PayloadFault{})
+		res, err := e.w.Process(t.Context(), entry, Options{Ack: true, Export: func(st *spool.Stored) error {
+			require.FileExists(t, st.Path, "export runs after the durable store")
+			return errors.New("disk full")
+		}})
+		require.ErrorContains(t, err, "disk full")
+		require.Equal(t, StepExport, res.FailedStep)
+		require.Zero(t, e.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
+	})
 	t.Run("spool unusable before claiming", func(t *testing.T) {
 		e := newEnv(t, false)
 		entry := e.add(t, data, partnersim.PayloadFault{})

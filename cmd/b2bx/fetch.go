@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/apiclient/worker"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+)
+
+func init() {
+	register(&command{name: "fetch", summary: "download, verify and store one delivery; --ack acknowledges it", run: runFetch})
+}
+
+// fetchChecks are the integrity checks plus the durable store, each true
+// only when it ran and passed.
+type fetchChecks struct {
+	SizeHeader  bool `json:"sizeHeader"`
+	SizeListing bool `json:"sizeListing"`
+	HashHeader  bool `json:"hashHeader"`
+	HashListing bool `json:"hashListing"`
+	Trailer     bool `json:"trailer"`
+	Stored      bool `json:"stored"`
+}
+
+// fetchJSON is the --json output of fetch, on success and on failure. When
+// --next finds nothing due the output is {"empty": true} instead.
+type fetchJSON struct {
+	DeliveryAttemptID string                  `json:"deliveryAttemptId"`
+	InterchangeID     string                  `json:"interchangeId,omitempty"`
+	MessageType       string                  `json:"messageType"`
+	Bytes             int64                   `json:"bytes"`
+	SHA256            string                  `json:"sha256"`
+	Checks            fetchChecks             `json:"checks"`
+	FailedChecks      []apiclient.CheckResult `json:"failedChecks,omitempty"`
+	Path              string                  `json:"path"`
+	AlreadyStored     bool                    `json:"alreadyStored"`
+	Out               string                  `json:"out,omitempty"`
+	Acknowledged      bool                    `json:"acknowledged"`
+	ReceiptID         string                  `json:"receiptId"`
+	AcknowledgedAt    *time.Time              `json:"acknowledgedAt,omitempty"`
+	Replay            bool                    `json:"replay"`
+	LeaseExpiresAt    *time.Time              `json:"leaseExpiresAt,omitempty"` // set when claimed but not acknowledged
+	CorrelationID     string                  `json:"correlationId,omitempty"`
+	FailedStep        string                  `json:"failedStep,omitempty"`
+	Error             string                  `json:"error,omitempty"`
+}
+
+func runFetch(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "fetch", "(ID | --next)")
+	cf := addConnFlags(fs)
+	next := fs.Bool("next", false, "fetch the first due delivery")
+	ack := fs.Bool("ack", false, "acknowledge after every check passed and the file is stored durably")
+	out := fs.String("out", "", "also copy the verified file into `DIR` (durably, before acknowledging)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if (len(pos) == 1) == *next || len(pos) > 1 {
+		return fail(e, "fetch", *asJSON, exitUsage, errors.New("give exactly one delivery ID, or --next for the first due delivery"))
+	}
+	t, err := cf.resolve(ctx, e)
+	if err != nil {
+		return fail(e, "fetch", *asJSON, exitUsage, err)
+	}
+	ac, err := newAPIConn(e, t, "fetch")
+	if err != nil {
+		return fail(e, "fetch", *asJSON, exitUsage, err)
+	}
+	store, err := openSpool(e, t)
+	if err != nil {
+		return fail(e, "fetch", *asJSON, exitStorage, err)
+	}
+	w := worker.New(ac.client, store, ac.log)
+
+	var entry apiclient.Entry
+	if *next {
+		entry, err = w.Next(ctx)
+		if errors.Is(err, worker.ErrEmpty) {
+			fmt.Fprintln(e.stderr, "b2bx fetch: no due deliveries")
+			if *asJSON {
+				return emitJSON(e, "fetch", map[string]bool{"empty": true})
+			}
+			return exitOK
+		}
+	} else {
+		entry, err = w.Find(ctx, pos[0])
+	}
+	if err != nil {
+		return fail(e, "fetch", *asJSON, exitAPI, err)
+	}
+	return fetchEntry(ctx, e, w, store, entry, *ack, *out, *asJSON)
+}
+
+// fetchEntry runs the worker for one listed entry and reports.
+func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Store, entry apiclient.Entry, ack bool, outDir string, asJSON bool) int {
+	var exported string
+	var stopProgress func()
+	opts := worker.Options{Ack: ack}
+	opts.OnEvent = func(ev worker.Event) {
+		if stopProgress != nil {
+			stopProgress()
+			stopProgress = nil
+		}
+		if d, ok := ev.(worker.Downloading); ok && isTerminal(e.stderr) {
+			stopProgress = startProgress(e.stderr, termsafe.String(entry.DeliveryAttemptID), d.Progress)
+		}
+	}
+	if outDir != "" {
+		opts.Export = func(st *spool.Stored) error {
+			p, err := store.Export(st, outDir)
+			exported = p
+			return err
+		}
+	}
+	res, err := w.Process(ctx, entry, opts)
+	if stopProgress != nil {
+		stopProgress()
+	}
+	j := fetchResult(res)
+	j.Out = exported
+	code := fetchExit(res)
+	if asJSON {
+		if c := emitJSON(e, "fetch", j); c != exitOK && code == exitOK {
+			code = c
+		}
+	} else {
+		printFetch(e, j, ack)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "b2bx fetch: %s\n", termsafe.String(err.Error()))
+	}
+	return code
+}
+
+// fetchExit maps the failed step to the exit code: 5 for local storage,
+// 4 for a payload that failed verification or broke off mid-stream
+// (nothing acknowledged), 3 for API answers and network failures.
+func fetchExit(res *worker.Result) int {
+	switch res.FailedStep {
+	case "":
+		return exitOK
+	case worker.StepStore, worker.StepExport, worker.StepRecord:
+		return exitStorage
+	case worker.StepVerify:
+		return exitIntegrity
+	case worker.StepDownload:
+		if errors.Is(res.Err, apiclient.ErrIntegrity) {
+			return exitIntegrity
+		}
+	}
+	return exitAPI
+}
+
+func fetchResult(res *worker.Result) fetchJSON {
+	en := res.Entry
+	j := fetchJSON{
+		DeliveryAttemptID: en.DeliveryAttemptID, InterchangeID: en.InterchangeID, MessageType: en.MessageType,
+		Bytes: en.PayloadSize, SHA256: en.PayloadSHA256, CorrelationID: res.CorrelationID,
+		FailedStep: string(res.FailedStep), Acknowledged: res.Acknowledged,
+	}
+	if r := res.Report; r != nil {
+		j.Bytes, j.SHA256 = r.Bytes, r.SHA256
+		j.Checks = fetchChecks{SizeHeader: r.SizeHeader.OK, SizeListing: r.SizeListing.OK, HashHeader: r.HashHeader.OK,
+			HashListing: r.HashListing.OK, Trailer: r.TrailerCheck.OK}
+		j.FailedChecks = r.Failed()
+	}
+	if st := res.Stored; st != nil {
+		j.Checks.Stored, j.Path, j.AlreadyStored = true, st.Path, st.AlreadyStored
+	}
+	if rc := res.Receipt; rc != nil {
+		at := rc.AcknowledgedAt.UTC()
+		j.ReceiptID, j.Replay, j.AcknowledgedAt = rc.ReceiptID, rc.Replay, &at
+	}
+	if !res.Acknowledged && !res.LeaseExpiresAt.IsZero() {
+		at := res.LeaseExpiresAt.UTC()
+		j.LeaseExpiresAt = &at
+	}
+	if res.Err != nil {
+		j.Error = termsafe.String(res.Err.Error())
+	}
+	return j
+}
+
+func okWord(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "FAILED"
+}
+
+// printFetch writes the human summary; server values are sanitised.
+func printFetch(e *env, j fetchJSON, ackRequested bool) {
+	w := e.stdout
+	fmt.Fprintf(w, "delivery      %s (%s)\n", termsafe.String(j.DeliveryAttemptID), termsafe.String(j.MessageType))
+	fmt.Fprintf(w, "size          %d bytes (%s)\n", j.Bytes, humanBytes(j.Bytes))
+	fmt.Fprintf(w, "sha256        %s\n", termsafe.String(j.SHA256))
+	c := j.Checks
+	fmt.Fprintf(w, "checks        sizeHeader %s, sizeListing %s, hashHeader %s, hashListing %s, trailer %s, stored %s\n",
+		okWord(c.SizeHeader), okWord(c.SizeListing), okWord(c.HashHeader), okWord(c.HashListing), okWord(c.Trailer), okWord(c.Stored))
+	for _, f := range j.FailedChecks {
+		fmt.Fprintf(w, "  %-11s want %s, got %s", f.Name, termsafe.String(f.Want), termsafe.String(f.Got))
+		if f.Detail != "" {
+			fmt.Fprintf(w, " (%s)", termsafe.String(f.Detail))
+		}
+		fmt.Fprintln(w)
+	}
+	if j.Path != "" {
+		note := ""
+		if j.AlreadyStored {
+			note = " (already stored, same bytes)"
+		}
+		fmt.Fprintf(w, "stored        %s%s\n", termsafe.String(j.Path), note)
+	}
+	if j.Out != "" {
+		fmt.Fprintf(w, "copied to     %s\n", termsafe.String(j.Out))
+	}
+	switch {
+	case j.Acknowledged:
+		replay := ""
+		if j.Replay {
+			replay = " (replay: it was already acknowledged)"
+		}
+		fmt.Fprintf(w, "acknowledged  receipt %s%s\n", termsafe.String(j.ReceiptID), replay)
+	case j.LeaseExpiresAt != nil && j.FailedStep == "" && !ackRequested:
+		fmt.Fprintf(w, "acknowledged  no (not requested: the lease expires at %s, then the delivery is due again; fetch it with --ack)\n", j.LeaseExpiresAt.Format(time.RFC3339))
+	default:
+		fmt.Fprintln(w, "acknowledged  no")
+	}
+}

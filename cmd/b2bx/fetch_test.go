@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/apiclient/partnersim"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+)
+
+func ediPayload(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+IC1'UNH+1+ORDRSP:D:96A:UN'BGM+231+PO-1+4'")
+	for b.Len() < n {
+		b.WriteString("LIN+1++4000862141404:SRS'QTY+21:12'")
+	}
+	b.WriteString("UNT+3+1'UNZ+1+IC1'")
+	return b.Bytes()
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func TestFetchSuccess(t *testing.T) {
+	s := newSimEnv(t)
+	data := ediPayload(100 << 10)
+	id := s.add(t, "ORDRSP", data, partnersim.PayloadFault{})
+
+	code, out, errOut := s.run(t, "", "fetch", "--next", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	j := decodeJSON[map[string]any](t, out)
+	for _, k := range []string{"deliveryAttemptId", "messageType", "bytes", "sha256", "checks", "path", "acknowledged", "receiptId", "replay"} {
+		require.Contains(t, j, k)
+	}
+	require.Equal(t, id, j["deliveryAttemptId"])
+	require.Equal(t, "ORDRSP", j["messageType"])
+	require.EqualValues(t, len(data), j["bytes"])
+	require.Equal(t, sha(data), j["sha256"])
+	require.Equal(t, map[string]any{"sizeHeader": true, "sizeListing": true, "hashHeader": true, "hashListing": true, "trailer": true, "stored": true}, j["checks"])
+	require.Equal(t, false, j["acknowledged"])
+	require.NotEmpty(t, j["leaseExpiresAt"])
+	stored, err := os.ReadFile(j["path"].(string))
+	require.NoError(t, err)
+	require.Equal(t, data, stored)
+	require.Zero(t, s.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
+	require.NotContains(t, errOut, "\r", "no progress when stderr is not a terminal")
+
+	// The lease is active: the entry is not listed, so the ID is refused.
+	code, _, errOut = s.run(t, "", "fetch", id, "--ack")
+	require.Equal(t, exitAPI, code)
+	require.Contains(t, errOut, "not in the mailbox listing")
+	require.Contains(t, errOut, "b2bx mailbox ls")
+
+	// After the lease ran out: fetch by ID with --ack; the store is a no-op.
+	s.clock.Advance(partnersim.LeaseDuration + 1)
+	code, out, errOut = s.run(t, "", "fetch", id, "--ack", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	j = decodeJSON[map[string]any](t, out)
+	require.Equal(t, true, j["acknowledged"])
+	require.Equal(t, true, j["alreadyStored"])
+	require.NotEmpty(t, j["receiptId"])
+	require.Equal(t, false, j["replay"])
+	require.NotContains(t, j, "leaseExpiresAt")
+	st, _ := s.sim.Entry(cliConn, id)
+	require.Equal(t, partnersim.StatusAcknowledged, st.Status)
+
+	code, out, errOut = s.run(t, "", "fetch", "--next", "--json")
+	require.Equal(t, exitOK, code)
+	require.Equal(t, true, decodeJSON[map[string]any](t, out)["empty"])
+	require.Contains(t, errOut, "no due deliveries")
+}
+
+func TestFetchHumanOutputAndProgress(t *testing.T) {
+	s := newSimEnv(t)
+	pretendTerminal(t)
+	id := s.add(t, "CONTRL", ediPayload(2<<20), partnersim.PayloadFault{BytesPerSecond: 8 << 20})
+	code, out, errOut := s.run(t, "", "fetch", id, "--ack")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "delivery      "+id+" (CONTRL)")
+	require.Contains(t, out, "checks        sizeHeader ok, sizeListing ok, hashHeader ok, hashListing ok, trailer ok, stored ok")
+	require.Contains(t, out, "acknowledged  receipt ")
+	require.Contains(t, errOut, "\r\x1b[K"+id)
+	require.Contains(t, errOut, "100%")
+	require.Less(t, strings.Count(errOut, "\r"), 40, "redrawn at ~10 Hz, not per chunk")
+}
+
+func TestFetchFailuresExitCodes(t *testing.T) {
+	data := ediPayload(64 << 10)
+	for _, tc := range []struct {
+		name   string
+		fault  partnersim.PayloadFault
+		ep     *partnersim.EndpointFault
+		code   int
+		check  string // a check that must be false in the JSON
+		errMsg string
+	}{
+		{name: "hash header", fault: partnersim.PayloadFault{WrongHashHeader: true}, code: exitIntegrity, check: "hashHeader", errMsg: "hashHeader failed"},
+		{name: "listing size", fault: partnersim.PayloadFault{WrongListingSize: true}, code: exitIntegrity, check: "sizeListing", errMsg: "sizeListing failed"},
+		{name: "trailer failed", fault: partnersim.PayloadFault{Trailer: partnersim.TrailerFailed}, code: exitIntegrity, check: "trailer", errMsg: "trailer failed"},
+		{name: "truncated", fault: partnersim.PayloadFault{Truncate: true, TruncateAt: 1000}, code: exitIntegrity, check: "sizeHeader", errMsg: "sizeHeader failed"},
+		{name: "reset", fault: partnersim.PayloadFault{Reset: true, ResetAt: 1000}, code: exitIntegrity, check: "trailer", errMsg: "read failed"},
+		{name: "payload 500", ep: &partnersim.EndpointFault{Endpoint: partnersim.EndpointPayload, Status: 500}, code: exitAPI, check: "trailer", errMsg: "ERR_B2B_EXCHANGE_INTERNAL"},
+		{name: "claim conflict", ep: &partnersim.EndpointFault{Endpoint: partnersim.EndpointClaim, Status: 409}, code: exitAPI, check: "stored", errMsg: "ERR_B2B_EXCHANGE_CONFLICT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSimEnv(t)
+			id := s.add(t, "ORDRSP", data, tc.fault)
+			if tc.ep != nil {
+				s.sim.InjectFault(*tc.ep)
+			}
+			code, out, errOut := s.run(t, "", "fetch", id, "--ack", "--json")
+			require.Equal(t, tc.code, code, errOut)
+			j := decodeJSON[map[string]any](t, out)
+			require.Equal(t, false, j["checks"].(map[string]any)[tc.check])
+			require.Equal(t, false, j["checks"].(map[string]any)["stored"])
+			require.Equal(t, false, j["acknowledged"])
+			require.Contains(t, j["error"], tc.errMsg)
+			require.Contains(t, errOut, tc.errMsg)
+			require.Contains(t, errOut, "not acknowledged")
+			require.Zero(t, s.sim.RequestCount(partnersim.EndpointAcknowledge, ""), "no acknowledge sent")
+			require.Empty(t, s.deliveryFiles(t), "nothing stored")
+
+			code, _, _ = s.run(t, "", "fetch", id, "--ack")
+			if tc.name != "claim conflict" {
+				require.Equal(t, exitAPI, code, "still leased: not listed")
+			}
+
+			id2 := s.add(t, "ORDRSP", data, tc.fault) // the human output of the same failure
+			code, out, _ = s.run(t, "", "fetch", id2, "--ack")
+			require.Equal(t, tc.code, code)
+			require.Contains(t, out, "FAILED")
+			require.Contains(t, out, "acknowledged  no")
+		})
+	}
+}
+
+func TestFetchStorageFailures(t *testing.T) {
+	data := ediPayload(32 << 10)
+	t.Run("data dir is a file", func(t *testing.T) {
+		s := newSimEnv(t)
+		id := s.add(t, "ORDRSP", data, partnersim.PayloadFault{})
+		require.NoError(t, os.WriteFile(s.dataDir, nil, 0o600))
+		code, _, errOut := s.run(t, "", "fetch", id, "--ack")
+		require.Equal(t, exitStorage, code, errOut)
+		require.Zero(t, s.sim.RequestCount(partnersim.EndpointClaim, ""), "nothing claimed")
+	})
+	t.Run("different bytes already stored under the id", func(t *testing.T) {
+		s := newSimEnv(t)
+		id := s.add(t, "ORDRSP", data, partnersim.PayloadFault{})
+		st, err := spool.Open(s.dataDir)
+		require.NoError(t, err)
+		w, err := st.Begin(cliConn, id)
+		require.NoError(t, err)
+		_, _ = w.Write([]byte("other"))
+		_, err = w.Commit(spool.Meta{Size: 5, SHA256: sha([]byte("other"))})
+		require.NoError(t, err)
+
+		code, out, errOut := s.run(t, "", "fetch", id, "--ack", "--json")
+		require.Equal(t, exitStorage, code, errOut)
+		j := decodeJSON[map[string]any](t, out)
+		require.Equal(t, "store", j["failedStep"])
+		require.Equal(t, true, j["checks"].(map[string]any)["hashHeader"], "the download itself verified")
+		require.Contains(t, errOut, "stored copy is kept")
+		require.Zero(t, s.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
+	})
+	t.Run("out dir unusable", func(t *testing.T) {
+		s := newSimEnv(t)
+		id := s.add(t, "ORDRSP", data, partnersim.PayloadFault{})
+		bad := filepath.Join(t.TempDir(), "file")
+		require.NoError(t, os.WriteFile(bad, nil, 0o600))
+		code, out, errOut := s.run(t, "", "fetch", id, "--ack", "--out", bad, "--json")
+		require.Equal(t, exitStorage, code, errOut)
+		require.Equal(t, "export", decodeJSON[map[string]any](t, out)["failedStep"])
+		require.Zero(t, s.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
+	})
+}
+
+func TestFetchOut(t *testing.T) {
+	s := newSimEnv(t)
+	data := ediPayload(10 << 10)
+	id := s.add(t, "APERAK", data, partnersim.PayloadFault{})
+	outDir := filepath.Join(t.TempDir(), "inbox")
+	code, out, errOut := s.run(t, "", "fetch", "--next", "--ack", "--out", outDir, "--json")
+	require.Equal(t, exitOK, code, errOut)
+	j := decodeJSON[map[string]any](t, out)
+	require.Equal(t, filepath.Join(outDir, id+".edi"), j["out"])
+	got, err := os.ReadFile(j["out"].(string))
+	require.NoError(t, err)
+	require.Equal(t, data, got)
+	require.NotEqual(t, j["out"], j["path"], "a copy, the spool keeps its own")
+}
+
+func TestFetchUsage(t *testing.T) {
+	s := newSimEnv(t)
+	for _, args := range [][]string{{"fetch"}, {"fetch", "a", "--next"}, {"fetch", "a", "b"}} {
+		code, _, errOut := s.run(t, "", args...)
+		require.Equal(t, exitUsage, code, args)
+		require.Contains(t, errOut, "exactly one delivery ID, or --next")
+	}
+	code, _, _ := s.run(t, "", "fetch", "-h")
+	require.Equal(t, exitOK, code)
+}
