@@ -223,3 +223,36 @@ func TestRateLimiterIsUsed(t *testing.T) {
 	require.Equal(t, int32(1), n.Load(), "the limiter held the second request back")
 	require.Equal(t, rate.Limit(DefaultRate), NewLimiter().Limit())
 }
+
+func TestRetryAfterHTTPDate(t *testing.T) {
+	var n atomic.Int32
+	env := newEnv(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Retry-After", fixedNow.Add(5*time.Minute).Format(http.TimeFormat))
+			writeErr(w, http.StatusServiceUnavailable, CodeUnavailable, "maintenance")
+			return
+		}
+		writeJSON(w, 200, map[string]any{"data": []any{}, "meta": map[string]any{"hasMore": false}})
+	}), func(c *Config) { c.Now = func() time.Time { return fixedNow } })
+	_, err := env.c.ListMailbox(context.Background(), 0, "")
+	require.NoError(t, err)
+	require.Equal(t, []time.Duration{5 * time.Minute}, env.after.Waits())
+}
+
+// TestGatewayErrorsAreUnclear: a 502/504 may come after the backend acted,
+// so claim does not repeat it while idempotent calls do.
+func TestGatewayErrorsAreUnclear(t *testing.T) {
+	for _, status := range []int{http.StatusBadGateway, http.StatusGatewayTimeout} {
+		var n atomic.Int32
+		env := newEnv(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n.Add(1)
+			w.WriteHeader(status)
+		}), func(c *Config) { c.Retry.MaxAttempts = 2 })
+		_, err := env.c.Claim(context.Background(), "d-1")
+		require.ErrorIs(t, err, ErrUnavailable)
+		require.Equal(t, int32(1), n.Load(), "claim not repeated after %d", status)
+		_, err = env.c.ListMailbox(context.Background(), 0, "")
+		require.ErrorIs(t, err, ErrUnavailable)
+		require.Equal(t, int32(3), n.Load(), "list repeated after %d", status)
+	}
+}
