@@ -1,0 +1,106 @@
+// Package edi reads UN/EDIFACT exactly and fast: it indexes the input in
+// one pass without copying it, gives lazy access to elements and
+// components, builds the interchange → group → message → segment
+// structure with the header facts, and validates the envelopes.
+//
+// # Model
+//
+// Parse returns a Document that references the input. Each segment costs a
+// 16-byte record (offset, length, tag, flags, dialect, path id); elements
+// are found and unescaped only when read, as sub-slices of the input unless
+// a release character forces a copy. Every input byte belongs either to a
+// segment (Segment.Raw plus its terminator) or to a gap (Document.Leading,
+// Document.GapAfter), so the input can always be reproduced exactly.
+//
+// Numbering, used consistently in the API, in issues and in b2bx output:
+// segment indexes are 0-based over the whole Document ("segment 7" is
+// Document.Segment(7)); a segment's Number within its message is 1-based
+// with UNH = 1, as UNT counts; element positions are 1-based as in the
+// directories (0 is the tag), components 1-based, repetitions 0-based.
+// Offsets are 0-based byte offsets into the input.
+//
+// # Service characters
+//
+// A UNA segment sets the separators of the interchange it starts. Position
+// 5 of UNA is the repetition separator under syntax version 4 (a space
+// there means "none") and is ignored under versions 1-3, where it is
+// reserved. Without UNA the separators are the ISO 9735 defaults ":+.? '"
+// (plus '*' as repetition separator under version 4). Level B (UNOB)
+// defaults to the information separators IS1 0x1F (component), IS3 0x1D
+// (element) and IS4 0x1C (segment) with no release character; b2bx uses
+// them only when the byte after "UNB" is 0x1D, because real UNOB files
+// often use the printable defaults. Under version 4 the level-B repetition
+// separator is taken to be IS2 0x1E (our decision; such files are rare).
+// A UNA whose characters collide (e.g. the release character equal to a
+// separator) is reported and repaired so scanning stays well defined.
+//
+// The release character escapes every separator, the repetition separator
+// and itself: a terminator preceded by an odd run of release characters is
+// data. A release character before any other character is reported
+// (RELEASE_INVALID, warning) and dropped. A release character at the very
+// end of the data is an error (RELEASE_DANGLING).
+//
+// # Tolerance rules
+//
+//   - UTF-8 byte order mark at the start: skipped, warning UTF8_BOM.
+//   - CR and LF between segments: layout, silently skipped (unless the UNA
+//     makes CR or LF a service character).
+//   - CR and LF inside a segment (hard-wrapped files): never data. They are
+//     removed before elements are split, Raw keeps them, and one warning
+//     LINE_BREAK_IN_SEGMENT per interchange counts the segments affected.
+//   - Junk before UNA/UNB (mail headers, banners): when the data outside an
+//     interchange does not start with a segment tag, b2bx looks for the next
+//     UNA, UNB (or UNH followed by the element separator); the bytes before
+//     it are a gap reported as JUNK_BEFORE_INTERCHANGE (error) with their
+//     offset. Without such a start the bytes are read as segments and fail
+//     the tag check.
+//   - Several interchanges per file: each UNA/UNB starts a new one with its
+//     own separators and character set.
+//   - Bare messages (UNH without UNB, with or without UNA): accepted as an
+//     interchange with HasUNB false, warning MESSAGE_WITHOUT_INTERCHANGE.
+//   - Missing UNZ (or UNT, UNE): the structure is closed at the next
+//     interchange or the end of data, error UNZ_MISSING (UNT_MISSING,
+//     UNE_MISSING) with the expected trailer.
+//   - Segments after UNZ that do not start a new interchange: error
+//     DATA_AFTER_UNZ, then read as a bare interchange.
+//   - Spaces, tabs, NUL or ^Z running to the end of the data: a gap,
+//     warning TRAILING_DATA.
+//   - A last segment without terminator: error SEGMENT_UNTERMINATED; line
+//     breaks after it are layout.
+//
+// # Envelope validation
+//
+// Issues carry a severity, a stable Code, a message that says what is wrong
+// and what was expected, the segment index, the byte offset and, where one
+// applies, the syntax error code 0085 (only codes with the same meaning in
+// syntax versions 3 and 4 are used; 45 "trailing separator" only under
+// version 4). Checked: UNT count (UNH and UNT included) and reference, UNE
+// count and reference, UNZ count (groups when UNG is used, else messages)
+// and reference, missing and unexpected trailers, UNG mixed with ungrouped
+// messages, empty interchanges and groups (warnings), segments outside
+// messages, data after UNZ, tag syntax (three upper-case letters or
+// digits), empty segments, trailing separators (warning), mandatory UNB/
+// UNG/UNH elements, syntax identifier and version, the preparation date,
+// and characters against the declared level:
+//
+//   - UNOA: printable characters outside level A (lower case, @, #, _ ...)
+//     are a warning, because they are widely accepted; bytes above 0x7F in
+//     UNOA/UNOB are an error (their meaning is undefined).
+//   - C0 control characters inside segments (other than declared separators
+//     and line-break layout) are an error at every level.
+//   - UNOC-UNOF: bytes 0x80-0x9F are a warning (C1 controls, usually
+//     Windows-1252 text); if all bytes above 0x7F form valid UTF-8 a warning
+//     says the sender probably wrote UTF-8.
+//   - UNOW/UNOY: invalid UTF-8 is an error.
+//
+// Message structure against the directories is a separate layer (edi/dict);
+// it reports through Document.AddIssue and Document.SetPathID.
+//
+// # Character sets
+//
+// Text decodes per the UNB syntax identifier: UNOA/UNOB/IATA/IATB as ASCII,
+// UNOC ISO 8859-1, UNOD 8859-2, UNOE 8859-5, UNOF 8859-7, UNOW/UNOY UTF-8.
+// Without UNB, or for unknown identifiers, a value that is valid UTF-8 is
+// taken as such, anything else as ISO 8859-1. Decoded text is not
+// sanitised; the Display methods decode and sanitise with termsafe.
+package edi

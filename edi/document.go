@@ -1,0 +1,154 @@
+package edi
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// ErrTooLarge is returned by Parse for inputs of 4 GiB or more: segment
+// offsets are stored in 32 bits to keep the index at 16 bytes per segment.
+var ErrTooLarge = errors.New("edi: input is 4 GiB or larger; split it into smaller files")
+
+// errTooManyDialects guards the 16-bit dialect index: a file would need
+// more than 65535 different UNA advices to hit it.
+var errTooManyDialects = errors.New("edi: more than 65535 different service string advices (UNA) in one file")
+
+// segRec is the index entry of one segment: 16 bytes, no pointers, so a
+// 16 MiB file with a million segments costs 16 MB of index and nothing for
+// the garbage collector to scan.
+type segRec struct {
+	off   uint32  // byte offset of the first tag byte
+	n     uint32  // length without the terminator
+	tag   [3]byte // first three bytes (zero-padded); see fBadTag
+	flags uint8   // f* bits
+	dia   uint16  // index into Document.dialects
+	path  uint16  // segment-group path id set by structure validation; 0 = none
+}
+
+// segRec flags.
+const (
+	fTerminated uint8 = 1 << iota // ends with the segment terminator (not at end of data)
+	fRelease                      // contains the release character: unescape needed
+	fLineBreak                    // contains CR/LF that are layout, not data (hard-wrapped)
+	fBadTag                       // tag is not 3 upper-case letters/digits followed by a separator
+	fUNA                          // the UNA service string advice
+	fDangling                     // unterminated and ends with an unpaired release character
+)
+
+// Document is the index of one input: every segment's position and tag,
+// the interchange/group/message structure with header facts, and the
+// issues found. It references the input without copying it; the caller
+// must not modify the input while the Document is in use.
+type Document struct {
+	data     []byte
+	segs     []segRec
+	dialects []dialect
+	issues   []Issue
+
+	// Interchanges in input order. Messages and segments outside any UNB
+	// belong to a "bare" interchange (HasUNB false), so every segment
+	// belongs to exactly one interchange.
+	Interchanges []Interchange
+	// Groups are all functional groups (UNG..UNE) in input order.
+	Groups []Group
+	// Messages are all messages (UNH..UNT) in input order.
+	Messages []Message
+}
+
+// Parse indexes data, builds the envelope structure and validates the
+// envelopes (counts, references, nesting, tags, characters). Problems in
+// the data are reported as Issues, never as an error: the error is only
+// ErrTooLarge (or the practically impossible dialect limit).
+func Parse(data []byte) (*Document, error) {
+	d, err := index(data)
+	if err != nil {
+		return nil, err
+	}
+	d.validate()
+	d.SortIssues()
+	return d, nil
+}
+
+// index scans data and builds the structure without the character and
+// segment-shape checks; the benchmarks measure it separately.
+func index(data []byte) (*Document, error) {
+	if uint64(len(data)) > math.MaxUint32 {
+		return nil, ErrTooLarge
+	}
+	d := &Document{data: data}
+	if err := newScanner(d).run(); err != nil {
+		return nil, err
+	}
+	d.buildStructure()
+	return d, nil
+}
+
+// Data returns the input the Document indexes.
+func (d *Document) Data() []byte { return d.data }
+
+// Len is the number of segments.
+func (d *Document) Len() int { return len(d.segs) }
+
+// Leading returns the bytes before the first segment: a UTF-8 BOM, junk
+// before the interchange, line breaks. For an input without segments it is
+// the whole input.
+func (d *Document) Leading() []byte {
+	if len(d.segs) == 0 {
+		return d.data
+	}
+	return d.data[:d.segs[0].off]
+}
+
+// GapAfter returns the bytes between the end of segment i (after its
+// terminator) and the next segment or the end of the input: line breaks,
+// junk before a following interchange, trailing padding. Leading, every
+// segment's Raw with its terminator, and every GapAfter concatenated give
+// back the input byte for byte.
+func (d *Document) GapAfter(i int) []byte {
+	r := d.segs[i]
+	end := int(r.off) + int(r.n)
+	if r.flags&fTerminated != 0 {
+		end++
+	}
+	next := len(d.data)
+	if i+1 < len(d.segs) {
+		next = int(d.segs[i+1].off)
+	}
+	return d.data[end:next]
+}
+
+// SetPathID records the segment-group path id of segment i (assigned by
+// message-structure validation; 0 means none).
+func (d *Document) SetPathID(i int, id uint16) { d.segs[i].path = id }
+
+// MessageOf returns the index in Messages of the message containing
+// segment i (UNH through UNT), or -1.
+func (d *Document) MessageOf(i int) int {
+	k := sort.Search(len(d.Messages), func(k int) bool { return d.Messages[k].First > i }) - 1
+	if k >= 0 && i <= d.Messages[k].Last {
+		return k
+	}
+	return -1
+}
+
+// InterchangeOf returns the index in Interchanges of the interchange
+// containing segment i, or -1 for an index out of range.
+func (d *Document) InterchangeOf(i int) int {
+	k := sort.Search(len(d.Interchanges), func(k int) bool { return d.Interchanges[k].First > i }) - 1
+	if k >= 0 && i <= d.Interchanges[k].Last {
+		return k
+	}
+	return -1
+}
+
+// IndexBytes is the memory the segment index itself occupies (capacity of
+// the record slice), for benchmarks and memory budgeting.
+func (d *Document) IndexBytes() int { return cap(d.segs) * 16 }
+
+func (d *Document) checkIndex(i int) {
+	if i < 0 || i >= len(d.segs) {
+		panic(fmt.Sprintf("edi: segment index %d out of range [0,%d)", i, len(d.segs)))
+	}
+}

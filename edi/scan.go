@@ -1,0 +1,372 @@
+package edi
+
+import (
+	"bytes"
+)
+
+var (
+	tagUNA = [3]byte{'U', 'N', 'A'}
+	tagUNB = [3]byte{'U', 'N', 'B'}
+	tagUNZ = [3]byte{'U', 'N', 'Z'}
+	tagUNG = [3]byte{'U', 'N', 'G'}
+	tagUNE = [3]byte{'U', 'N', 'E'}
+	tagUNH = [3]byte{'U', 'N', 'H'}
+	tagUNT = [3]byte{'U', 'N', 'T'}
+	bom    = []byte{0xEF, 0xBB, 0xBF}
+)
+
+// scanner makes the single pass over the input that yields segment
+// records. It tracks the next release character and line breaks with
+// bytes.IndexByte instead of looking at every byte: in typical data the
+// release character is rare, so most segments cost one IndexByte for the
+// terminator plus one per kind of line break.
+type scanner struct {
+	doc   *Document
+	data  []byte
+	pos   int
+	d     dialect
+	di    uint16
+	known map[dialect]uint16
+	inIC  bool // between UNB and UNZ
+	una   int  // record index of a UNA not yet followed by UNB, -1
+
+	relNext, lfNext, crNext int // next release/LF/CR at or after the current segment; len(data) = none
+}
+
+func newScanner(d *Document) *scanner {
+	s := &scanner{doc: d, data: d.data, una: -1, known: map[dialect]uint16{}}
+	s.relNext, s.lfNext, s.crNext = -1, -1, -1
+	// Outside any UNB: printable defaults, charset unknown.
+	_ = s.setDialect(newDialect(DefaultSeparators(3), CharsetUnknown, 0))
+	return s
+}
+
+func (s *scanner) setDialect(d dialect) error {
+	if d.seps.Release != s.d.seps.Release || d.seps.HasRelease != s.d.seps.HasRelease {
+		s.relNext = -1
+	}
+	s.d = d
+	if i, ok := s.known[d]; ok {
+		s.di = i
+		return nil
+	}
+	if len(s.doc.dialects) > 0xFFFF {
+		return errTooManyDialects
+	}
+	s.di = uint16(len(s.doc.dialects))
+	s.known[d] = s.di
+	s.doc.dialects = append(s.doc.dialects, d)
+	return nil
+}
+
+func (s *scanner) run() error {
+	data := s.data
+	if bytes.HasPrefix(data, bom) {
+		s.pos = len(bom)
+		s.doc.issuef(SeverityWarning, CodeBOM, 0, -1, 0,
+			"the file starts with a UTF-8 byte order mark (EF BB BF); it is not part of EDIFACT and was skipped")
+	}
+	for {
+		s.skipLayout()
+		if s.pos >= len(data) {
+			break
+		}
+		if s.trailingPadding() {
+			break
+		}
+		var err error
+		switch {
+		case s.at(tagUNA):
+			err = s.scanUNA()
+		case s.at(tagUNB):
+			err = s.scanUNB()
+		default:
+			if !s.inIC && s.una < 0 && !s.looksLikeSegment() {
+				if j := s.findStart(); j > s.pos {
+					s.junk(j)
+					continue
+				}
+			}
+			s.scanSegment()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(s.doc.segs) == 0 {
+		s.doc.issuef(SeverityError, CodeEmptyInput, 0, -1, 0,
+			"the input holds no EDIFACT segments (%d bytes, only line breaks, padding or a byte order mark); choose the EDIFACT file", len(data))
+	}
+	return nil
+}
+
+// at reports whether a service segment tag starts at pos, followed by a
+// character that cannot continue a tag.
+func (s *scanner) at(tag [3]byte) bool {
+	p := s.pos
+	return p+3 < len(s.data) && s.data[p] == tag[0] && s.data[p+1] == tag[1] &&
+		s.data[p+2] == tag[2] && !isAlnum(s.data[p+3])
+}
+
+func (s *scanner) skipLayout() {
+	for s.pos < len(s.data) && s.d.isLayout(s.data[s.pos]) {
+		s.pos++
+	}
+}
+
+// trailingPadding consumes spaces, tabs, NULs, ^Z and line breaks when they
+// run to the end of the data: fixed-block transfers and DOS tools append
+// them. Anywhere else such bytes start a (broken) segment.
+func (s *scanner) trailingPadding() bool {
+	i := s.pos
+	for i < len(s.data) {
+		c := s.data[i]
+		if c != ' ' && c != '\t' && c != 0 && c != 0x1A && c != '\r' && c != '\n' {
+			return false
+		}
+		if s.d.seps.isService(c) {
+			return false
+		}
+		i++
+	}
+	s.doc.issuef(SeverityWarning, CodeTrailingData, 0, len(s.doc.segs)-1, s.pos,
+		"%d bytes of padding (spaces, tabs, NUL or ^Z) follow the last segment; they are not EDIFACT and were ignored", i-s.pos)
+	s.pos = i
+	return true
+}
+
+// looksLikeSegment: three tag characters followed by the element separator
+// or the segment terminator.
+func (s *scanner) looksLikeSegment() bool {
+	p := s.pos
+	if p+3 >= len(s.data) {
+		return false
+	}
+	for _, c := range s.data[p : p+3] {
+		if !isTagChar(c) {
+			return false
+		}
+	}
+	c := s.data[p+3]
+	return c == s.d.seps.Element || c == s.d.seps.Segment
+}
+
+// findStart looks for the next plausible start of EDIFACT after junk:
+// UNA, UNB, or (for bare messages) UNH followed by the element separator.
+func (s *scanner) findStart() int {
+	data := s.data
+	for from := s.pos; from < len(data); {
+		k := bytes.Index(data[from:], []byte("UN"))
+		if k < 0 {
+			return -1
+		}
+		j := from + k
+		if j+3 < len(data) {
+			switch data[j+2] {
+			case 'A':
+				if j+9 <= len(data) && !isAlnum(data[j+3]) {
+					return j
+				}
+			case 'B':
+				if !isAlnum(data[j+3]) {
+					return j
+				}
+			case 'H':
+				if data[j+3] == s.d.seps.Element {
+					return j
+				}
+			}
+		}
+		from = j + 1
+	}
+	return -1
+}
+
+func (s *scanner) junk(j int) {
+	s.doc.issuef(SeverityError, CodeJunk, 0, -1, s.pos,
+		"%d bytes at offset %d are not EDIFACT (they start with %q); they were skipped up to the %s at offset %d. Remove them before the file is processed",
+		j-s.pos, s.pos, preview(s.data[s.pos:j], 24), s.data[j:j+3], j)
+	s.pos = j
+}
+
+// preview returns up to n bytes of b for quoting in a message.
+func preview(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}
+
+// scanUNA records the service string advice: "UNA" plus exactly six
+// characters, the last being the segment terminator.
+func (s *scanner) scanUNA() error {
+	start := s.pos
+	if len(s.data)-start < 9 {
+		s.doc.segs = append(s.doc.segs, segRec{off: uint32(start), n: uint32(len(s.data) - start), tag: tagUNA, flags: fUNA, dia: s.di})
+		s.doc.issuef(SeverityError, CodeUNAInvalid, SyntaxInvalidServiceChar, len(s.doc.segs)-1, start,
+			"the UNA service string advice is cut off: it needs six characters after \"UNA\", the data has %d", len(s.data)-start-3)
+		s.pos = len(s.data)
+		return nil
+	}
+	seps, problem := unaSeparators(s.data[start+3 : start+9])
+	if err := s.setDialect(newDialect(seps, CharsetUnknown, 0)); err != nil {
+		return err
+	}
+	s.doc.segs = append(s.doc.segs, segRec{off: uint32(start), n: 8, tag: tagUNA, flags: fUNA | fTerminated, dia: s.di})
+	if problem != "" {
+		s.doc.issuef(SeverityError, CodeUNAInvalid, SyntaxInvalidServiceChar, len(s.doc.segs)-1, start,
+			"the UNA service string advice %q is not usable as given: %s", s.data[start:start+9], problem)
+	}
+	s.una = len(s.doc.segs) - 1
+	s.inIC = false
+	s.pos = start + 9
+	return nil
+}
+
+// scanUNB picks the separators (UNA if it came just before, else by the
+// byte after "UNB": IS3 0x1D means the level-B control characters), scans
+// the segment, and then settles the dialect from S001: charset from the
+// syntax identifier, repetition separator from the version.
+func (s *scanner) scanUNB() error {
+	control := false
+	withUNA := s.una >= 0 && s.una == len(s.doc.segs)-1
+	if !withUNA {
+		seps := DefaultSeparators(3)
+		if s.data[s.pos+3] == 0x1D {
+			seps, control = ControlSeparators(3), true
+		}
+		if err := s.setDialect(newDialect(seps, CharsetUnknown, 0)); err != nil {
+			return err
+		}
+	}
+	s.scanSegment()
+	i := len(s.doc.segs) - 1
+	seg := s.doc.Segment(i)
+	version := 0
+	if v := seg.Bytes(1, 2); len(v) == 1 && v[0] >= '1' && v[0] <= '9' {
+		version = int(v[0] - '0')
+	}
+	cs, _ := CharsetFor(seg.Value(1, 1))
+	if err := s.setDialect(newDialect(s.d.seps.withRepetition(version, control), cs, version)); err != nil {
+		return err
+	}
+	s.doc.segs[i].dia = s.di
+	if withUNA {
+		s.doc.segs[s.una].dia = s.di
+	}
+	s.una = -1
+	s.inIC = true
+	return nil
+}
+
+// scanSegment records one segment starting at pos: up to the first
+// segment terminator that is not escaped by an odd run of release
+// characters, or to the end of the data.
+func (s *scanner) scanSegment() {
+	data, start := s.data, s.pos
+	if s.doc.segs == nil {
+		// One count of the terminator sizes the index exactly for the
+		// usual single-dialect file: no growth copies, no slack.
+		s.doc.segs = make([]segRec, 0, bytes.Count(data[start:], []byte{s.d.seps.Segment})+2)
+	}
+	term := s.d.seps.Segment
+	end, from := len(data), start
+	var fl uint8
+	for {
+		k := bytes.IndexByte(data[from:], term)
+		if k < 0 {
+			break
+		}
+		p := from + k
+		if s.d.seps.HasRelease && s.releaseBefore(start, p) {
+			fl |= fRelease
+			if s.oddReleaseRun(start, p) {
+				from = p + 1
+				continue
+			}
+		}
+		end, fl = p, fl|fTerminated
+		break
+	}
+	if fl&fTerminated == 0 {
+		// Line breaks after an unterminated last segment are layout.
+		for end > start+1 && s.d.isLayout(data[end-1]) {
+			end--
+		}
+	}
+	if fl&fTerminated == 0 && s.d.seps.HasRelease && s.releaseBefore(start, end) {
+		fl |= fRelease
+		if s.oddReleaseRun(start, end) {
+			fl |= fDangling
+		}
+	}
+	if (s.d.lfGap && s.nextByte(&s.lfNext, start, '\n') < end) || (s.d.crGap && s.nextByte(&s.crNext, start, '\r') < end) {
+		fl |= fLineBreak
+	}
+	rec := segRec{off: uint32(start), n: uint32(end - start), flags: fl, dia: s.di}
+	s.setTag(&rec)
+	s.doc.segs = append(s.doc.segs, rec)
+	s.pos = end
+	if fl&fTerminated != 0 {
+		s.pos++
+	}
+	if rec.tag == tagUNZ && rec.flags&fBadTag == 0 {
+		s.inIC = false
+	}
+}
+
+// releaseBefore reports whether a release character occurs in [start, p).
+func (s *scanner) releaseBefore(start, p int) bool {
+	return s.nextByte(&s.relNext, start, s.d.seps.Release) < p
+}
+
+// nextByte returns the position of the first c at or after start, caching
+// it in *next; len(data) means there is none.
+func (s *scanner) nextByte(next *int, start int, c byte) int {
+	if *next < start {
+		if k := bytes.IndexByte(s.data[start:], c); k >= 0 {
+			*next = start + k
+		} else {
+			*next = len(s.data)
+		}
+	}
+	return *next
+}
+
+// oddReleaseRun reports whether the character at p is escaped: preceded by
+// an odd number of release characters (line breaks in between are layout).
+func (s *scanner) oddReleaseRun(start, p int) bool {
+	n := 0
+	for j := p - 1; j >= start; j-- {
+		c := s.data[j]
+		if c == s.d.seps.Release {
+			n++
+		} else if !s.d.isLayout(c) {
+			break
+		}
+	}
+	return n%2 == 1
+}
+
+// setTag stores the first three tag bytes and flags a tag that is not
+// three upper-case letters or digits followed by a separator.
+func (s *scanner) setTag(r *segRec) {
+	raw := s.data[r.off : r.off+r.n]
+	var head [4]byte
+	n := 0
+	for _, c := range raw {
+		if r.flags&fLineBreak != 0 && s.d.isLayout(c) {
+			continue
+		}
+		head[n] = c
+		if n++; n == 4 {
+			break
+		}
+	}
+	copy(r.tag[:], head[:min(n, 3)])
+	ok := n >= 3 && isTagChar(head[0]) && isTagChar(head[1]) && isTagChar(head[2]) &&
+		(n == 3 || head[3] == s.d.seps.Element)
+	if !ok {
+		r.flags |= fBadTag
+	}
+}

@@ -1,0 +1,405 @@
+package edi
+
+import (
+	"fmt"
+	"time"
+)
+
+// Party is an interchange or group sender/recipient.
+type Party struct {
+	ID        string `json:"id"`                  // 0004/0010 (UNB), 0040/0044 (UNG)
+	Qualifier string `json:"qualifier,omitempty"` // 0007, e.g. "14" (GLN)
+	Routing   string `json:"routing,omitempty"`   // 0008/0014 reverse routing / routing address
+}
+
+// Interchange is one UNB..UNZ envelope, or a run of segments outside any
+// UNB ("bare": HasUNB false).
+type Interchange struct {
+	Index       int // position in Document.Interchanges
+	First, Last int // segment index range, inclusive (UNA/UNB through UNZ)
+	Offset      int // byte offset of the first segment
+
+	HasUNA, HasUNB, HasUNZ bool
+
+	Separators Separators
+	Charset    Charset
+
+	SyntaxID      string // S001/0001, e.g. "UNOC"
+	SyntaxVersion int    // S001/0002; 0 when missing or not a digit
+	Sender        Party
+	Recipient     Party
+	PreparedDate  string    // S004/0017 as written (YYMMDD or CCYYMMDD)
+	PreparedTime  string    // S004/0019 as written (HHMM)
+	PreparedAt    time.Time // zero unless date and time are valid
+	ControlRef    string    // 0020
+	AppRef        string    // 0026 application reference
+	TestIndicator string    // 0035, "1" for test
+
+	TrailerCount int    // UNZ 0036 as written; -1 when missing or not a number
+	TrailerRef   string // UNZ 0020
+
+	// Groups and Messages are sub-slices of Document.Groups and
+	// Document.Messages.
+	Groups   []Group
+	Messages []Message
+}
+
+// Group is one functional group UNG..UNE.
+type Group struct {
+	Index, Interchange int
+	First, Last        int // segment range, inclusive
+	Offset             int
+	Closed             bool // ended by UNE
+
+	ID           string // 0038 message group identification (message type)
+	Sender       Party  // S006
+	Recipient    Party  // S007
+	PreparedDate string
+	PreparedTime string
+	Ref          string // 0048 group reference number
+	Agency       string // 0051
+	Version      string // S008/0052
+	Release      string // S008/0054
+	Association  string // S008/0057
+
+	TrailerCount int    // UNE 0060; -1 when missing or not a number
+	TrailerRef   string // UNE 0048
+
+	firstMsg, numMsg int
+	Messages         []Message // sub-slice of Document.Messages
+}
+
+// Message is one UNH..UNT message.
+type Message struct {
+	Index       int
+	Interchange int
+	Group       int // index in Document.Groups, -1 outside a group
+	First, Last int // segment range, inclusive: UNH through UNT (or the last segment before the message was cut off)
+	Offset      int
+	Closed      bool // ended by UNT
+
+	Ref         string // 0062 message reference number
+	Type        string // S009/0065, e.g. "ORDERS"
+	Version     string // S009/0052, e.g. "D"
+	Release     string // S009/0054, e.g. "96A"
+	Agency      string // S009/0051, e.g. "UN"
+	Association string // S009/0057, e.g. "EAN008"
+
+	TrailerCount int    // UNT 0074; -1 when missing or not a number
+	TrailerRef   string // UNT 0062
+}
+
+// Segments is the number of segments in the message, UNH and UNT included.
+func (m Message) Segments() int { return m.Last - m.First + 1 }
+
+// builder walks the segment records once and assembles the structure,
+// checking envelope nesting, counts and references as it closes things.
+type builder struct {
+	d        *Document
+	ic       int  // current interchange, -1
+	grp      int  // open group, -1
+	msg      int  // open message, -1
+	closedIC bool // the current interchange was closed by UNZ
+	// outsideIssue/outsideLast aggregate runs of segments outside messages
+	// into one issue.
+	outsideIssue, outsideLast, outsideRun int
+	bareWarn                              bool // MESSAGE_WITHOUT_INTERCHANGE reported for current ic
+
+	icFirstMsg, icFirstGrp []int
+}
+
+func (d *Document) buildStructure() {
+	b := &builder{d: d, ic: -1, grp: -1, msg: -1, outsideLast: -2}
+	for i := range d.segs {
+		b.step(i)
+	}
+	b.closeInterchange(len(d.segs))
+	b.attachSlices()
+}
+
+func (b *builder) step(i int) {
+	r := b.d.segs[i]
+	if r.flags&fUNA != 0 {
+		b.closeInterchange(i)
+		b.startInterchange(i)
+		b.cur().HasUNA = true
+		return
+	}
+	tag := r.tag
+	if r.flags&fBadTag != 0 {
+		tag = [3]byte{}
+	}
+	switch tag {
+	case tagUNB:
+		ic := b.cur()
+		if ic == nil || b.closedIC || ic.HasUNB || !ic.HasUNA || ic.Last != i-1 {
+			b.closeInterchange(i)
+			b.startInterchange(i)
+			ic = b.cur()
+		}
+		ic.HasUNB = true
+		ic.Last = i
+		b.readUNB(i)
+		return
+	case tagUNG:
+		b.ensureInterchange(i)
+		b.closeMessage(i, false)
+		b.closeGroup(i, false)
+		b.openGroup(i)
+	case tagUNE:
+		b.ensureInterchange(i)
+		b.closeMessage(i, false)
+		if b.grp >= 0 {
+			b.closeGroup(i, true)
+		} else {
+			b.d.segIssuef(SeverityError, CodeUNEUnexpected, SyntaxOutsideMessage, i,
+				"UNE without a preceding UNG: there is no functional group to close")
+		}
+	case tagUNH:
+		b.ensureInterchange(i)
+		b.closeMessage(i, false)
+		b.openMessage(i)
+	case tagUNT:
+		b.ensureInterchange(i)
+		if b.msg >= 0 {
+			b.closeMessage(i, true)
+		} else {
+			b.d.segIssuef(SeverityError, CodeUNTUnexpected, SyntaxOutsideMessage, i,
+				"UNT without a preceding UNH: there is no message to close")
+		}
+	case tagUNZ:
+		b.ensureInterchange(i)
+		b.closeMessage(i, false)
+		b.closeGroup(i, false)
+		ic := b.cur()
+		ic.Last = i
+		if ic.HasUNB {
+			b.checkUNZ(i)
+			b.checkEmptyInterchange()
+			ic.HasUNZ = true
+			b.closedIC = true
+		} else {
+			b.d.segIssuef(SeverityError, CodeUNZUnexpected, SyntaxOutsideMessage, i,
+				"UNZ without a preceding UNB: there is no interchange to close")
+		}
+		return
+	default:
+		afterUNZ := b.closedIC
+		b.ensureInterchange(i)
+		if b.msg < 0 && r.flags&fBadTag == 0 && !afterUNZ {
+			b.outside(i)
+		}
+	}
+	b.cur().Last = i
+	if b.msg >= 0 {
+		b.d.Messages[b.msg].Last = i
+	}
+	if b.grp >= 0 {
+		b.d.Groups[b.grp].Last = i
+	}
+}
+
+func (b *builder) cur() *Interchange {
+	if b.ic < 0 {
+		return nil
+	}
+	return &b.d.Interchanges[b.ic]
+}
+
+func (b *builder) startInterchange(i int) {
+	r := b.d.segs[i]
+	dia := b.d.dialects[r.dia]
+	b.d.Interchanges = append(b.d.Interchanges, Interchange{
+		Index: len(b.d.Interchanges), First: i, Last: i, Offset: int(r.off),
+		Separators: dia.seps, Charset: dia.charset, TrailerCount: -1,
+	})
+	b.ic = len(b.d.Interchanges) - 1
+	b.icFirstMsg = append(b.icFirstMsg, len(b.d.Messages))
+	b.icFirstGrp = append(b.icFirstGrp, len(b.d.Groups))
+	b.closedIC = false
+	b.bareWarn = false
+}
+
+// ensureInterchange starts a bare interchange when segment i is outside
+// any: at the start of the data or after a UNZ.
+func (b *builder) ensureInterchange(i int) {
+	if b.ic >= 0 && !b.closedIC {
+		return
+	}
+	if b.closedIC {
+		b.d.segIssuef(SeverityError, CodeDataAfterUNZ, SyntaxOutsideMessage, i,
+			"segment %s follows the UNZ that closed the interchange; only a new interchange (UNA/UNB) may follow UNZ",
+			b.d.Segment(i).Tag())
+	}
+	b.startInterchange(i)
+}
+
+// closeInterchange ends the current interchange before segment i (or at
+// the end of the data), reporting a missing UNZ.
+func (b *builder) closeInterchange(i int) {
+	ic := b.cur()
+	if ic == nil || b.closedIC {
+		return
+	}
+	b.closeMessage(i, false)
+	b.closeGroup(i, false)
+	if ic.HasUNB && !ic.HasUNZ {
+		where := "the end of the data"
+		if i < len(b.d.segs) {
+			where = "the next interchange"
+		}
+		b.d.segIssuef(SeverityError, CodeUNZMissing, SyntaxMissing, ic.Last,
+			"interchange %q (UNB at segment %d) has no UNZ trailer before %s; expected UNZ+%d+%s after segment %d",
+			ic.ControlRef, ic.First+b.boolInt(ic.HasUNA), where, b.expectedUNZCount(), ic.ControlRef, ic.Last)
+	}
+	b.checkEmptyInterchange()
+	b.closedIC = true
+}
+
+func (b *builder) boolInt(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func (b *builder) expectedUNZCount() int {
+	ic := b.ic
+	if n := len(b.d.Groups) - b.icFirstGrp[ic]; n > 0 {
+		return n
+	}
+	return len(b.d.Messages) - b.icFirstMsg[ic]
+}
+
+func (b *builder) checkEmptyInterchange() {
+	ic := b.cur()
+	if !ic.HasUNB {
+		return
+	}
+	if len(b.d.Groups) == b.icFirstGrp[b.ic] && len(b.d.Messages) == b.icFirstMsg[b.ic] {
+		b.d.segIssuef(SeverityWarning, CodeEmptyInterchange, SyntaxLowerLevelEmpty, ic.First+b.boolInt(ic.HasUNA),
+			"interchange %q contains no messages", ic.ControlRef)
+	}
+}
+
+func (b *builder) openGroup(i int) {
+	ic := b.cur()
+	if direct := b.directMessages(); direct > 0 {
+		b.d.segIssuef(SeverityError, CodeMixedGroups, SyntaxGroupsMessagesMixed, i,
+			"functional group (UNG) after %d message(s) outside groups in the same interchange; use groups for all messages or for none", direct)
+	}
+	b.d.Groups = append(b.d.Groups, Group{
+		Index: len(b.d.Groups), Interchange: ic.Index, First: i, Last: i,
+		Offset: int(b.d.segs[i].off), TrailerCount: -1, firstMsg: len(b.d.Messages),
+	})
+	b.grp = len(b.d.Groups) - 1
+	b.readUNG(i)
+}
+
+// directMessages counts messages of the current interchange outside groups.
+func (b *builder) directMessages() int {
+	n := 0
+	for _, m := range b.d.Messages[b.icFirstMsg[b.ic]:] {
+		if m.Group < 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// closeGroup ends the open group at segment i: a UNE (withUNE) or
+// something that implies the group ended without one.
+func (b *builder) closeGroup(i int, withUNE bool) {
+	if b.grp < 0 {
+		return
+	}
+	g := &b.d.Groups[b.grp]
+	g.numMsg = len(b.d.Messages) - g.firstMsg
+	if withUNE {
+		g.Last = i
+		g.Closed = true
+		b.checkUNE(i, g)
+	} else {
+		b.d.segIssuef(SeverityError, CodeUNEMissing, SyntaxMissing, g.Last,
+			"functional group %q (UNG at segment %d) has no UNE trailer; expected UNE+%d+%s after segment %d",
+			g.Ref, g.First, g.numMsg, g.Ref, g.Last)
+	}
+	if g.numMsg == 0 {
+		b.d.segIssuef(SeverityWarning, CodeEmptyGroup, SyntaxLowerLevelEmpty, g.First,
+			"functional group %q contains no messages", g.Ref)
+	}
+	b.grp = -1
+}
+
+func (b *builder) openMessage(i int) {
+	ic := b.cur()
+	if b.grp < 0 && len(b.d.Groups) > b.icFirstGrp[b.ic] {
+		b.d.segIssuef(SeverityError, CodeMixedGroups, SyntaxGroupsMessagesMixed, i,
+			"message outside a functional group in an interchange that uses groups; put it inside UNG..UNE")
+	}
+	if !ic.HasUNB && !b.bareWarn {
+		b.bareWarn = true
+		b.d.segIssuef(SeverityWarning, CodeBareMessage, 0, i,
+			"message without an interchange envelope (no UNB before it); sender, recipient and character set are unknown")
+	}
+	b.d.Messages = append(b.d.Messages, Message{
+		Index: len(b.d.Messages), Interchange: ic.Index, Group: b.grp,
+		First: i, Last: i, Offset: int(b.d.segs[i].off), TrailerCount: -1,
+	})
+	b.msg = len(b.d.Messages) - 1
+	b.readUNH(i)
+}
+
+// closeMessage ends the open message: at its UNT (withUNT) or because
+// segment i cannot belong to it.
+func (b *builder) closeMessage(i int, withUNT bool) {
+	if b.msg < 0 {
+		return
+	}
+	m := &b.d.Messages[b.msg]
+	if withUNT {
+		m.Last = i
+		m.Closed = true
+		b.checkUNT(i, m)
+	} else {
+		b.d.segIssuef(SeverityError, CodeUNTMissing, SyntaxMissing, m.Last,
+			"message %q (%s, UNH at segment %d) has no UNT trailer; expected UNT+%d+%s after segment %d",
+			m.Ref, m.Type, m.First, m.Segments()+1, m.Ref, m.Last)
+	}
+	b.msg = -1
+}
+
+// attachSlices sets the Groups/Messages sub-slices once the flat slices
+// stop growing.
+func (b *builder) attachSlices() {
+	d := b.d
+	for k := range d.Interchanges {
+		end := len(d.Messages)
+		gend := len(d.Groups)
+		if k+1 < len(d.Interchanges) {
+			end, gend = b.icFirstMsg[k+1], b.icFirstGrp[k+1]
+		}
+		d.Interchanges[k].Messages = d.Messages[b.icFirstMsg[k]:end:end]
+		d.Interchanges[k].Groups = d.Groups[b.icFirstGrp[k]:gend:gend]
+	}
+	for k := range d.Groups {
+		g := &d.Groups[k]
+		g.Messages = d.Messages[g.firstMsg : g.firstMsg+g.numMsg : g.firstMsg+g.numMsg]
+	}
+}
+
+// outside reports segment i outside any message; consecutive ones share
+// one issue that counts them.
+func (b *builder) outside(i int) {
+	if i == b.outsideLast+1 {
+		b.outsideRun++
+		b.outsideLast = i
+		is := &b.d.issues[b.outsideIssue]
+		is.Message = fmt.Sprintf("%d segments starting with %s are outside any message: only UNG/UNE/UNH/UNT/UNZ may appear between messages",
+			b.outsideRun, b.d.Segment(is.Segment).Tag())
+		return
+	}
+	b.outsideIssue, b.outsideLast, b.outsideRun = len(b.d.issues), i, 1
+	b.d.segIssuef(SeverityError, CodeOutsideMessage, SyntaxOutsideMessage, i,
+		"segment %s is outside any message: only UNG/UNE/UNH/UNT/UNZ may appear between messages", b.d.Segment(i).Tag())
+}

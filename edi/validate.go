@@ -1,0 +1,151 @@
+package edi
+
+import (
+	"sort"
+)
+
+// validate runs the checks that need no structure state: segment shape
+// (empty, tag, termination, line breaks, release use, trailing separators)
+// and characters against the declared syntax level.
+func (d *Document) validate() {
+	for k := range d.Interchanges {
+		ic := &d.Interchanges[k]
+		d.checkSegments(ic)
+		d.checkCharacters(ic)
+	}
+}
+
+// tally counts occurrences of one kind of problem within an interchange
+// and remembers the first, so a file with the same fault in every segment
+// gets one issue instead of a million.
+type tally struct {
+	n, seg, off int
+	c           byte
+}
+
+func (t *tally) add(seg, off int, c byte) {
+	if t.n == 0 {
+		t.seg, t.off, t.c = seg, off, c
+	}
+	t.n++
+}
+
+func (d *Document) checkSegments(ic *Interchange) {
+	var wraps, releases, trailing tally
+	for i := ic.First; i <= ic.Last; i++ {
+		r := d.segs[i]
+		if r.flags&fUNA != 0 {
+			continue
+		}
+		switch {
+		case r.n == 0:
+			d.segIssuef(SeverityError, CodeSegmentEmpty, 0, i,
+				"empty segment: two segment terminators in a row; remove the extra terminator")
+		case r.flags&fBadTag != 0:
+			s := d.Segment(i)
+			d.segIssuef(SeverityError, CodeTagInvalid, 0, i,
+				"segment tag %q is not three upper-case letters or digits followed by the element separator %q", s.Tag(), s.dia.seps.Element)
+		}
+		if r.flags&fTerminated == 0 {
+			d.checkUnterminated(i)
+		}
+		if r.flags&(fLineBreak|fRelease) != 0 {
+			if r.flags&fLineBreak != 0 {
+				wraps.add(i, int(r.off), 0)
+			}
+			if r.flags&fRelease != 0 {
+				d.checkReleases(i, &releases)
+			}
+		}
+		if r.n > 0 && r.flags&fBadTag == 0 {
+			d.checkTrailingSeparator(i, &trailing)
+		}
+	}
+	if wraps.n > 0 {
+		d.issuef(SeverityWarning, CodeLineBreakInSegment, 0, wraps.seg, wraps.off,
+			"%d segment(s) contain line breaks inside them (the file was hard-wrapped); the line breaks were ignored as layout, never read as data", wraps.n)
+	}
+	if releases.n > 0 {
+		d.issuef(SeverityWarning, CodeReleaseInvalid, 0, releases.seg, releases.off,
+			"release character %q before %q, which is no separator and needs no escaping (%d time(s) in this interchange); the release character was dropped",
+			ic.Separators.Release, releases.c, releases.n)
+	}
+	if trailing.n > 0 {
+		code := 0
+		if ic.SyntaxVersion >= 4 {
+			code = SyntaxTrailingSeparator
+		}
+		d.issuef(SeverityWarning, CodeTrailingSeparator, code, trailing.seg, trailing.off,
+			"%d segment(s) end with a separator before the terminator (first %q); ISO 9735 says empty trailing elements and components are left out together with their separators",
+			trailing.n, preview(d.Segment(trailing.seg).Raw(), 40))
+	}
+}
+
+func (d *Document) checkUnterminated(i int) {
+	r := d.segs[i]
+	s := d.Segment(i)
+	if r.flags&fDangling != 0 {
+		d.issuef(SeverityError, CodeDanglingRelease, 0, i, int(r.off+r.n)-1,
+			"the data ends with the release character %q, which has nothing left to escape; the last segment is also unterminated", s.dia.seps.Release)
+		return
+	}
+	d.issuef(SeverityError, CodeUnterminated, 0, i, int(r.off+r.n),
+		"the last segment %s is not terminated: the data ends without the segment terminator %q (the file may be truncated)", s.Tag(), s.dia.seps.Segment)
+}
+
+// checkReleases finds release characters before characters that are not
+// service characters ("?A"); ISO 9735 allows the release character only
+// before separators and itself.
+func (d *Document) checkReleases(i int, t *tally) {
+	r := d.segs[i]
+	dia := &d.dialects[r.dia]
+	raw := d.data[r.off : r.off+r.n]
+	for j := 0; j < len(raw); j++ {
+		if raw[j] != dia.seps.Release {
+			continue
+		}
+		k := j + 1
+		for k < len(raw) && dia.isLayout(raw[k]) {
+			k++
+		}
+		if k < len(raw) && !dia.seps.isService(raw[k]) {
+			t.add(i, int(r.off)+j, raw[k])
+		}
+		j = k
+	}
+}
+
+// checkTrailingSeparator flags a segment whose last byte (ignoring line
+// breaks) is an unescaped element, component or repetition separator.
+func (d *Document) checkTrailingSeparator(i int, t *tally) {
+	r := d.segs[i]
+	dia := &d.dialects[r.dia]
+	raw := d.data[r.off : r.off+r.n]
+	j := len(raw) - 1
+	for j >= 0 && dia.isLayout(raw[j]) {
+		j--
+	}
+	if j < 3 {
+		return
+	}
+	c := raw[j]
+	if c != dia.seps.Element && c != dia.seps.Component && !(dia.seps.HasRepetition && c == dia.seps.Repetition) {
+		return
+	}
+	if r.flags&fRelease != 0 {
+		n := 0
+		for k := j - 1; k >= 0 && raw[k] == dia.seps.Release; k-- {
+			n++
+		}
+		if n%2 == 1 {
+			return
+		}
+	}
+	t.add(i, int(r.off)+j, c)
+}
+
+// segmentAt returns the index of the segment containing byte offset off
+// (or the last segment starting before it).
+func (d *Document) segmentAt(off int) int {
+	return sort.Search(len(d.segs), func(k int) bool { return int(d.segs[k].off) > off }) - 1
+}
