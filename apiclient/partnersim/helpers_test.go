@@ -200,3 +200,6 @@ func (f *fixture) addEntry(t *testing.T, conn string, p []byte, fault PayloadFau
 	require.NoError(t, err)
 	return id
 }
+
+// timeZero makes NewFakeClock start at its fixed default.
+var timeZero time.Time

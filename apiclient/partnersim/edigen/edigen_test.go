@@ -201,3 +201,22 @@ func TestDeterministic(t *testing.T) {
 	require.Equal(t, "0.87", amount(87))
 	require.Equal(t, "12", amount(1200))
 }
+
+func TestLargeOrdrsp(t *testing.T) {
+	g := New(5)
+	o := g.Order(Party{GLN: g.GLN("40")}, Party{GLN: g.GLN("43"), Name: "Nordwerk"}, at, 1)
+	const size = 1 << 20
+	b := g.LargeOrdrsp(D96A, env(0), o, "RSP-BIG", size)
+	require.GreaterOrEqual(t, len(b), size)
+	require.Less(t, len(b), size+1024)
+	segs := checkEnvelope(t, b)
+	lins := 0
+	for _, s := range segs {
+		if s[0] == "LIN" {
+			lins++
+			require.Equal(t, strconv.Itoa(lins), s[1])
+		}
+	}
+	require.Equal(t, []string{"CNT", "2:" + strconv.Itoa(lins)}, find(segs, "CNT"))
+	require.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, g.UUID())
+}

@@ -3,6 +3,7 @@ package edigen
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 )
 
@@ -164,4 +165,46 @@ func (g *Gen) AppErrors() []AppError {
 		out[i] = appErrors[g.r.IntN(len(appErrors))]
 	}
 	return out
+}
+
+// UUID returns a deterministic random-looking version 4 UUID.
+func (g *Gen) UUID() string {
+	var b [16]byte
+	for i := range b {
+		b[i] = byte(g.r.IntN(256))
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// LargeOrdrsp writes an ORDRSP for an order with as many lines as it takes
+// to reach at least size bytes, without building the order in memory.
+func (g *Gen) LargeOrdrsp(dir Directory, env Envelope, o Order, number string, size int) []byte {
+	env.Syntax = dir.Syntax()
+	b := newBuilder(env.Syntax, true)
+	b.buf.Grow(size + 4096)
+	b.unb(env)
+	v, rel := dir.release()
+	b.unh("1", "ORDRSP", v, rel, "UN", "EAN005")
+	b.seg("BGM", e("231"), e(number), e(StatusAccepted))
+	b.seg("DTM", dtm("137", o.Date, true))
+	b.seg("RFF", e("ON", o.Number))
+	b.seg("DTM", dtm("171", o.Date, false))
+	b.nad("BY", o.Buyer, false)
+	b.nad("SU", o.Supplier, true)
+	b.seg("CUX", e("2", "EUR", "9"))
+	n := 0
+	one := make([]Line, 1)
+	ans := make([]LineAnswer, 1)
+	for b.buf.Len() < size-64 {
+		one[0] = g.Line()
+		ans[0] = LineAnswer{Action: LineAccepted, Qty: one[0].Qty}
+		b.itemLinesFrom(n, one, ans)
+		n++
+	}
+	b.seg("UNS", e("S"))
+	b.seg("CNT", e("2", strconv.Itoa(n)))
+	b.unt()
+	return b.unz(env.ControlRef)
 }

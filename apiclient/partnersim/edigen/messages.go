@@ -46,7 +46,11 @@ func (b *builder) nad(qual string, p Party, full bool) {
 	b.seg("NAD", e(qual), e(p.GLN, "", "9"), e(), e(p.Name), e(p.Street), e(p.City), e(), e(p.PostCode), e(p.Country))
 }
 
-func (b *builder) itemLines(lines []Line, answers []LineAnswer) {
+func (b *builder) itemLines(lines []Line, answers []LineAnswer) { b.itemLinesFrom(0, lines, answers) }
+
+// itemLinesFrom writes lines numbered from first+1; answers (one per line)
+// turn order lines into response lines.
+func (b *builder) itemLinesFrom(first int, lines []Line, answers []LineAnswer) {
 	for i, l := range lines {
 		action := ""
 		qty := l.Qty
@@ -55,7 +59,7 @@ func (b *builder) itemLines(lines []Line, answers []LineAnswer) {
 			a := answers[i]
 			action, qty, when = a.Action, a.Qty, a.Delivery
 		}
-		b.seg("LIN", e(strconv.Itoa(i+1)), e(action), e(l.GTIN, "SRS"))
+		b.seg("LIN", e(strconv.Itoa(first+i+1)), e(action), e(l.GTIN, "SRS"))
 		if l.SupplierArticle != "" {
 			b.seg("PIA", e("1"), e(l.SupplierArticle, "SA"))
 		}

@@ -38,6 +38,12 @@ func (d Directory) Syntax() int {
 	return 3
 }
 
+// Release is the UNH S009 release, "96A" or "25A".
+func (d Directory) Release() string {
+	_, r := d.release()
+	return r
+}
+
 // release is the UNH S009 version/release pair.
 func (d Directory) release() (string, string) {
 	if d == D25A {
