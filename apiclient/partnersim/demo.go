@@ -16,7 +16,8 @@ type DemoOptions struct {
 	// from crypto/rand per key and run. Tests pass canaries.
 	Secret func(keyID string) string
 	// PerConnection is the number of ordinary entries per connection;
-	// 0 means 64 (128 in all, plus the large one).
+	// 0 means 64 (128 in all, plus the large one), negative means none
+	// (and then no faulty ones either).
 	PerConnection int
 	// LargeSize is the size of the big ORDRSP on the first connection;
 	// 0 means 15 MiB, negative means none (quick tests).
@@ -69,7 +70,7 @@ func SeedDemo(s *Sim, opt DemoOptions) (*Demo, error) {
 	if opt.Seed == 0 {
 		opt.Seed = 1
 	}
-	if opt.PerConnection <= 0 {
+	if opt.PerConnection == 0 {
 		opt.PerConnection = 64
 	}
 	if opt.LargeSize == 0 {
@@ -139,14 +140,14 @@ type demoFault struct {
 func seedEntries(s *Sim, opt DemoOptions, g *edigen.Gen, conn string, supplier, buyer edigen.Party, d *Demo) error {
 	now := s.clock.Now().UTC().Truncate(time.Minute)
 	faults := map[int]demoFault{}
-	if len(d.Faulty) == 0 { // the first connection carries the faulty ones, early in the list
+	if len(d.Faulty) == 0 && opt.PerConnection > 11 { // the first connection carries the faulty ones, early in the list
 		faults = map[int]demoFault{
 			3:  {"hash mismatch", PayloadFault{WrongHashHeader: true}},
 			7:  {"truncated", PayloadFault{Truncate: true}}, // TruncateAt: half, set below
 			11: {"trailer failed", PayloadFault{Trailer: TrailerFailed}},
 		}
 	}
-	for i := range opt.PerConnection {
+	for i := range max(opt.PerConnection, 0) {
 		created := now.Add(-time.Duration(opt.PerConnection-i) * 40 * time.Minute)
 		typ, body := demoMessage(g, i, supplier, buyer, created)
 		del := Delivery{ID: g.UUID(), InterchangeID: g.UUID(), MessageType: typ, Payload: body, CreatedAt: created}

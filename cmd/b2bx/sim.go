@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nutrab2b/b2bx/apiclient/partnersim"
+)
+
+func init() {
+	register(&command{name: "sim", summary: "run the Partner API simulator with demo data (throwaway credentials)", run: runSim})
+}
+
+// simConnJSON is one connection on the first --json line. The secret is
+// the simulator's own throwaway demo credential, printed on purpose.
+type simConnJSON struct {
+	Name         string   `json:"name"`
+	ConnectionID string   `json:"connectionId"`
+	KeyID        string   `json:"keyId"`
+	Secret       string   `json:"secret"`
+	Scopes       []string `json:"scopes"`
+}
+
+// simJSON is the first --json line: exactly baseURL and connections.
+type simJSON struct {
+	BaseURL     string        `json:"baseURL"`
+	Connections []simConnJSON `json:"connections"`
+}
+
+type simEntryJSON struct {
+	ConnectionID      string `json:"connectionId"`
+	DeliveryAttemptID string `json:"deliveryAttemptId"`
+	What              string `json:"what"`
+}
+
+// simExtraJSON is the second --json line: the separate upload-only and
+// mailbox-only keys, the notable entries, and the CA file for --http2.
+type simExtraJSON struct {
+	ExtraKeys []simConnJSON  `json:"extraKeys"`
+	Large     *simEntryJSON  `json:"large,omitempty"`
+	Faulty    []simEntryJSON `json:"faulty"`
+	CAFile    string         `json:"caFile,omitempty"`
+	Entries   int            `json:"entries"`
+}
+
+const simHelp = `Serves an in-memory Partner API on a loopback address until Ctrl-C
+(SIGINT) or SIGTERM. With --seed demo it holds one partner with two
+connections (acme-de, acme-at), 128 ORDRSP/CONTRL/APERAK deliveries in
+D.96A and D.25A, three faulty ones and a 15 MiB ORDRSP; uploaded ORDERS
+are answered with a CONTRL (and an ORDRSP when accepted).
+
+The credentials printed are throwaway secrets of this simulator run, made
+fresh each start; this is the one place b2bx prints a secret, on purpose.
+With --json the first stdout line is
+  {"baseURL":"...","connections":[{"name","connectionId","keyId","secret","scopes"}]}
+and the second lists the upload-only/mailbox-only keys, the large and the
+faulty entries. Requests are logged to stderr (never tokens or payloads).
+`
+
+func runSim(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "sim", "")
+	addr := fs.String("addr", "127.0.0.1:0", "loopback `address` to listen on (port 0: any free port)")
+	seed := fs.String("seed", "demo", "initial data: `demo` or empty (connections and keys, no deliveries)")
+	http2 := fs.Bool("http2", false, "serve HTTPS with HTTP/2 and a throwaway certificate (see --ca-file)")
+	caFile := fs.String("ca-file", "", "with --http2: write the certificate PEM to this `file` (default: a temp file)")
+	delay := fs.Duration("reply-delay", partnersim.DefaultResponseDelay, "how long after an upload the CONTRL/ORDRSP answers appear")
+	asJSON := fs.Bool("json", false, "print the base URL and demo credentials as JSON lines")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, "usage: b2bx sim [flags]\n\n"+simHelp+"\nflags:\n")
+		fs.PrintDefaults()
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if err := checkSimArgs(pos, *addr, *seed); err != nil {
+		fmt.Fprintf(e.stderr, "b2bx sim: %v\n", err)
+		return exitUsage
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
+	sim := partnersim.New(partnersim.WithLogger(logger), partnersim.WithResponseDelay(*delay))
+	opt := partnersim.DemoOptions{}
+	if *seed == "empty" {
+		opt.PerConnection, opt.LargeSize = -1, -1
+	}
+	demo, err := partnersim.SeedDemo(sim, opt)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "b2bx sim: seeding: %v\n", err)
+		return exitStorage
+	}
+	mode := partnersim.HTTP1
+	if *http2 {
+		mode = partnersim.HTTP2TLS
+	}
+	srv, err := partnersim.ServeAddr(*addr, sim, mode)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "b2bx sim: %v\n", err)
+		return exitUsage
+	}
+	var caPath string
+	if *http2 {
+		caPath, err = writeCA(*caFile, srv.CACertPEM)
+		if err != nil {
+			srv.Close()
+			fmt.Fprintf(e.stderr, "b2bx sim: %v\n", err)
+			return exitStorage
+		}
+		if *caFile == "" {
+			defer os.Remove(caPath)
+		}
+	}
+	if *asJSON {
+		err = printSimJSON(e.stdout, srv.URL, demo, caPath)
+	} else {
+		err = printSimHuman(e.stdout, srv.URL, demo, caPath)
+	}
+	if err != nil {
+		srv.Close()
+		fmt.Fprintf(e.stderr, "b2bx sim: writing to stdout: %v\n", err)
+		return exitUsage
+	}
+	<-ctx.Done()
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		logger.Warn("shutdown cut active requests", "err", err)
+	}
+	return exitOK
+}
+
+// checkSimArgs refuses positional arguments, unknown seeds and any address
+// that is not loopback: the simulator prints its secrets and must not be
+// reachable from the network.
+func checkSimArgs(pos []string, addr, seed string) error {
+	if len(pos) > 0 {
+		return errors.New("sim takes no arguments; see 'b2bx sim -h'")
+	}
+	if seed != "demo" && seed != "empty" {
+		return fmt.Errorf("--seed must be demo or empty, not %q", seed)
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080", addr)
+	}
+	ip := net.ParseIP(host)
+	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("--addr %q is not a loopback address; use 127.0.0.1, [::1] or localhost", addr)
+	}
+	return nil
+}
+
+func writeCA(path string, pemBytes []byte) (string, error) {
+	if path == "" {
+		f, err := os.CreateTemp("", "b2bx-sim-ca-*.pem")
+		if err != nil {
+			return "", fmt.Errorf("creating the CA file: %w", err)
+		}
+		path = f.Name()
+		_ = f.Close()
+	}
+	if err := os.WriteFile(path, pemBytes, 0o644); err != nil {
+		return "", fmt.Errorf("writing the CA file: %w", err)
+	}
+	return path, nil
+}
+
+func connJSON(c partnersim.DemoConnection, k partnersim.DemoKey) simConnJSON {
+	return simConnJSON{Name: c.Name, ConnectionID: c.ConnectionID, KeyID: k.ID, Secret: k.Secret, Scopes: k.Scopes}
+}
+
+func printSimJSON(w io.Writer, baseURL string, d *partnersim.Demo, caPath string) error {
+	first := simJSON{BaseURL: baseURL, Connections: []simConnJSON{}}
+	extra := simExtraJSON{ExtraKeys: []simConnJSON{}, Faulty: []simEntryJSON{}, CAFile: caPath, Entries: d.Entries}
+	for _, c := range d.Connections {
+		first.Connections = append(first.Connections, connJSON(c, c.Key))
+		extra.ExtraKeys = append(extra.ExtraKeys, connJSON(c, c.InboxKey), connJSON(c, c.MailboxKey))
+	}
+	for _, f := range d.Faulty {
+		extra.Faulty = append(extra.Faulty, simEntryJSON(f))
+	}
+	if d.Large.DeliveryAttemptID != "" {
+		l := simEntryJSON(d.Large)
+		extra.Large = &l
+	}
+	enc := json.NewEncoder(w)
+	if err := enc.Encode(first); err != nil {
+		return err
+	}
+	return enc.Encode(extra)
+}
+
+func printSimHuman(w io.Writer, baseURL string, d *partnersim.Demo, caPath string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Partner API simulator on %s (%d deliveries)\n", baseURL, d.Entries)
+	fmt.Fprintf(&b, "Throwaway credentials of this run, printed on purpose (new ones each start):\n\n")
+	for _, c := range d.Connections {
+		fmt.Fprintf(&b, "%s  connection %s\n", c.Name, c.ConnectionID)
+		for _, k := range []struct {
+			label string
+			key   partnersim.DemoKey
+		}{{"all scopes  ", c.Key}, {"upload only ", c.InboxKey}, {"mailbox only", c.MailboxKey}} {
+			fmt.Fprintf(&b, "  %s  %s:%s\n", k.label, k.key.ID, k.key.Secret)
+		}
+	}
+	if d.Large.DeliveryAttemptID != "" {
+		fmt.Fprintf(&b, "\nLarge delivery: %s (%s)\n", d.Large.DeliveryAttemptID, d.Large.What)
+	}
+	for _, f := range d.Faulty {
+		fmt.Fprintf(&b, "Faulty delivery: %s (%s)\n", f.DeliveryAttemptID, f.What)
+	}
+	if len(d.Connections) > 0 {
+		c := d.Connections[0]
+		fmt.Fprintf(&b, "\nTry:\n")
+		if caPath != "" {
+			fmt.Fprintf(&b, "  export SSL_CERT_FILE=%s\n", caPath)
+		}
+		fmt.Fprintf(&b, "  export B2BX_API_KEY=%s:%s\n", c.Key.ID, c.Key.Secret)
+		fmt.Fprintf(&b, "  b2bx mailbox ls --url %s --connection %s\n", baseURL, c.ConnectionID)
+	}
+	fmt.Fprintf(&b, "\nServing until Ctrl-C.\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
