@@ -100,6 +100,13 @@ func (d *Document) checkCharacters(ic *Interchange) {
 	table := classTable(ic.SyntaxID, cs, dia)
 	strict := ic.SyntaxID == "UNOA"
 
+	t := classify(data, start, table, strict)
+	d.reportCharacters(ic, cs, data, start, &t)
+}
+
+// classify tallies the bytes of data by class; start is data's offset in
+// the input. Words of 8 bytes that cannot hold a problem are skipped.
+func classify(data []byte, start int, table *[256]uint8, strict bool) [numClasses]tally {
 	var t [numClasses]tally
 	i := 0
 	for ; i+8 <= len(data); i += 8 {
@@ -122,7 +129,7 @@ func (d *Document) checkCharacters(ic *Interchange) {
 			t[c].add(-1, start+j, data[j])
 		}
 	}
-	d.reportCharacters(ic, cs, data, start, &t)
+	return t
 }
 
 func (d *Document) reportCharacters(ic *Interchange, cs Charset, data []byte, start int, t *[numClasses]tally) {

@@ -71,11 +71,19 @@ func Parse(data []byte) (*Document, error) {
 	return d, nil
 }
 
+// checkSize refuses inputs whose offsets do not fit the 32-bit index.
+func checkSize(n uint64) error {
+	if n > math.MaxUint32 {
+		return ErrTooLarge
+	}
+	return nil
+}
+
 // index scans data and builds the structure without the character and
 // segment-shape checks; the benchmarks measure it separately.
 func index(data []byte) (*Document, error) {
-	if uint64(len(data)) > math.MaxUint32 {
-		return nil, ErrTooLarge
+	if err := checkSize(uint64(len(data))); err != nil {
+		return nil, err
 	}
 	d := &Document{data: data}
 	if err := newScanner(d).run(); err != nil {

@@ -263,12 +263,15 @@ func (b *builder) boolInt(v bool) int {
 	return 0
 }
 
+// expectedUNZCount is what UNZ 0036 must say: the number of functional
+// groups when the interchange uses them, else the number of messages. When
+// groups and ungrouped messages are mixed (an error of its own) both kinds
+// of top-level item are counted.
 func (b *builder) expectedUNZCount() int {
-	ic := b.ic
-	if n := len(b.d.Groups) - b.icFirstGrp[ic]; n > 0 {
-		return n
+	if n := len(b.d.Groups) - b.icFirstGrp[b.ic]; n > 0 {
+		return n + b.directMessages()
 	}
-	return len(b.d.Messages) - b.icFirstMsg[ic]
+	return len(b.d.Messages) - b.icFirstMsg[b.ic]
 }
 
 func (b *builder) checkEmptyInterchange() {
