@@ -11,7 +11,7 @@ type serviceSpec struct {
 	folder     string // service_v300 or service_v402
 	ident      string
 	constName  string
-	composites map[string][]svcComp
+	composites map[string]svcComposite
 	elements   map[string]svcElem
 }
 
@@ -38,12 +38,16 @@ func loadService(base string, spec serviceSpec) (*directory, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.folder, err)
 		}
-		d.elements[it.ID] = &element{id: it.ID, name: camelToWords(it.Name), desc: it.Desc, repr: repr}
+		d.elements[it.ID] = &element{id: it.ID, name: serviceName(it.Name), desc: it.Desc, repr: repr}
 		d.codes[it.ID] = xmlCodes(it.Codes)
 	}
 	for _, it := range xc.Items {
-		c := &composite{id: it.ID, name: camelToWords(it.Name), desc: it.Desc}
-		for _, k := range spec.composites[it.ID] {
+		c := &composite{id: it.ID, name: serviceName(it.Name), desc: it.Desc}
+		h := spec.composites[it.ID]
+		if h.name != "" {
+			c.name = h.name
+		}
+		for _, k := range h.comps {
 			c.comps = append(c.comps, component{id: k.id, mandatory: k.mandatory})
 		}
 		d.composites[it.ID] = c
@@ -75,7 +79,7 @@ func loadService(base string, spec serviceSpec) (*directory, error) {
 // elements it defines inline (the XML names only coded elements in
 // data_elements.xml).
 func serviceSegment(d *directory, xs xSegment) (*segment, error) {
-	seg := &segment{tag: xs.ID, name: camelToWords(xs.Name), function: xs.Desc}
+	seg := &segment{tag: xs.ID, name: serviceName(xs.Name), function: xs.Desc}
 	for _, it := range xs.Items {
 		if it.ID == "" { // UNA: six service characters, no data elements
 			continue
@@ -96,7 +100,7 @@ func serviceSegment(d *directory, xs xSegment) (*segment, error) {
 			return nil, fmt.Errorf("%s: %w", xs.ID, err)
 		}
 		// The desc attribute of inline elements holds note numbers, not text.
-		d.elements[it.ID] = &element{id: it.ID, name: camelToWords(it.Name), repr: repr}
+		d.elements[it.ID] = &element{id: it.ID, name: serviceName(it.Name), repr: repr}
 	}
 	return seg, nil
 }
@@ -154,4 +158,14 @@ func xmlCodes(xs []xCode) []code {
 		out = append(out, code{value: x.ID, title: strings.TrimSpace(spaceRun.ReplaceAllString(x.Title, " "))})
 	}
 	return out
+}
+
+// serviceName converts an XML name; ISO 9735 writes coded service elements
+// as "Action, coded", which the CamelCase lost.
+func serviceName(camel string) string {
+	n := camelToWords(camel)
+	if strings.HasSuffix(n, " coded") {
+		n = strings.TrimSuffix(n, " coded") + ", coded"
+	}
+	return n
 }

@@ -14,6 +14,13 @@ type svcComp struct {
 	mandatory bool
 }
 
+// svcComposite is a service composite: its name (empty: keep the XML's)
+// and components.
+type svcComposite struct {
+	name  string
+	comps []svcComp
+}
+
 // svcElem names a service simple element and gives its representation.
 type svcElem struct {
 	name string
@@ -25,36 +32,36 @@ const (
 	c = false // conditional
 )
 
-var service3Composites = map[string][]svcComp{
-	"S001": {{"0001", m}, {"0002", m}},
-	"S002": {{"0004", m}, {"0007", c}, {"0008", c}},
-	"S003": {{"0010", m}, {"0007", c}, {"0014", c}},
-	"S004": {{"0017", m}, {"0019", m}},
-	"S005": {{"0022", m}, {"0025", c}},
-	"S006": {{"0040", m}, {"0007", c}},
-	"S007": {{"0044", m}, {"0007", c}},
-	"S008": {{"0052", m}, {"0054", m}, {"0057", c}},
-	"S009": {{"0065", m}, {"0052", m}, {"0054", m}, {"0051", m}, {"0057", c}},
-	"S010": {{"0070", m}, {"0073", c}},
-	"S011": {{"0098", m}, {"0104", c}},
+var service3Composites = map[string]svcComposite{
+	"S001": {"", []svcComp{{"0001", m}, {"0002", m}}},
+	"S002": {"", []svcComp{{"0004", m}, {"0007", c}, {"0008", c}}},
+	"S003": {"", []svcComp{{"0010", m}, {"0007", c}, {"0014", c}}},
+	"S004": {"Date/time of preparation", []svcComp{{"0017", m}, {"0019", m}}},
+	"S005": {"Recipient's reference/password", []svcComp{{"0022", m}, {"0025", c}}},
+	"S006": {"Application sender's identification", []svcComp{{"0040", m}, {"0007", c}}},
+	"S007": {"Application recipient's identification", []svcComp{{"0044", m}, {"0007", c}}},
+	"S008": {"", []svcComp{{"0052", m}, {"0054", m}, {"0057", c}}},
+	"S009": {"", []svcComp{{"0065", m}, {"0052", m}, {"0054", m}, {"0051", m}, {"0057", c}}},
+	"S010": {"", []svcComp{{"0070", m}, {"0073", c}}},
+	"S011": {"", []svcComp{{"0098", m}, {"0104", c}}},
 }
 
-var service4Composites = map[string][]svcComp{
-	"S001": {{"0001", m}, {"0002", m}, {"0080", c}, {"0133", c}, {"0076", c}},
-	"S002": {{"0004", m}, {"0007", c}, {"0008", c}, {"0042", c}},
-	"S003": {{"0010", m}, {"0007", c}, {"0014", c}, {"0046", c}},
-	"S004": {{"0017", m}, {"0019", m}},
-	"S005": {{"0022", m}, {"0025", c}},
-	"S006": {{"0040", m}, {"0007", c}},
-	"S007": {{"0044", m}, {"0007", c}},
-	"S008": {{"0052", m}, {"0054", m}, {"0057", c}},
-	"S009": {{"0065", m}, {"0052", m}, {"0054", m}, {"0051", m}, {"0057", c}, {"0110", c}, {"0113", c}},
-	"S010": {{"0070", m}, {"0073", c}},
-	"S011": {{"0098", m}, {"0104", c}, {"0136", c}},
-	"S016": {{"0115", m}, {"0116", c}, {"0118", c}, {"0051", c}},
-	"S017": {{"0121", m}, {"0122", c}, {"0124", c}, {"0051", c}},
-	"S018": {{"0127", m}, {"0128", c}, {"0130", c}, {"0051", c}},
-	"S020": {{"0813", m}, {"0802", m}},
+var service4Composites = map[string]svcComposite{
+	"S001": {"", []svcComp{{"0001", m}, {"0002", m}, {"0080", c}, {"0133", c}, {"0076", c}}},
+	"S002": {"", []svcComp{{"0004", m}, {"0007", c}, {"0008", c}, {"0042", c}}},
+	"S003": {"", []svcComp{{"0010", m}, {"0007", c}, {"0014", c}, {"0046", c}}},
+	"S004": {"", []svcComp{{"0017", m}, {"0019", m}}},
+	"S005": {"Recipient reference/password details", []svcComp{{"0022", m}, {"0025", c}}},
+	"S006": {"", []svcComp{{"0040", m}, {"0007", c}}},
+	"S007": {"", []svcComp{{"0044", m}, {"0007", c}}},
+	"S008": {"", []svcComp{{"0052", m}, {"0054", m}, {"0057", c}}},
+	"S009": {"", []svcComp{{"0065", m}, {"0052", m}, {"0054", m}, {"0051", m}, {"0057", c}, {"0110", c}, {"0113", c}}},
+	"S010": {"", []svcComp{{"0070", m}, {"0073", c}}},
+	"S011": {"", []svcComp{{"0098", m}, {"0104", c}, {"0136", c}}},
+	"S016": {"", []svcComp{{"0115", m}, {"0116", c}, {"0118", c}, {"0051", c}}},
+	"S017": {"", []svcComp{{"0121", m}, {"0122", c}, {"0124", c}, {"0051", c}}},
+	"S018": {"", []svcComp{{"0127", m}, {"0128", c}, {"0130", c}, {"0051", c}}},
+	"S020": {"", []svcComp{{"0813", m}, {"0802", m}}},
 }
 
 // service3Elements overrides or supplies names and representations for
@@ -72,6 +79,10 @@ var service3Elements = map[string]svcElem{
 	"0019": {"Time", "n4"},
 	"0022": {"Recipient's reference/password", "an..14"},
 	"0025": {"Recipient's reference/password qualifier", "an2"},
+	"0029": {"Processing priority code", "a1"},
+	"0031": {"Acknowledgement request", "n1"},
+	"0032": {"Communications agreement identification", "an..35"},
+	"0035": {"Test indicator", "n1"},
 	"0040": {"Application sender's identification", "an..35"},
 	"0044": {"Application recipient's identification", "an..35"},
 	"0051": {"Controlling agency", "an..2"},
@@ -81,6 +92,7 @@ var service3Elements = map[string]svcElem{
 	"0065": {"Message type identifier", "an..6"},
 	"0070": {"Sequence message transfer number", "n..2"},
 	"0073": {"First/last sequence message transfer indication", "a1"},
+	"0081": {"Section identification", "a1"},
 	"0083": {"Action, coded", "an..3"},
 	"0085": {"Syntax error, coded", "an..3"},
 	"0098": {"Erroneous data element position in segment", "n..3"},
@@ -100,6 +112,9 @@ var service4Elements = map[string]svcElem{
 	"0019": {"Time", "n4"},
 	"0022": {"Recipient reference/password", "an..14"},
 	"0025": {"Recipient reference/password qualifier", "an2"},
+	"0029": {"Processing priority code", "a1"},
+	"0031": {"Acknowledgement request", "n1"},
+	"0035": {"Test indicator", "n1"},
 	"0038": {"Message group identification", "an..6"},
 	"0040": {"Application sender identification", "an..35"},
 	"0042": {"Interchange sender internal sub-identification", "an..35"},
@@ -114,6 +129,7 @@ var service4Elements = map[string]svcElem{
 	"0073": {"First and last transfer", "a1"},
 	"0076": {"Syntax release number", "an2"},
 	"0080": {"Service code list directory version number", "an..6"},
+	"0081": {"Section identification", "a1"},
 	"0083": {"Action, coded", "an..3"},
 	"0085": {"Syntax error, coded", "an..3"},
 	"0098": {"Erroneous data element position in segment", "n..3"},

@@ -1,0 +1,205 @@
+package dict
+
+// NoPath is the PathID of a segment that did not fit the structure.
+const NoPath uint16 = 0xFFFF
+
+// Step is the result of matching one segment.
+type Step struct {
+	// Path is the innermost group and tag, e.g. "SG2/NAD" or "BGM"; empty
+	// when the segment does not fit the structure.
+	Path string
+	// PathID indexes Message.Entries (see Message.PathOf) for the full
+	// nesting, e.g. "SG25/SG26/CCI"; NoPath when the segment does not fit.
+	PathID uint16
+	// Problems found at this segment, nil when there are none: the segment
+	// itself is unexpected or repeated too often, or mandatory entries
+	// were skipped to reach it.
+	Problems []Problem
+}
+
+// Matcher follows the segments of one message through its structure, the
+// way EDIFACT defines it: a group starts with its trigger segment, matching
+// only moves forward, a segment repeats in place up to its maximum, and a
+// segment that does not fit where the matcher stands is looked for later in
+// the current group, then as the trigger of a new occurrence of the current
+// group, then in the enclosing groups, innermost first (leaving the inner
+// groups). A segment found nowhere is unexpected and the matcher stays
+// where it was.
+//
+// A Matcher is not safe for concurrent use. Next does not allocate unless
+// it reports a problem.
+type Matcher struct {
+	msg    *Message
+	frames []frame // frames[0] is the message level, then one per open group
+	done   bool    // UNT matched
+	ended  bool    // End called
+}
+
+// frame is an open group (or the message level) and the position in it.
+type frame struct {
+	group   int32 // entry index of the group; -1 for the message level
+	cur     int32 // entry index of the current child; -1 before the first
+	reps    int32 // occurrences of the group so far
+	count   int32 // occurrences of the current segment so far
+	segOver bool  // TooManySegments reported for the current run
+	grpOver bool  // TooManyGroups reported for this group
+}
+
+// NewMatcher returns a matcher positioned before the first segment (UNH).
+func (m *Message) NewMatcher() *Matcher {
+	mt := &Matcher{msg: m, frames: make([]frame, 1, m.maxDepth+1)}
+	mt.Reset()
+	return mt
+}
+
+// Reset positions the matcher before UNH again, for the next message of the
+// same type, without allocating.
+func (mt *Matcher) Reset() {
+	mt.frames = mt.frames[:1]
+	mt.frames[0] = frame{group: -1, cur: -1}
+	mt.done, mt.ended = false, false
+}
+
+// Message returns the structure the matcher follows.
+func (mt *Matcher) Message() *Message { return mt.msg }
+
+// Next matches the next segment of the message, UNH and UNT included.
+func (mt *Matcher) Next(tag string) Step {
+	entries := mt.msg.Entries
+	if mt.done || mt.ended {
+		return Step{PathID: NoPath, Problems: []Problem{mt.unexpected(tag, "after the message trailer UNT")}}
+	}
+	top := len(mt.frames) - 1
+	f := &mt.frames[top]
+	if f.cur >= 0 && entries[f.cur].Tag == tag && !entries[f.cur].IsGroup() && int(f.count) < entries[f.cur].MaxRepeat {
+		f.count++
+		return mt.step(int(f.cur), nil)
+	}
+	if level, idx, newRep, ok := mt.find(tag); ok {
+		return mt.commit(level, idx, newRep)
+	}
+	if f.cur >= 0 && entries[f.cur].Tag == tag && !entries[f.cur].IsGroup() {
+		f.count++
+		var problems []Problem
+		if !f.segOver {
+			f.segOver = true
+			problems = append(problems, mt.tooManySegments(int(f.cur), f.count))
+		}
+		return mt.step(int(f.cur), problems)
+	}
+	return Step{PathID: NoPath, Problems: []Problem{mt.unexpected(tag, mt.afterText())}}
+}
+
+// find looks for tag from the current position outwards without changing
+// state: later in the current group, as a new occurrence of the current
+// group, then the same in each enclosing group.
+func (mt *Matcher) find(tag string) (level, idx int, newRep, ok bool) {
+	entries := mt.msg.Entries
+	for level = len(mt.frames) - 1; level >= 0; level-- {
+		f := &mt.frames[level]
+		start, end := mt.bounds(f)
+		for i := start; i < end; i = entries[i].End {
+			if entries[i].Tag == tag {
+				return level, i, false, true
+			}
+		}
+		if f.group >= 0 && entries[f.group].Tag == tag {
+			return level, int(f.group), true, true
+		}
+	}
+	return 0, 0, false, false
+}
+
+// bounds returns the entries after the frame's current child and the end
+// of the frame's group.
+func (mt *Matcher) bounds(f *frame) (start, end int) {
+	entries := mt.msg.Entries
+	switch {
+	case f.cur >= 0:
+		start = entries[f.cur].End
+	default:
+		start = int(f.group) + 1 // first child; 0 at message level
+	}
+	end = len(entries)
+	if f.group >= 0 {
+		end = entries[f.group].End
+	}
+	return start, end
+}
+
+// commit moves to a match found by find, reporting mandatory entries that
+// are skipped on the way.
+func (mt *Matcher) commit(level, idx int, newRep bool) Step {
+	entries := mt.msg.Entries
+	var problems []Problem
+	for l := len(mt.frames) - 1; l > level; l-- {
+		problems = mt.missingRest(problems, &mt.frames[l], -1)
+	}
+	mt.frames = mt.frames[:level+1]
+	f := &mt.frames[level]
+	if newRep {
+		problems = mt.missingRest(problems, f, -1)
+		f.reps++
+		f.cur, f.count, f.segOver = f.group+1, 1, false
+		if int(f.reps) > entries[f.group].MaxRepeat && !f.grpOver {
+			f.grpOver = true
+			problems = append(problems, mt.tooManyGroups(int(f.group), f.reps))
+		}
+		return mt.step(int(f.cur), problems)
+	}
+	problems = mt.missingRest(problems, f, idx)
+	f.cur, f.count, f.segOver = int32(idx), 1, false
+	if !entries[idx].IsGroup() {
+		if entries[idx].Tag == "UNT" && entries[idx].Depth == 0 {
+			mt.done = true
+		}
+		return mt.step(idx, problems)
+	}
+	mt.frames = append(mt.frames, frame{group: int32(idx), cur: int32(idx + 1), reps: 1, count: 1})
+	return mt.step(idx+1, problems)
+}
+
+// missingRest appends a problem for every mandatory entry of the frame's
+// group after its current child and before stop (-1: to the group's end).
+func (mt *Matcher) missingRest(problems []Problem, f *frame, stop int) []Problem {
+	entries := mt.msg.Entries
+	start, end := mt.bounds(f)
+	if stop >= 0 {
+		end = stop
+	}
+	for i := start; i < end; i = entries[i].End {
+		if entries[i].Mandatory {
+			problems = append(problems, mt.missingProblem(i))
+		}
+	}
+	return problems
+}
+
+func (mt *Matcher) step(i int, problems []Problem) Step {
+	return Step{Path: mt.msg.Entries[i].Path, PathID: uint16(i), Problems: problems}
+}
+
+// afterText describes the current position for an unexpected segment.
+func (mt *Matcher) afterText() string {
+	f := &mt.frames[len(mt.frames)-1]
+	if f.cur < 0 {
+		return "at the start of the message"
+	}
+	return "after " + mt.msg.Entries[f.cur].FullPath
+}
+
+// End closes the message and returns the mandatory entries that never
+// came: those after the current position in every open group and at
+// message level, including UNT when it was not matched. Call it once, at
+// UNT or at the end of the data; later calls return nil.
+func (mt *Matcher) End() []Problem {
+	if mt.ended {
+		return nil
+	}
+	mt.ended = true
+	var problems []Problem
+	for l := len(mt.frames) - 1; l >= 0; l-- {
+		problems = mt.missingRest(problems, &mt.frames[l], -1)
+	}
+	return problems
+}
