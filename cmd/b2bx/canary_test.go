@@ -1,0 +1,69 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/apiclient/partnersim"
+)
+
+// TestCanaryFullRun drives upload, mailbox ls and fetch --ack (good and
+// faulty deliveries, the partner's answers to the upload, an --out copy)
+// with debug logging on, then searches every byte the CLI produced —
+// stdout, stderr with all slog output, every file under the spool root and
+// the out directory — for the canary API secret and claim tokens.
+func TestCanaryFullRun(t *testing.T) {
+	s := newSimEnv(t, partnersim.WithResponseDelay(0))
+	s.env[envLog] = "debug"
+	var hay []string
+	run := func(stdin string, args ...string) int {
+		code, out, errOut := s.run(t, stdin, args...)
+		hay = append(hay, out, errOut)
+		return code
+	}
+	for _, f := range []partnersim.PayloadFault{{}, {WrongHashHeader: true}, {Trailer: partnersim.TrailerAbsent}, {}, {Reset: true, ResetAt: 100}, {}} {
+		s.add(t, "ORDRSP", ediPayload(20<<10), f)
+	}
+	po := writeFile(t, "po.edi", orders("REF1", 3, "PO-CANARY"))
+	require.Equal(t, exitOK, run("", "upload", po))
+	require.Equal(t, exitOK, run("", "upload", po, "--replay", "--json"))
+	s.clock.Advance(partnersim.DefaultResponseDelay)
+	require.Equal(t, exitOK, run("", "mailbox", "ls", "--all"))
+	require.Equal(t, exitOK, run("", "mailbox", "ls", "--json"))
+
+	outDir := filepath.Join(t.TempDir(), "out")
+	codes := map[int]int{}
+	for range 12 {
+		codes[run("", "fetch", "--next", "--ack", "--out", outDir, "--json")]++
+		codes[run("", "fetch", "--next", "--ack")]++
+	}
+	require.Positive(t, codes[exitOK])
+	require.Positive(t, codes[exitIntegrity], "faulty deliveries were part of the run")
+	require.Positive(t, s.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
+	require.Positive(t, s.sim.RequestCount(partnersim.EndpointPayload, ""))
+	logs := strings.Join(hay, "\n")
+	require.Contains(t, logs, "level=DEBUG", "debug logging was captured")
+
+	for _, root := range []string{s.dataDir, outDir} {
+		require.NoError(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			require.NoError(t, err)
+			if !d.IsDir() {
+				b, err := os.ReadFile(p)
+				require.NoError(t, err)
+				hay = append(hay, p, string(b))
+			}
+			return nil
+		}))
+	}
+	require.Greater(t, len(hay), 60)
+	for _, h := range hay {
+		require.NotContains(t, h, cliCanarySecret)
+		require.NotContains(t, h, cliCanaryToken)
+		require.NotContains(t, h, "CANARY-CLI-TOKEN")
+	}
+}
