@@ -24,13 +24,6 @@ type ResponderFunc func(u Upload) []Reply
 // Respond calls f.
 func (f ResponderFunc) Respond(u Upload) []Reply { return f(u) }
 
-// DefaultResponder answers like a partner: a CONTRL for every upload and
-// an ORDRSP for each accepted ORDERS.
-type DefaultResponder struct{}
-
-// Respond implements Responder.
-func (DefaultResponder) Respond(u Upload) []Reply { return nil }
-
 // enqueueReplies adds the replies as entries due at now+delay+After.
 func (s *Sim) enqueueReplies(connID, uploadID string, now time.Time, delay time.Duration, replies []Reply) {
 	entries := make([]*entry, len(replies))

@@ -103,3 +103,58 @@ func TestCorrelationIDEchoedAndLogged(t *testing.T) {
 	require.Empty(t, f.sim.Requests())
 	require.Empty(t, f.sim.Audit())
 }
+
+// TestServerKeepsOnlyHashes: after claims and uploads, neither a claim
+// token nor an API secret is anywhere in the simulator's own state.
+func TestServerKeepsOnlyHashes(t *testing.T) {
+	f := newFixture(t, HTTP1)
+	id := f.addEntry(t, connA, payload(10), PayloadFault{})
+	cr := f.claim(t, connA, id)
+	code, _ := f.ack(t, connA, id, cr.ClaimToken)
+	require.Equal(t, http.StatusOK, code)
+	f.sim.mu.Lock()
+	var state strings.Builder
+	for _, c := range f.sim.conns {
+		for _, e := range c.entries {
+			fmt.Fprintf(&state, "%#v\n", *e)
+		}
+	}
+	for _, k := range f.sim.keys {
+		fmt.Fprintf(&state, "%#v\n", *k)
+	}
+	f.sim.mu.Unlock()
+	require.NotContains(t, state.String(), cr.ClaimToken)
+	require.NotContains(t, state.String(), tokenPrefix)
+	for _, s := range []string{secretAll, secretInbox, secretMbox, secretB, secretOnlyA2} {
+		require.NotContains(t, state.String(), s)
+	}
+	require.Contains(t, state.String(), id, "sanity: the dump is of the right state")
+}
+
+func TestConcurrentClaimsOneWins(t *testing.T) {
+	f := newFixture(t, HTTP2TLS)
+	id := f.addEntry(t, connA, payload(10), PayloadFault{})
+	const n = 8
+	codes := make(chan int, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			hr, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, f.url(connA, "mailbox", id, "claim"), nil)
+			hr.Header.Set("Authorization", authAll)
+			resp, err := f.hc.Do(hr)
+			if err != nil {
+				codes <- -1
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		})
+	}
+	wg.Wait()
+	close(codes)
+	count := map[int]int{}
+	for c := range codes {
+		count[c]++
+	}
+	require.Equal(t, map[int]int{http.StatusOK: 1, http.StatusConflict: n - 1}, count)
+}
