@@ -1,0 +1,204 @@
+package credentials
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+// Profile is one named connection: where the Partner API is, which
+// connection it addresses, and which API keys (by ID) to use. It never
+// holds a secret; secrets live in a SecretStore under Account(Name, keyID).
+type Profile struct {
+	// Name identifies the profile (-c NAME); letters, digits, '.', '_', '-'.
+	Name string `toml:"-"`
+	// URL is the Partner API origin; https, or http on a loopback host.
+	URL string `toml:"url"`
+	// ConnectionID is the partner connection the profile addresses.
+	ConnectionID string `toml:"connection"`
+	// Partner is an optional label (partner or tenant name) for people.
+	Partner string `toml:"partner,omitempty"`
+	// InboxKeyID is the API key for uploads (POST /inbox).
+	InboxKeyID string `toml:"inbox_key_id"`
+	// MailboxKeyID is the API key for the mailbox calls; it may equal
+	// InboxKeyID when one key serves both.
+	MailboxKeyID string `toml:"mailbox_key_id"`
+	// StoreDir is an optional absolute spool directory for this profile.
+	StoreDir string `toml:"store_dir,omitempty"`
+}
+
+// Use says what a key is for.
+type Use string
+
+// The two uses of a key.
+const (
+	UseInbox   Use = "inbox"
+	UseMailbox Use = "mailbox"
+)
+
+// KeyRef is one distinct key of a profile and what it is used for.
+type KeyRef struct {
+	KeyID string
+	Uses  []Use
+}
+
+// Keys lists the profile's distinct keys, inbox first: one entry when one
+// key serves both.
+func (p Profile) Keys() []KeyRef {
+	if p.InboxKeyID == p.MailboxKeyID {
+		return []KeyRef{{KeyID: p.InboxKeyID, Uses: []Use{UseInbox, UseMailbox}}}
+	}
+	return []KeyRef{
+		{KeyID: p.InboxKeyID, Uses: []Use{UseInbox}},
+		{KeyID: p.MailboxKeyID, Uses: []Use{UseMailbox}},
+	}
+}
+
+// HasKey reports whether keyID is one of the profile's keys.
+func (p Profile) HasKey(keyID string) bool {
+	return keyID != "" && (keyID == p.InboxKeyID || keyID == p.MailboxKeyID)
+}
+
+// FieldError is a validation failure of one profile field. Its text names
+// the profile, the field and what to do.
+type FieldError struct {
+	Profile string // profile name; may be empty when the name itself is bad
+	Field   string // the TOML key, e.g. "url"
+	Problem string // what is wrong and how to fix it
+}
+
+func (e *FieldError) Error() string {
+	if e.Profile == "" {
+		return fmt.Sprintf("profile %s: %s", e.Field, e.Problem)
+	}
+	return fmt.Sprintf("profile %q: %s: %s", e.Profile, e.Field, e.Problem)
+}
+
+const (
+	maxNameLen  = 64
+	maxIDLen    = 256
+	maxLabelLen = 200
+)
+
+// ValidateName checks a profile name: 1–64 of [A-Za-z0-9._-], starting with
+// a letter or digit. The name becomes part of keyring accounts and file
+// names, so it stays plain.
+func ValidateName(name string) error {
+	bad := func(problem string) error {
+		return &FieldError{Field: "name", Problem: fmt.Sprintf("%q %s", name, problem)}
+	}
+	switch {
+	case name == "":
+		return &FieldError{Field: "name", Problem: "is empty: choose a short name such as acme-prod"}
+	case len(name) > maxNameLen:
+		return bad(fmt.Sprintf("is longer than %d characters", maxNameLen))
+	case !isAlnum(rune(name[0])):
+		return bad("must start with a letter or digit")
+	}
+	for _, r := range name {
+		if !isAlnum(r) && r != '.' && r != '_' && r != '-' {
+			return bad("may only contain letters, digits, '.', '_' and '-'")
+		}
+	}
+	return nil
+}
+
+func isAlnum(r rune) bool {
+	return r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+// ValidateBaseURL enforces https for the Partner API, except on loopback
+// hosts (127.0.0.0/8, ::1, localhost) where the simulator and tunnels run.
+// A URL must not carry credentials, a query or a fragment.
+func ValidateBaseURL(raw string) error {
+	if raw == "" {
+		return fmt.Errorf("is empty: give the Partner API origin, e.g. https://api.example.com")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return fmt.Errorf("%q is not an http(s) URL: give the Partner API origin, e.g. https://api.example.com", redactURL(raw))
+	}
+	if u.User != nil {
+		return fmt.Errorf("must not contain a user name or password: remove them; keys live in the OS keyring (b2bx conn set-secret)")
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return fmt.Errorf("must not have a query or fragment: give only the origin, e.g. %s", redactURL(raw))
+	}
+	if u.Scheme == "http" && !IsLoopback(u.Hostname()) {
+		return fmt.Errorf("%q uses plain http: use https (plain http is allowed only for 127.0.0.0/8, ::1 and localhost)", redactURL(raw))
+	}
+	return nil
+}
+
+// redactURL drops user info, query and fragment so a password or token
+// pasted into a URL is never echoed back.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
+}
+
+// IsLoopback reports whether host (without port) is a loopback name or
+// address: localhost, 127.0.0.0/8 or ::1.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkID validates a connection or key ID: printable, no spaces, at most
+// 256 bytes. Key IDs also must not contain ':' (the Bearer header is
+// "<key-id>:<secret>").
+func checkID(id string, isKey bool) string {
+	switch {
+	case id == "":
+		return "is empty"
+	case len(id) > maxIDLen:
+		return fmt.Sprintf("is longer than %d bytes", maxIDLen)
+	case id == "." || id == "..":
+		return fmt.Sprintf("%q is not a valid ID", id)
+	case isKey && strings.Contains(id, ":"):
+		return "must not contain ':' (the API key is sent as <key-id>:<secret>)"
+	}
+	for _, r := range id {
+		if r <= ' ' || r == 0x7f || !unicode.IsPrint(r) {
+			return "must not contain spaces or control characters: copy the ID exactly"
+		}
+	}
+	return ""
+}
+
+// Validate checks every field. The error is a *FieldError naming the
+// profile and field.
+func (p Profile) Validate() error {
+	if err := ValidateName(p.Name); err != nil {
+		return err
+	}
+	field := func(f, problem string) error { return &FieldError{Profile: p.Name, Field: f, Problem: problem} }
+	if err := ValidateBaseURL(p.URL); err != nil {
+		return field("url", err.Error())
+	}
+	if msg := checkID(p.ConnectionID, false); msg != "" {
+		return field("connection", "connection ID "+msg)
+	}
+	if len(p.Partner) > maxLabelLen || strings.ContainsFunc(p.Partner, unicode.IsControl) {
+		return field("partner", fmt.Sprintf("must be at most %d characters without control characters", maxLabelLen))
+	}
+	for _, k := range []struct{ name, id string }{{"inbox_key_id", p.InboxKeyID}, {"mailbox_key_id", p.MailboxKeyID}} {
+		if msg := checkID(k.id, true); msg != "" {
+			return field(k.name, "key ID "+msg+" (set both; use the same ID when one key serves inbox and mailbox)")
+		}
+	}
+	if p.StoreDir != "" && !filepath.IsAbs(p.StoreDir) {
+		return field("store_dir", fmt.Sprintf("%q must be an absolute path", p.StoreDir))
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package credentials
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/zalando/go-keyring"
+
+	"github.com/nutrab2b/b2bx/apiclient/secret"
+)
+
+// Service is the keyring service name of every b2bx secret.
+const Service = "b2bx"
+
+// EnvKeyringTimeout overrides DefaultTimeout (a Go duration, e.g. "1m").
+const EnvKeyringTimeout = "B2BX_KEYRING_TIMEOUT"
+
+// DefaultTimeout bounds each keyring call. An unlock prompt may legitimately
+// take a person a few seconds to answer; a hung provider should not stall
+// b2bx for longer than this.
+const DefaultTimeout = 20 * time.Second
+
+// SecretStore keeps API key secrets by profile and key ID.
+type SecretStore interface {
+	// Get returns the secret; an error matches ErrNotFound when none is
+	// stored.
+	Get(ctx context.Context, profile, keyID string) (secret.Value, error)
+	// Set stores or replaces the secret.
+	Set(ctx context.Context, profile, keyID string, v secret.Value) error
+	// Delete removes the secret; an error matches ErrNotFound when none was
+	// stored.
+	Delete(ctx context.Context, profile, keyID string) error
+}
+
+// Sentinels for errors.Is on SecretStore errors.
+var (
+	ErrNotFound  = errors.New("no secret stored")
+	ErrNoService = errors.New("no OS keyring (Secret Service) is available")
+	ErrLocked    = errors.New("the keyring is locked")
+	ErrTooLarge  = errors.New("the secret is too large for the keyring")
+	ErrTimeout   = errors.New("the keyring did not answer in time")
+	// ErrKeyring matches every other keyring failure.
+	ErrKeyring = errors.New("the keyring failed")
+)
+
+// Account is the keyring account of a key: "<profile>/<key id>".
+func Account(profile, keyID string) string { return profile + "/" + keyID }
+
+// StoreError is a failed SecretStore call. Its text says which key, what
+// went wrong and what to do; it never contains a secret.
+type StoreError struct {
+	Op      string // "get", "set" or "delete"
+	Profile string
+	KeyID   string
+	Kind    error // one of the sentinels above
+	Hint    string
+	Err     error // the provider's error, if any
+}
+
+func (e *StoreError) Error() string {
+	msg := fmt.Sprintf("keyring %s %s: %s", e.Op, Account(e.Profile, e.KeyID), e.Kind)
+	if e.Err != nil && !errors.Is(e.Err, e.Kind) {
+		msg += " (" + e.Err.Error() + ")"
+	}
+	if e.Hint != "" {
+		msg += ": " + e.Hint
+	}
+	return msg
+}
+
+// Unwrap exposes the kind and the provider's error.
+func (e *StoreError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Err}
+}
+
+// KeyringStore is the SecretStore on the OS keyring (Secret Service on
+// Linux and BSD, Keychain on macOS, Credential Manager on Windows).
+type KeyringStore struct {
+	backend   keyring.Keyring
+	timeout   time.Duration
+	goos      string
+	preflight func() error // fails fast when no keyring can be reached
+}
+
+// Option configures a KeyringStore.
+type Option func(*KeyringStore)
+
+// WithTimeout sets the per-call timeout (DefaultTimeout when d <= 0).
+func WithTimeout(d time.Duration) Option {
+	return func(k *KeyringStore) {
+		if d > 0 {
+			k.timeout = d
+		}
+	}
+}
+
+// WithBackend replaces go-keyring's OS provider, for tests of the error
+// mapping and timeouts. The bus preflight is skipped for a custom backend.
+func WithBackend(b keyring.Keyring) Option {
+	return func(k *KeyringStore) {
+		k.backend = b
+		k.preflight = nil
+	}
+}
+
+// NewKeyringStore returns the OS keyring store.
+func NewKeyringStore(opts ...Option) *KeyringStore {
+	k := &KeyringStore{backend: osKeyring{}, timeout: DefaultTimeout, goos: runtime.GOOS}
+	k.preflight = func() error { return busPreflight(k.goos, os.Getenv, fileExists) }
+	for _, o := range opts {
+		o(k)
+	}
+	return k
+}
+
+// TimeoutFromEnv reads $B2BX_KEYRING_TIMEOUT; empty means DefaultTimeout.
+func TimeoutFromEnv(getenv func(string) string) (time.Duration, error) {
+	v := getenv(EnvKeyringTimeout)
+	if v == "" {
+		return DefaultTimeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("$%s=%q is not a positive duration such as 30s or 2m", EnvKeyringTimeout, v)
+	}
+	return d, nil
+}
+
+// Get implements SecretStore.
+func (k *KeyringStore) Get(ctx context.Context, profile, keyID string) (secret.Value, error) {
+	var v string
+	err := k.call(ctx, "get", profile, keyID, func() error {
+		var err error
+		v, err = k.backend.Get(Service, Account(profile, keyID))
+		return err
+	})
+	if err != nil {
+		return secret.Value{}, err
+	}
+	if v == "" {
+		return secret.Value{}, k.fail("get", profile, keyID, ErrNotFound, nil)
+	}
+	return secret.New(v), nil
+}
+
+// Set implements SecretStore. The size is checked against the platform's
+// limit before the keyring is called.
+func (k *KeyringStore) Set(ctx context.Context, profile, keyID string, v secret.Value) error {
+	if v.IsZero() {
+		return fmt.Errorf("keyring set %s: the secret is empty", Account(profile, keyID))
+	}
+	if limit := MaxSecretLen(k.goos, Service, Account(profile, keyID)); v.Len() > limit {
+		return &StoreError{Op: "set", Profile: profile, KeyID: keyID, Kind: ErrTooLarge,
+			Hint: tooLargeHint(k.goos, v.Len(), limit)}
+	}
+	return k.call(ctx, "set", profile, keyID, func() error {
+		return k.backend.Set(Service, Account(profile, keyID), v.Reveal())
+	})
+}
+
+// Delete implements SecretStore.
+func (k *KeyringStore) Delete(ctx context.Context, profile, keyID string) error {
+	return k.call(ctx, "delete", profile, keyID, func() error {
+		return k.backend.Delete(Service, Account(profile, keyID))
+	})
+}
+
+// call runs f on its own goroutine and gives up after the timeout or when
+// ctx ends: some providers block on an unlock prompt or a dead bus. The
+// abandoned goroutine finishes (or not) on its own; a write it completes
+// late is harmless because the next write replaces it.
+func (k *KeyringStore) call(ctx context.Context, op, profile, keyID string, f func() error) error {
+	if k.preflight != nil {
+		if err := k.preflight(); err != nil {
+			return k.fail(op, profile, keyID, ErrNoService, err)
+		}
+	}
+	tctx, cancel := context.WithTimeout(ctx, k.timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			return nil
+		}
+		return k.fail(op, profile, keyID, classify(err), err)
+	case <-tctx.Done():
+		if ctx.Err() != nil {
+			return fmt.Errorf("keyring %s %s: %w", op, Account(profile, keyID), ctx.Err())
+		}
+		return k.fail(op, profile, keyID, ErrTimeout, nil)
+	}
+}
+
+func (k *KeyringStore) fail(op, profile, keyID string, kind, cause error) error {
+	return &StoreError{Op: op, Profile: profile, KeyID: keyID, Kind: kind, Err: cause,
+		Hint: hint(kind, k.goos, op, profile, keyID, k.timeout)}
+}
+
+// osKeyring calls go-keyring's package functions, so keyring.MockInit in
+// tests swaps the OS provider underneath it.
+type osKeyring struct{}
+
+func (osKeyring) Get(service, user string) (string, error) { return keyring.Get(service, user) }
+func (osKeyring) Set(service, user, pass string) error     { return keyring.Set(service, user, pass) }
+func (osKeyring) Delete(service, user string) error        { return keyring.Delete(service, user) }
+func (osKeyring) DeleteAll(service string) error           { return keyring.DeleteAll(service) }
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
