@@ -2,6 +2,7 @@ package partnersim
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim/edigen"
@@ -22,6 +23,10 @@ type DemoOptions struct {
 	// LargeSize is the size of the big ORDRSP on the first connection;
 	// 0 means 15 MiB, negative means none (quick tests).
 	LargeSize int
+	// LargeCopies adds that many deliveries of the big ORDRSP (0 means 1),
+	// all sharing one []byte: fresh entries for repeated benchmark runs
+	// without holding more copies in memory.
+	LargeCopies int
 }
 
 // DemoKey is a demo API key. Secret is the raw secret: the simulator's own
@@ -54,7 +59,8 @@ type Demo struct {
 	Connections []DemoConnection
 	Entries     int         // deliveries created in all
 	Faulty      []DemoEntry // deliveries that fail an integrity check
-	Large       DemoEntry   // the big ORDRSP (empty if none)
+	Large       DemoEntry   // the (first) big ORDRSP; empty if none
+	LargeAll    []DemoEntry // every copy of the big ORDRSP, Large first
 }
 
 // DemoTenant is the tenant (workspace) of the demo partner.
@@ -94,19 +100,38 @@ func SeedDemo(s *Sim, opt DemoOptions) (*Demo, error) {
 		d.Connections = append(d.Connections, dc)
 	}
 	if opt.LargeSize > 0 {
-		conn := d.Connections[0].ConnectionID
-		now := s.clock.Now().UTC()
-		o := g.Order(edigen.Party{GLN: g.GLN("40")}, supplier, now.Add(-time.Hour), 1)
-		env := edigen.Envelope{Sender: supplier.GLN, Recipient: o.Buyer.GLN, ControlRef: g.ControlRef(), Prepared: now.Add(-30 * time.Minute)}
-		big := g.LargeOrdrsp(edigen.D96A, env, o, "RSP-"+g.Digits(8), opt.LargeSize)
-		id, err := s.AddEntry(conn, Delivery{ID: g.UUID(), InterchangeID: g.UUID(), MessageType: "ORDRSP", Payload: big, CreatedAt: now.Add(-time.Minute)})
-		if err != nil {
+		if err := seedLarge(s, opt, g, supplier, d); err != nil {
 			return nil, err
 		}
-		d.Entries++
-		d.Large = DemoEntry{ConnectionID: conn, DeliveryAttemptID: id, What: fmt.Sprintf("%.1f MiB ORDRSP", float64(len(big))/(1<<20))}
 	}
 	return d, nil
+}
+
+// seedLarge adds the big ORDRSP (LargeCopies times, one shared payload)
+// to the first connection as its newest entries.
+func seedLarge(s *Sim, opt DemoOptions, g *edigen.Gen, supplier edigen.Party, d *Demo) error {
+	conn := d.Connections[0].ConnectionID
+	now := s.clock.Now().UTC()
+	o := g.Order(edigen.Party{GLN: g.GLN("40")}, supplier, now.Add(-time.Hour), 1)
+	env := edigen.Envelope{Sender: supplier.GLN, Recipient: o.Buyer.GLN, ControlRef: g.ControlRef(), Prepared: now.Add(-30 * time.Minute)}
+	big := g.LargeOrdrsp(edigen.D96A, env, o, "RSP-"+g.Digits(8), opt.LargeSize)
+	what := fmt.Sprintf("%.1f MiB ORDRSP", float64(len(big))/(1<<20))
+	// Hash once; every copy shares the bytes and the hash.
+	proto := newEntry(Delivery{MessageType: "ORDRSP", Payload: big})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range max(opt.LargeCopies, 1) {
+		e := *proto
+		e.id, e.interchangeID = g.UUID(), g.UUID()
+		e.createdAt = now.Add(time.Duration(i-60) * time.Second)
+		if err := s.addEntryLocked(conn, &e); err != nil {
+			return err
+		}
+		d.Entries++
+		d.LargeAll = append(d.LargeAll, DemoEntry{ConnectionID: conn, DeliveryAttemptID: e.id, What: what})
+	}
+	d.Large = d.LargeAll[0]
+	return nil
 }
 
 func seedConnection(s *Sim, opt DemoOptions, g *edigen.Gen, name string, d *Demo) (DemoConnection, error) {
@@ -115,7 +140,7 @@ func seedConnection(s *Sim, opt DemoOptions, g *edigen.Gen, name string, d *Demo
 		return dc, err
 	}
 	mk := func(kind string, scopes []string) (DemoKey, error) {
-		k := DemoKey{ID: "key-" + name + "-" + kind, Scopes: scopes}
+		k := DemoKey{ID: "key-" + name + "-" + kind, Scopes: slices.Clone(scopes)}
 		k.Secret = opt.Secret(k.ID)
 		return k, s.AddKey(Key{ID: k.ID, Secret: k.Secret, Tenant: DemoTenant, Scopes: scopes, Connections: []string{dc.ConnectionID}})
 	}

@@ -15,12 +15,16 @@ func canarySecrets(id string) string { return "CANARY-DEMO-" + id }
 
 func TestSeedDemo(t *testing.T) {
 	sim := New(WithClock(NewFakeClock(timeZero)))
-	d, err := SeedDemo(sim, DemoOptions{Secret: canarySecrets})
+	d, err := SeedDemo(sim, DemoOptions{Secret: canarySecrets, LargeCopies: 3})
 	require.NoError(t, err)
+	require.Len(t, d.LargeAll, 3)
+	require.Equal(t, d.Large, d.LargeAll[0])
+	require.Same(t, &sim.conns[d.Large.ConnectionID].byID[d.LargeAll[0].DeliveryAttemptID].payload[0],
+		&sim.conns[d.Large.ConnectionID].byID[d.LargeAll[2].DeliveryAttemptID].payload[0], "copies share one []byte")
 	require.Len(t, d.Connections, 2)
 	require.Equal(t, "acme-de", d.Connections[0].Name)
 	require.Equal(t, "acme-at", d.Connections[1].Name)
-	require.GreaterOrEqual(t, d.Entries, 120)
+	require.Equal(t, 128+3, d.Entries)
 
 	types := map[string]int{}
 	s009 := map[string]int{}

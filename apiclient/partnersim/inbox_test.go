@@ -123,13 +123,12 @@ func (g *genReader) Read(p []byte) (int, error) {
 	if g.left <= 0 {
 		return 0, io.EOF
 	}
-	n := min(int64(len(p)), g.left)
-	for i := range p[:n] {
-		p[i] = 'A'
-	}
-	g.left -= n
-	return int(n), nil
+	n := copy(p[:min(int64(len(p)), g.left)], genChunk)
+	g.left -= int64(n)
+	return n, nil
 }
+
+var genChunk = bytes.Repeat([]byte("A"), 64<<10)
 
 func TestInboxTooLarge(t *testing.T) {
 	for _, m := range modes {

@@ -46,6 +46,7 @@ type simEntryJSON struct {
 type simExtraJSON struct {
 	ExtraKeys []simConnJSON  `json:"extraKeys"`
 	Large     *simEntryJSON  `json:"large,omitempty"`
+	LargeAll  []simEntryJSON `json:"largeAll"`
 	Faulty    []simEntryJSON `json:"faulty"`
 	CAFile    string         `json:"caFile,omitempty"`
 	Entries   int            `json:"entries"`
@@ -61,8 +62,8 @@ The credentials printed are throwaway secrets of this simulator run, made
 fresh each start; this is the one place b2bx prints a secret, on purpose.
 With --json the first stdout line is
   {"baseURL":"...","connections":[{"name","connectionId","keyId","secret","scopes"}]}
-and the second lists the upload-only/mailbox-only keys, the large and the
-faulty entries. Requests are logged to stderr (never tokens or payloads).
+and the second lists the upload-only/mailbox-only keys and the large and
+faulty entries ({"extraKeys","large","largeAll","faulty","caFile","entries"}). Requests are logged to stderr (never tokens or payloads).
 `
 
 func runSim(ctx context.Context, e *env, args []string) int {
@@ -71,6 +72,7 @@ func runSim(ctx context.Context, e *env, args []string) int {
 	seed := fs.String("seed", "demo", "initial data: `demo` or empty (connections and keys, no deliveries)")
 	http2 := fs.Bool("http2", false, "serve HTTPS with HTTP/2 and a throwaway certificate (see --ca-file)")
 	caFile := fs.String("ca-file", "", "with --http2: write the certificate PEM to this `file` (default: a temp file)")
+	large := fs.Int("large", 1, "`copies` of the 15 MiB ORDRSP (fresh entries for repeated fetch benchmarks; they share memory)")
 	delay := fs.Duration("reply-delay", partnersim.DefaultResponseDelay, "how long after an upload the CONTRL/ORDRSP answers appear")
 	asJSON := fs.Bool("json", false, "print the base URL and demo credentials as JSON lines")
 	fs.Usage = func() {
@@ -81,13 +83,16 @@ func runSim(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	if err := checkSimArgs(pos, *addr, *seed); err != nil {
+	if err := checkSimArgs(pos, *addr, *seed, *large); err != nil {
 		fmt.Fprintf(e.stderr, "b2bx sim: %v\n", err)
 		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
 	sim := partnersim.New(partnersim.WithLogger(logger), partnersim.WithResponseDelay(*delay))
-	opt := partnersim.DemoOptions{}
+	opt := partnersim.DemoOptions{LargeCopies: *large}
+	if *large == 0 {
+		opt.LargeSize = -1
+	}
 	if *seed == "empty" {
 		opt.PerConnection, opt.LargeSize = -1, -1
 	}
@@ -140,9 +145,12 @@ func runSim(ctx context.Context, e *env, args []string) int {
 // checkSimArgs refuses positional arguments, unknown seeds and any address
 // that is not loopback: the simulator prints its secrets and must not be
 // reachable from the network.
-func checkSimArgs(pos []string, addr, seed string) error {
+func checkSimArgs(pos []string, addr, seed string, large int) error {
 	if len(pos) > 0 {
 		return errors.New("sim takes no arguments; see 'b2bx sim -h'")
+	}
+	if large < 0 || large > 1000 {
+		return fmt.Errorf("--large must be from 0 to 1000, not %d", large)
 	}
 	if seed != "demo" && seed != "empty" {
 		return fmt.Errorf("--seed must be demo or empty, not %q", seed)
@@ -179,7 +187,7 @@ func connJSON(c partnersim.DemoConnection, k partnersim.DemoKey) simConnJSON {
 
 func printSimJSON(w io.Writer, baseURL string, d *partnersim.Demo, caPath string) error {
 	first := simJSON{BaseURL: baseURL, Connections: []simConnJSON{}}
-	extra := simExtraJSON{ExtraKeys: []simConnJSON{}, Faulty: []simEntryJSON{}, CAFile: caPath, Entries: d.Entries}
+	extra := simExtraJSON{ExtraKeys: []simConnJSON{}, Faulty: []simEntryJSON{}, LargeAll: []simEntryJSON{}, CAFile: caPath, Entries: d.Entries}
 	for _, c := range d.Connections {
 		first.Connections = append(first.Connections, connJSON(c, c.Key))
 		extra.ExtraKeys = append(extra.ExtraKeys, connJSON(c, c.InboxKey), connJSON(c, c.MailboxKey))
@@ -187,9 +195,11 @@ func printSimJSON(w io.Writer, baseURL string, d *partnersim.Demo, caPath string
 	for _, f := range d.Faulty {
 		extra.Faulty = append(extra.Faulty, simEntryJSON(f))
 	}
-	if d.Large.DeliveryAttemptID != "" {
-		l := simEntryJSON(d.Large)
-		extra.Large = &l
+	for _, l := range d.LargeAll {
+		extra.LargeAll = append(extra.LargeAll, simEntryJSON(l))
+	}
+	if len(extra.LargeAll) > 0 {
+		extra.Large = &extra.LargeAll[0]
 	}
 	enc := json.NewEncoder(w)
 	if err := enc.Encode(first); err != nil {
@@ -211,8 +221,11 @@ func printSimHuman(w io.Writer, baseURL string, d *partnersim.Demo, caPath strin
 			fmt.Fprintf(&b, "  %s  %s:%s\n", k.label, k.key.ID, k.key.Secret)
 		}
 	}
-	if d.Large.DeliveryAttemptID != "" {
-		fmt.Fprintf(&b, "\nLarge delivery: %s (%s)\n", d.Large.DeliveryAttemptID, d.Large.What)
+	for i, l := range d.LargeAll {
+		if i == 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "Large delivery: %s (%s)\n", l.DeliveryAttemptID, l.What)
 	}
 	for _, f := range d.Faulty {
 		fmt.Fprintf(&b, "Faulty delivery: %s (%s)\n", f.DeliveryAttemptID, f.What)

@@ -82,7 +82,7 @@ func (r *simRun) stop(t *testing.T) int {
 }
 
 func TestSimJSONFirstLine(t *testing.T) {
-	r := startSim(t, "--json", "--seed", "demo")
+	r := startSim(t, "--json", "--seed", "demo", "--large", "2")
 	first := r.line(t)
 	// Exactly the documented shape: no other keys.
 	var raw map[string]json.RawMessage
@@ -109,7 +109,9 @@ func TestSimJSONFirstLine(t *testing.T) {
 	require.Len(t, extra.ExtraKeys, 4)
 	require.Len(t, extra.Faulty, 3)
 	require.NotNil(t, extra.Large)
-	require.GreaterOrEqual(t, extra.Entries, 120)
+	require.Len(t, extra.LargeAll, 2)
+	require.Equal(t, *extra.Large, extra.LargeAll[0])
+	require.Equal(t, 130, extra.Entries)
 
 	c := doc.Connections[0]
 	req, err := http.NewRequest(http.MethodGet, doc.BaseURL+"/api/v1/b2b-exchange/partner/connections/"+c.ConnectionID+"/mailbox?limit=100", nil)
@@ -124,7 +126,7 @@ func TestSimJSONFirstLine(t *testing.T) {
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&list))
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	require.Len(t, list.Data, 65, "64 deliveries and the large one")
+	require.Len(t, list.Data, 66, "64 deliveries and two large ones")
 
 	require.Equal(t, exitOK, r.stop(t))
 	logs := r.stderr.String()
@@ -184,6 +186,7 @@ func TestSimUsageErrors(t *testing.T) {
 		{"sim", "--addr", "example.com:80"},
 		{"sim", "--addr", "nonsense"},
 		{"sim", "--seed", "prod"},
+		{"sim", "--large", "-1"},
 		{"sim", "extra"},
 		{"sim", "--bogus"},
 	} {
