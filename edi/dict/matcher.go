@@ -69,16 +69,19 @@ func (mt *Matcher) Next(tag string) Step {
 	if mt.done || mt.ended {
 		return Step{PathID: NoPath, Problems: []Problem{mt.unexpected(tag, "after the message trailer UNT")}}
 	}
+	key := tagKey(tag)
 	top := len(mt.frames) - 1
 	f := &mt.frames[top]
-	if f.cur >= 0 && entries[f.cur].Tag == tag && !entries[f.cur].IsGroup() && int(f.count) < entries[f.cur].MaxRepeat {
+	// The top frame's current child is always a segment (or none yet).
+	same := f.cur >= 0 && entries[f.cur].key == key
+	if same && int(f.count) < entries[f.cur].MaxRepeat {
 		f.count++
 		return mt.step(int(f.cur), nil)
 	}
-	if level, idx, newRep, ok := mt.find(tag); ok {
+	if level, idx, newRep, ok := mt.find(key); ok {
 		return mt.commit(level, idx, newRep)
 	}
-	if f.cur >= 0 && entries[f.cur].Tag == tag && !entries[f.cur].IsGroup() {
+	if same {
 		f.count++
 		var problems []Problem
 		if !f.segOver {
@@ -93,17 +96,17 @@ func (mt *Matcher) Next(tag string) Step {
 // find looks for tag from the current position outwards without changing
 // state: later in the current group, as a new occurrence of the current
 // group, then the same in each enclosing group.
-func (mt *Matcher) find(tag string) (level, idx int, newRep, ok bool) {
+func (mt *Matcher) find(key uint32) (level, idx int, newRep, ok bool) {
 	entries := mt.msg.Entries
 	for level = len(mt.frames) - 1; level >= 0; level-- {
 		f := &mt.frames[level]
 		start, end := mt.bounds(f)
 		for i := start; i < end; i = entries[i].End {
-			if entries[i].Tag == tag {
+			if entries[i].key == key {
 				return level, i, false, true
 			}
 		}
-		if f.group >= 0 && entries[f.group].Tag == tag {
+		if f.group >= 0 && entries[f.group].key == key {
 			return level, int(f.group), true, true
 		}
 	}

@@ -27,7 +27,19 @@ type Entry struct {
 	Path      string // innermost group and tag: "SG2/NAD", "BGM"; "SG2" for a group
 	FullPath  string // every enclosing group: "SG25/SG26/CCI"
 	GroupName string // the enclosing group: "SG2"; "" at message level
+	key       uint32 // Tag packed by tagKey, so the matcher compares integers
 }
+
+// tagKey packs a three-character tag into an integer; anything else gets
+// a key no entry has.
+func tagKey(tag string) uint32 {
+	if len(tag) != 3 {
+		return noKey
+	}
+	return uint32(tag[0])<<16 | uint32(tag[1])<<8 | uint32(tag[2])
+}
+
+const noKey = 0xFFFFFFFF
 
 // IsGroup reports whether the entry is a segment group.
 func (e *Entry) IsGroup() bool { return e.Group > 0 }

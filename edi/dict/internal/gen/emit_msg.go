@@ -64,6 +64,11 @@ func flatten(m *message) ([]flatEntry, int, error) {
 	if err := walk(m.root, -1, nil); err != nil {
 		return nil, 0, err
 	}
+	for _, e := range out {
+		if len(e.tag) != 3 {
+			return nil, 0, fmt.Errorf("%s: tag %q is not three characters", m.typ, e.tag)
+		}
+	}
 	if len(out) == 0 || out[0].tag != "UNH" || out[len(out)-1].tag != "UNT" || out[len(out)-1].depth != 0 {
 		return nil, 0, fmt.Errorf("%s: structure must start with UNH and end with UNT", m.typ)
 	}
@@ -93,8 +98,9 @@ func emitMessages(w *goWriter, msgs []*message) error {
 		w.f("var %s = Message{\n\tType: %s, Version: %s, Release: %s, Label: %s,\n\tDirectory: %s, Source: %s, maxDepth: %d,\n\tEntries: []Entry{\n",
 			msgIdent(m), q(m.typ), q(m.version), q(m.release), q(m.humanLabel()), m.dir, q(m.source), depth)
 		for _, e := range entries {
-			w.f("\t\t{%d, %s, %d, %t, %d, %d, %d, %d, %s, %s, %s},\n", e.pos, q(e.tag), e.group, e.mandatory,
-				e.max, e.depth, e.parent, e.end, q(e.path), q(e.fullPath), q(e.groupName))
+			key := uint32(e.tag[0])<<16 | uint32(e.tag[1])<<8 | uint32(e.tag[2])
+			w.f("\t\t{%d, %s, %d, %t, %d, %d, %d, %d, %s, %s, %s, %#x},\n", e.pos, q(e.tag), e.group, e.mandatory,
+				e.max, e.depth, e.parent, e.end, q(e.path), q(e.fullPath), q(e.groupName), key)
 		}
 		w.f("\t},\n}\n\n")
 	}
