@@ -2,6 +2,7 @@ package edi
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -69,13 +70,15 @@ const (
 	highs = 0x8080808080808080
 )
 
-// SWAR tests on 8 bytes at once (valid for n <= 0x7F).
-func hasLess(x uint64, n byte) bool { return (x-ones*uint64(n))&^x&highs != 0 }
-func hasMore(x uint64, n byte) bool { return ((x+ones*uint64(127-n))|x)&highs != 0 }
-func hasByte(x uint64, c byte) bool {
-	y := x ^ (ones * uint64(c))
-	return (y-ones)&^y&highs != 0
-}
+// SWAR masks over 8 bytes (valid for n <= 0x7F): the high bit of a byte is
+// set for every byte below (lessMask) or above (moreMask) n; bytes above a
+// hit may be flagged too.
+func lessMask(x uint64, n byte) uint64 { return (x - ones*uint64(n)) &^ x & highs }
+func moreMask(x uint64, n byte) uint64 { return ((x + ones*uint64(127-n)) | x) & highs }
+
+func hasLess(x uint64, n byte) bool { return lessMask(x, n) != 0 }
+func hasMore(x uint64, n byte) bool { return moreMask(x, n) != 0 }
+func hasByte(x uint64, c byte) bool { return zeroMask(x^(ones*uint64(c))) != 0 }
 
 // checkCharacters verifies the bytes of an interchange against the level
 // its UNB declares. Words of 8 plain characters are skipped without a
@@ -105,20 +108,22 @@ func (d *Document) checkCharacters(ic *Interchange) {
 }
 
 // classify tallies the bytes of data by class; start is data's offset in
-// the input. Words of 8 bytes that cannot hold a problem are skipped.
+// the input. Each 8-byte word gets a mask of bytes that may be suspicious
+// (the masks may flag harmless bytes above a hit, never miss one); only
+// those bytes are looked up in the table.
 func classify(data []byte, start int, table *[256]uint8, strict bool) [numClasses]tally {
 	var t [numClasses]tally
 	i := 0
 	for ; i+8 <= len(data); i += 8 {
 		x := binary.LittleEndian.Uint64(data[i:])
+		var m uint64
 		if strict {
-			if !hasLess(x, 0x20) && !hasMore(x, 0x5A) && !hasByte(x, '#') && !hasByte(x, '$') && !hasByte(x, '@') {
-				continue
-			}
-		} else if !hasLess(x, 0x20) && !hasMore(x, 0x7E) {
-			continue
+			m = lessMask(x, 0x20) | moreMask(x, 0x5A) | zeroMask(x^(ones*'#')) | zeroMask(x^(ones*'$')) | zeroMask(x^(ones*'@'))
+		} else {
+			m = lessMask(x, 0x20) | moreMask(x, 0x7E)
 		}
-		for j := i; j < i+8; j++ {
+		for ; m != 0; m &= m - 1 {
+			j := i + bits.TrailingZeros64(m)>>3
 			if c := table[data[j]]; c != chOK {
 				t[c].add(-1, start+j, data[j])
 			}

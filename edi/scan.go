@@ -2,24 +2,19 @@ package edi
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 )
 
 var (
 	tagUNA = [3]byte{'U', 'N', 'A'}
 	tagUNB = [3]byte{'U', 'N', 'B'}
 	tagUNZ = [3]byte{'U', 'N', 'Z'}
-	tagUNG = [3]byte{'U', 'N', 'G'}
-	tagUNE = [3]byte{'U', 'N', 'E'}
-	tagUNH = [3]byte{'U', 'N', 'H'}
-	tagUNT = [3]byte{'U', 'N', 'T'}
 	bom    = []byte{0xEF, 0xBB, 0xBF}
 )
 
 // scanner makes the single pass over the input that yields segment
-// records. It tracks the next release character and line breaks with
-// bytes.IndexByte instead of looking at every byte: in typical data the
-// release character is rare, so most segments cost one IndexByte for the
-// terminator plus one per kind of line break.
+// records; see finder for how it looks at the bytes.
 type scanner struct {
 	doc   *Document
 	data  []byte
@@ -29,23 +24,20 @@ type scanner struct {
 	known map[dialect]uint16
 	inIC  bool // between UNB and UNZ
 	una   int  // record index of a UNA not yet followed by UNB, -1
-
-	relNext, lfNext, crNext int // next release/LF/CR at or after the current segment; len(data) = none
+	sized bool // the record slice has been allocated from a terminator count
+	find  finder
 }
 
 func newScanner(d *Document) *scanner {
 	s := &scanner{doc: d, data: d.data, una: -1, known: map[dialect]uint16{}}
-	s.relNext, s.lfNext, s.crNext = -1, -1, -1
 	// Outside any UNB: printable defaults, charset unknown.
 	_ = s.setDialect(newDialect(DefaultSeparators(3), CharsetUnknown, 0))
 	return s
 }
 
 func (s *scanner) setDialect(d dialect) error {
-	if d.seps.Release != s.d.seps.Release || d.seps.HasRelease != s.d.seps.HasRelease {
-		s.relNext = -1
-	}
 	s.d = d
+	s.find = newFinder(&d)
 	if i, ok := s.known[d]; ok {
 		s.di = i
 		return nil
@@ -66,19 +58,19 @@ func (s *scanner) run() error {
 		s.doc.issuef(SeverityWarning, CodeBOM, 0, -1, 0,
 			"the file starts with a UTF-8 byte order mark (EF BB BF); it is not part of EDIFACT and was skipped")
 	}
-	for {
-		s.skipLayout()
-		if s.pos >= len(data) {
-			break
-		}
-		if s.trailingPadding() {
-			break
+	for s.pos < len(data) {
+		c := data[s.pos]
+		if s.d.isLayout(c) {
+			s.pos++
+			continue
 		}
 		var err error
 		switch {
-		case s.at(tagUNA):
+		case isPadding(c) && s.trailingPadding():
+			return s.finish()
+		case c == 'U' && s.at(tagUNA):
 			err = s.scanUNA()
-		case s.at(tagUNB):
+		case c == 'U' && s.at(tagUNB):
 			err = s.scanUNB()
 		default:
 			if !s.inIC && s.una < 0 && !s.looksLikeSegment() {
@@ -93,9 +85,15 @@ func (s *scanner) run() error {
 			return err
 		}
 	}
+	return s.finish()
+}
+
+func isPadding(c byte) bool { return c == ' ' || c == '\t' || c == 0 || c == 0x1A }
+
+func (s *scanner) finish() error {
 	if len(s.doc.segs) == 0 {
 		s.doc.issuef(SeverityError, CodeEmptyInput, 0, -1, 0,
-			"the input holds no EDIFACT segments (%d bytes, only line breaks, padding or a byte order mark); choose the EDIFACT file", len(data))
+			"the input holds no EDIFACT segments (%d bytes, only line breaks, padding or a byte order mark); choose the EDIFACT file", len(s.data))
 	}
 	return nil
 }
@@ -106,12 +104,6 @@ func (s *scanner) at(tag [3]byte) bool {
 	p := s.pos
 	return p+3 < len(s.data) && s.data[p] == tag[0] && s.data[p+1] == tag[1] &&
 		s.data[p+2] == tag[2] && !isAlnum(s.data[p+3])
-}
-
-func (s *scanner) skipLayout() {
-	for s.pos < len(s.data) && s.d.isLayout(s.data[s.pos]) {
-		s.pos++
-	}
 }
 
 // trailingPadding consumes spaces, tabs, NULs, ^Z and line breaks when they
@@ -264,44 +256,46 @@ func (s *scanner) scanUNB() error {
 // characters, or to the end of the data.
 func (s *scanner) scanSegment() {
 	data, start := s.data, s.pos
-	if s.doc.segs == nil {
+	if !s.sized {
 		// One count of the terminator sizes the index exactly for the
 		// usual single-dialect file: no growth copies, no slack.
-		s.doc.segs = make([]segRec, 0, bytes.Count(data[start:], []byte{s.d.seps.Segment})+2)
+		s.sized = true
+		segs := make([]segRec, len(s.doc.segs), len(s.doc.segs)+bytes.Count(data[start:], []byte{s.d.seps.Segment})+1)
+		copy(segs, s.doc.segs)
+		s.doc.segs = segs
 	}
-	term := s.d.seps.Segment
+	term, rel := s.d.seps.Segment, s.d.seps.Release
 	end, from := len(data), start
 	var fl uint8
 	for {
-		k := bytes.IndexByte(data[from:], term)
-		if k < 0 {
+		p := s.find.next(data, from)
+		if p >= len(data) {
 			break
 		}
-		p := from + k
-		if s.d.seps.HasRelease && s.releaseBefore(start, p) {
-			fl |= fRelease
-			if s.oddReleaseRun(start, p) {
-				from = p + 1
-				continue
+		c := data[p]
+		if c == term {
+			if fl&fRelease == 0 || !s.oddReleaseRun(start, p) {
+				end, fl = p, fl|fTerminated
+				break
 			}
+		} else if c == rel && s.d.seps.HasRelease {
+			fl |= fRelease
+		} else {
+			fl |= fLineBreak
 		}
-		end, fl = p, fl|fTerminated
-		break
+		from = p + 1
 	}
 	if fl&fTerminated == 0 {
 		// Line breaks after an unterminated last segment are layout.
 		for end > start+1 && s.d.isLayout(data[end-1]) {
 			end--
 		}
-	}
-	if fl&fTerminated == 0 && s.d.seps.HasRelease && s.releaseBefore(start, end) {
-		fl |= fRelease
-		if s.oddReleaseRun(start, end) {
+		if fl&fLineBreak != 0 && !s.hasLayout(data[start:end]) {
+			fl &^= fLineBreak
+		}
+		if fl&fRelease != 0 && s.oddReleaseRun(start, end) {
 			fl |= fDangling
 		}
-	}
-	if (s.d.lfGap && s.nextByte(&s.lfNext, start, '\n') < end) || (s.d.crGap && s.nextByte(&s.crNext, start, '\r') < end) {
-		fl |= fLineBreak
 	}
 	rec := segRec{off: uint32(start), n: uint32(end - start), flags: fl, dia: s.di}
 	s.setTag(&rec)
@@ -315,22 +309,58 @@ func (s *scanner) scanSegment() {
 	}
 }
 
-// releaseBefore reports whether a release character occurs in [start, p).
-func (s *scanner) releaseBefore(start, p int) bool {
-	return s.nextByte(&s.relNext, start, s.d.seps.Release) < p
-}
-
-// nextByte returns the position of the first c at or after start, caching
-// it in *next; len(data) means there is none.
-func (s *scanner) nextByte(next *int, start int, c byte) int {
-	if *next < start {
-		if k := bytes.IndexByte(s.data[start:], c); k >= 0 {
-			*next = start + k
-		} else {
-			*next = len(s.data)
+func (s *scanner) hasLayout(b []byte) bool {
+	for _, c := range b {
+		if s.d.isLayout(c) {
+			return true
 		}
 	}
-	return *next
+	return false
+}
+
+// finder locates the next byte that matters inside a segment (terminator,
+// release character, CR, LF) eight bytes at a time. Segments are short
+// (20-30 bytes), where a SWAR loop beats several bytes.IndexByte calls.
+type finder struct {
+	term, rel, lf, cr uint64 // broadcast bytes; unused slots repeat term
+	b                 [4]byte
+}
+
+func newFinder(d *dialect) finder {
+	t := d.seps.Segment
+	b := [4]byte{t, t, t, t}
+	if d.seps.HasRelease {
+		b[1] = d.seps.Release
+	}
+	if d.lfGap {
+		b[2] = '\n'
+	}
+	if d.crGap {
+		b[3] = '\r'
+	}
+	return finder{term: ones * uint64(b[0]), rel: ones * uint64(b[1]), lf: ones * uint64(b[2]), cr: ones * uint64(b[3]), b: b}
+}
+
+// zeroMask has the high bit set in the first zero byte of y (bits above it
+// may be false positives, so only the lowest set bit is meaningful).
+func zeroMask(y uint64) uint64 { return (y - ones) &^ y & highs }
+
+// next returns the position of the first interesting byte at or after
+// from, or len(data).
+func (f *finder) next(data []byte, from int) int {
+	i := from
+	for ; i+8 <= len(data); i += 8 {
+		x := binary.LittleEndian.Uint64(data[i:])
+		if m := zeroMask(x^f.term) | zeroMask(x^f.rel) | zeroMask(x^f.lf) | zeroMask(x^f.cr); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(data); i++ {
+		if c := data[i]; c == f.b[0] || c == f.b[1] || c == f.b[2] || c == f.b[3] {
+			return i
+		}
+	}
+	return len(data)
 }
 
 // oddReleaseRun reports whether the character at p is escaped: preceded by
@@ -352,10 +382,17 @@ func (s *scanner) oddReleaseRun(start, p int) bool {
 // three upper-case letters or digits followed by a separator.
 func (s *scanner) setTag(r *segRec) {
 	raw := s.data[r.off : r.off+r.n]
+	if r.flags&fLineBreak == 0 && len(raw) >= 3 {
+		r.tag = [3]byte{raw[0], raw[1], raw[2]}
+		if !tagChar[raw[0]] || !tagChar[raw[1]] || !tagChar[raw[2]] || (len(raw) > 3 && raw[3] != s.d.seps.Element) {
+			r.flags |= fBadTag
+		}
+		return
+	}
 	var head [4]byte
 	n := 0
 	for _, c := range raw {
-		if r.flags&fLineBreak != 0 && s.d.isLayout(c) {
+		if s.d.isLayout(c) {
 			continue
 		}
 		head[n] = c
@@ -370,3 +407,11 @@ func (s *scanner) setTag(r *segRec) {
 		r.flags |= fBadTag
 	}
 }
+
+// tagChar marks A-Z and 0-9, the characters of a segment tag.
+var tagChar = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = isTagChar(byte(c))
+	}
+	return t
+}()

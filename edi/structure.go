@@ -117,36 +117,36 @@ func (d *Document) buildStructure() {
 	b.attachSlices()
 }
 
+// step handles segment i. Last indexes are set when a structure closes,
+// so a data segment inside a message costs only the tag test.
 func (b *builder) step(i int) {
 	r := b.d.segs[i]
-	if r.flags&fUNA != 0 {
-		b.closeInterchange(i)
-		b.startInterchange(i)
-		b.cur().HasUNA = true
+	if r.tag[0] != 'U' || r.tag[1] != 'N' || r.flags&(fBadTag|fUNA) != 0 {
+		if r.flags&fUNA != 0 {
+			b.closeInterchange(i)
+			b.startInterchange(i)
+			b.cur().HasUNA = true
+			return
+		}
+		b.dataSegment(i, r)
 		return
 	}
-	tag := r.tag
-	if r.flags&fBadTag != 0 {
-		tag = [3]byte{}
-	}
-	switch tag {
-	case tagUNB:
+	switch r.tag[2] {
+	case 'B':
 		ic := b.cur()
-		if ic == nil || b.closedIC || ic.HasUNB || !ic.HasUNA || ic.Last != i-1 {
+		if ic == nil || b.closedIC || ic.HasUNB || !ic.HasUNA || ic.First != i-1 {
 			b.closeInterchange(i)
 			b.startInterchange(i)
 			ic = b.cur()
 		}
 		ic.HasUNB = true
-		ic.Last = i
 		b.readUNB(i)
-		return
-	case tagUNG:
+	case 'G':
 		b.ensureInterchange(i)
 		b.closeMessage(i, false)
 		b.closeGroup(i, false)
 		b.openGroup(i)
-	case tagUNE:
+	case 'E':
 		b.ensureInterchange(i)
 		b.closeMessage(i, false)
 		if b.grp >= 0 {
@@ -155,11 +155,11 @@ func (b *builder) step(i int) {
 			b.d.segIssuef(SeverityError, CodeUNEUnexpected, SyntaxOutsideMessage, i,
 				"UNE without a preceding UNG: there is no functional group to close")
 		}
-	case tagUNH:
+	case 'H':
 		b.ensureInterchange(i)
 		b.closeMessage(i, false)
 		b.openMessage(i)
-	case tagUNT:
+	case 'T':
 		b.ensureInterchange(i)
 		if b.msg >= 0 {
 			b.closeMessage(i, true)
@@ -167,13 +167,12 @@ func (b *builder) step(i int) {
 			b.d.segIssuef(SeverityError, CodeUNTUnexpected, SyntaxOutsideMessage, i,
 				"UNT without a preceding UNH: there is no message to close")
 		}
-	case tagUNZ:
+	case 'Z':
 		b.ensureInterchange(i)
 		b.closeMessage(i, false)
 		b.closeGroup(i, false)
-		ic := b.cur()
-		ic.Last = i
-		if ic.HasUNB {
+		if ic := b.cur(); ic.HasUNB {
+			ic.Last = i
 			b.checkUNZ(i)
 			b.checkEmptyInterchange()
 			ic.HasUNZ = true
@@ -182,20 +181,20 @@ func (b *builder) step(i int) {
 			b.d.segIssuef(SeverityError, CodeUNZUnexpected, SyntaxOutsideMessage, i,
 				"UNZ without a preceding UNB: there is no interchange to close")
 		}
-		return
 	default:
-		afterUNZ := b.closedIC
-		b.ensureInterchange(i)
-		if b.msg < 0 && r.flags&fBadTag == 0 && !afterUNZ {
-			b.outside(i)
-		}
+		b.dataSegment(i, r)
 	}
-	b.cur().Last = i
+}
+
+// dataSegment handles a segment that is not an envelope segment.
+func (b *builder) dataSegment(i int, r segRec) {
 	if b.msg >= 0 {
-		b.d.Messages[b.msg].Last = i
+		return
 	}
-	if b.grp >= 0 {
-		b.d.Groups[b.grp].Last = i
+	afterUNZ := b.closedIC
+	b.ensureInterchange(i)
+	if r.flags&fBadTag == 0 && !afterUNZ {
+		b.outside(i)
 	}
 }
 
@@ -241,6 +240,7 @@ func (b *builder) closeInterchange(i int) {
 	if ic == nil || b.closedIC {
 		return
 	}
+	ic.Last = i - 1
 	b.closeMessage(i, false)
 	b.closeGroup(i, false)
 	if ic.HasUNB && !ic.HasUNZ {
@@ -323,6 +323,7 @@ func (b *builder) closeGroup(i int, withUNE bool) {
 		g.Closed = true
 		b.checkUNE(i, g)
 	} else {
+		g.Last = i - 1
 		b.d.segIssuef(SeverityError, CodeUNEMissing, SyntaxMissing, g.Last,
 			"functional group %q (UNG at segment %d) has no UNE trailer; expected UNE+%d+%s after segment %d",
 			g.Ref, g.First, g.numMsg, g.Ref, g.Last)
@@ -365,6 +366,7 @@ func (b *builder) closeMessage(i int, withUNT bool) {
 		m.Closed = true
 		b.checkUNT(i, m)
 	} else {
+		m.Last = i - 1
 		b.d.segIssuef(SeverityError, CodeUNTMissing, SyntaxMissing, m.Last,
 			"message %q (%s, UNH at segment %d) has no UNT trailer; expected UNT+%d+%s after segment %d",
 			m.Ref, m.Type, m.First, m.Segments()+1, m.Ref, m.Last)

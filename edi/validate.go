@@ -32,6 +32,7 @@ func (t *tally) add(seg, off int, c byte) {
 
 func (d *Document) checkSegments(ic *Interchange) {
 	var wraps, releases, trailing tally
+	seps := ic.Separators // pre-filter: only a segment ending in a separator gets the full check
 	for i := ic.First; i <= ic.Last; i++ {
 		r := d.segs[i]
 		if r.flags&fUNA != 0 {
@@ -57,8 +58,10 @@ func (d *Document) checkSegments(ic *Interchange) {
 				d.checkReleases(i, &releases)
 			}
 		}
-		if r.n > 0 && r.flags&fBadTag == 0 {
-			d.checkTrailingSeparator(i, &trailing)
+		if r.n > 3 && r.flags&fBadTag == 0 {
+			if c := d.data[r.off+r.n-1]; c == seps.Element || c == seps.Component || c == seps.Repetition || r.flags&fLineBreak != 0 {
+				d.checkTrailingSeparator(i, &trailing)
+			}
 		}
 	}
 	if wraps.n > 0 {

@@ -1,0 +1,149 @@
+package edi
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// BenchSize is the size of the generated benchmark interchange: the upload
+// limit of the Partner API.
+const benchSize = 16 << 20
+
+// GenerateOrders builds a deterministic ORDERS interchange of about size
+// bytes: realistic EANCOM header segments and as many line items (LIN, PIA,
+// IMD, QTY, DTM, PRI) as fit, one segment per line.
+func generateOrders(size int, newline string) []byte {
+	var b bytes.Buffer
+	b.Grow(size + 4096)
+	seg := func(format string, args ...any) {
+		fmt.Fprintf(&b, format, args...)
+		b.WriteString("'" + newline)
+	}
+	b.WriteString("UNA:+.? '" + newline)
+	seg("UNB+UNOC:3+4012345000009:14+4098765000007:14+250312:1030+BENCH000001++ORDERS")
+	seg("UNH+1+ORDERS:D:96A:UN:EAN008")
+	seg("BGM+220+PO-BENCH-000001+9")
+	seg("DTM+137:20250312:102")
+	seg("DTM+2:20250320:102")
+	seg("NAD+BY+4012345000009::9++M\xfcller Gro\xdfhandel GmbH+Hauptstra\xdfe 1+K\xf6ln++50667+DE")
+	seg("NAD+SU+4098765000007::9")
+	seg("NAD+DP+4012345000016::9")
+	seg("CUX+2:EUR:9")
+	n, lines := 8, 0 // UNH..CUX
+	for b.Len() < size-200 {
+		lines++
+		seg("LIN+%d++%013d:EN", lines, 4000000000000+lines*7)
+		seg("PIA+1+ART-%06d:SA", lines)
+		seg("IMD+F++:::Article %d, 500 g ?+ 10%% extra", lines)
+		seg("QTY+21:%d", 1+lines%48)
+		seg("DTM+2:202503%02d:102", 1+lines%28)
+		seg("PRI+AAA:%d.%02d", 1+lines%97, lines%100)
+		n += 6
+	}
+	seg("UNS+S")
+	seg("CNT+2:%d", lines)
+	seg("UNT+%d+1", n+3) // + UNS, CNT, UNT
+	seg("UNZ+1+BENCH000001")
+	return b.Bytes()
+}
+
+var benchData = sync.OnceValue(func() []byte { return generateOrders(benchSize, "\n") })
+
+// TestBenchmarkInputIsClean keeps the benchmark honest: the generated
+// interchange is valid, so Parse does the full work of a good file.
+func TestBenchmarkInputIsClean(t *testing.T) {
+	data := generateOrders(1<<20, "\n")
+	d := mustParse(t, data)
+	require := func(ok bool, msg string) {
+		t.Helper()
+		if !ok {
+			t.Fatal(msg)
+		}
+	}
+	require(len(d.Issues()) == 0, fmt.Sprint(d.Issues()))
+	require(len(d.Messages) == 1 && d.Messages[0].Segments() > 30000, "one big message")
+	require(d.IndexBytes() <= 16*(d.Len()+2), "index sized exactly")
+}
+
+// reportPerSegment adds the index size and the allocation per segment.
+func reportPerSegment(b *testing.B, run func() *Document) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var d *Document
+	cpu0 := cpuTime()
+	for b.Loop() {
+		d = run()
+	}
+	cpu := cpuTime() - cpu0
+	runtime.ReadMemStats(&after)
+	if cpu > 0 {
+		b.ReportMetric(float64(len(d.Data()))/(float64(cpu)/float64(b.N)/1e9)/1e6, "cpu-MB/s")
+	}
+	segs := float64(d.Len())
+	b.ReportMetric(float64(d.IndexBytes())/segs, "index-B/seg")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/segs, "alloc-B/seg")
+	b.ReportMetric(segs, "segments")
+}
+
+// BenchmarkIndex measures the one-pass indexer plus envelope structure on
+// a 16 MiB ORDERS interchange with ~110k line items.
+func BenchmarkIndex(b *testing.B) {
+	data := benchData()
+	b.SetBytes(int64(len(data)))
+	reportPerSegment(b, func() *Document {
+		d, err := index(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return d
+	})
+}
+
+// BenchmarkIndexOneLine is the same interchange without line breaks.
+func BenchmarkIndexOneLine(b *testing.B) {
+	data := generateOrders(benchSize, "")
+	b.SetBytes(int64(len(data)))
+	reportPerSegment(b, func() *Document {
+		d, err := index(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return d
+	})
+}
+
+// BenchmarkParse adds envelope validation: segment shape checks and the
+// character-level check of every byte against UNOC.
+func BenchmarkParse(b *testing.B) {
+	data := benchData()
+	b.SetBytes(int64(len(data)))
+	reportPerSegment(b, func() *Document {
+		d, err := Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return d
+	})
+}
+
+// BenchmarkSegmentValues reads typical summary values from every LIN.
+func BenchmarkSegmentValues(b *testing.B) {
+	d, err := Parse(benchData())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		for i := 0; i < d.Len(); i++ {
+			if d.segs[i].tag == [3]byte{'L', 'I', 'N'} {
+				n += len(d.Segment(i).Bytes(3, 1))
+			}
+		}
+	}
+	_ = n
+}
