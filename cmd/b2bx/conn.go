@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+)
+
+func init() {
+	register(&command{name: "conn add", summary: "add a connection profile and store its secret(s) in the OS keyring", run: runConnAdd})
+	register(&command{name: "conn rm", summary: "remove a connection profile and its keyring secrets", run: runConnRm})
+	register(&command{name: "conn set-secret", summary: "store or rotate a profile's API key secret in the OS keyring", run: runConnSetSecret})
+}
+
+// connFail prints a sanitised error for a conn subcommand.
+func connFail(e *env, name string, code int, err error) int {
+	return fail(e, name, false, code, err)
+}
+
+// oneName takes the single NAME argument of a conn subcommand.
+func oneName(pos []string) (string, error) {
+	switch len(pos) {
+	case 0:
+		return "", errors.New("missing profile NAME")
+	case 1:
+		return pos[0], credentials.ValidateName(pos[0])
+	}
+	return "", fmt.Errorf("unexpected argument %q: give one profile NAME", termsafe.String(pos[1]))
+}
+
+type addFlags struct {
+	url, connection, partner, storeDir string
+	keyID, inboxKeyID, mailboxKeyID    string
+	secretStdin, noSecret, force       bool
+}
+
+func runConnAdd(ctx context.Context, e *env, args []string) int {
+	const name = "conn add"
+	fs := newFlagSet(e, name, "NAME")
+	var f addFlags
+	fs.StringVar(&f.url, "url", "", "Partner API base `URL` (https; http only on loopback)")
+	fs.StringVar(&f.connection, "connection", "", "connection `ID`")
+	fs.StringVar(&f.keyID, "key-id", "", "API key `ID` for inbox and mailbox")
+	fs.StringVar(&f.inboxKeyID, "inbox-key-id", "", "API key `ID` for uploads (overrides --key-id)")
+	fs.StringVar(&f.mailboxKeyID, "mailbox-key-id", "", "API key `ID` for the mailbox (overrides --key-id)")
+	fs.StringVar(&f.partner, "partner", "", "optional partner/tenant `label`")
+	fs.StringVar(&f.storeDir, "store-dir", "", "optional spool `directory` for this profile")
+	fs.BoolVar(&f.secretStdin, "secret-stdin", false, "read the secrets from stdin, one line per key, inbox key first (default: prompt without echo)")
+	fs.BoolVar(&f.noSecret, "no-secret", false, "store no secret now (use 'conn set-secret' later or $"+envAPIKey+")")
+	fs.BoolVar(&f.force, "force", false, "replace an existing profile of that name")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	p, err := f.profile(pos)
+	if err != nil {
+		return connFail(e, name, exitUsage, err)
+	}
+	file, err := loadProfiles(e)
+	if err != nil {
+		return connFail(e, name, exitUsage, err)
+	}
+	old, exists := file.Get(p.Name)
+	if exists && !f.force {
+		return connFail(e, name, exitUsage, fmt.Errorf("profile %q already exists in %s: pass --force to replace it, or rotate its secret with 'b2bx conn set-secret %s'", p.Name, file.Path, p.Name))
+	}
+	if err := file.Put(p); err != nil {
+		return connFail(e, name, exitUsage, err)
+	}
+	var store credentials.SecretStore
+	var undo func()
+	if !f.noSecret {
+		if store, err = secretStoreFor(e); err != nil {
+			return connFail(e, name, exitUsage, err)
+		}
+		secrets, err := readSecrets(e, f.secretStdin, p)
+		if err != nil {
+			return connFail(e, name, exitUsage, err)
+		}
+		if undo, err = storeSecrets(ctx, store, p.Name, secrets); err != nil {
+			return connFail(e, name, storeExit(err), fmt.Errorf("%w\nnothing was saved; to add the profile without a secret pass --no-secret", err))
+		}
+	}
+	if err := file.Save(); err != nil {
+		if undo != nil {
+			undo()
+		}
+		return connFail(e, name, exitStorage, err)
+	}
+	if exists {
+		dropUnusedSecrets(ctx, e, store, old, p)
+	}
+	verb := "added"
+	if exists {
+		verb = "replaced"
+	}
+	fmt.Fprintf(e.stdout, "%s profile %s in %s\n", verb, p.Name, termsafe.String(file.Path))
+	for _, k := range p.Keys() {
+		where := "no secret stored (use 'b2bx conn set-secret " + p.Name + "' or $" + envAPIKey + ")"
+		if !f.noSecret {
+			where = "secret stored in the OS keyring as " + credentials.Service + " / " + credentials.Account(p.Name, k.KeyID)
+		}
+		fmt.Fprintf(e.stdout, "  key %s (%s): %s\n", termsafe.String(k.KeyID), useList(k.Uses), termsafe.String(where))
+	}
+	fmt.Fprintf(e.stdout, "check it with: b2bx conn test %s\n", p.Name)
+	return exitOK
+}
+
+// profile builds and validates the profile from the flags.
+func (f addFlags) profile(pos []string) (credentials.Profile, error) {
+	n, err := oneName(pos)
+	if err != nil {
+		return credentials.Profile{}, err
+	}
+	if f.secretStdin && f.noSecret {
+		return credentials.Profile{}, errors.New("--secret-stdin and --no-secret exclude each other")
+	}
+	p := credentials.Profile{Name: n, URL: f.url, ConnectionID: f.connection, Partner: f.partner,
+		InboxKeyID: first(f.inboxKeyID, f.keyID), MailboxKeyID: first(f.mailboxKeyID, f.keyID)}
+	if p.InboxKeyID == "" && p.MailboxKeyID == "" {
+		return p, errors.New("no API key: pass --key-id ID (one key for inbox and mailbox) or --inbox-key-id and --mailbox-key-id")
+	}
+	if f.storeDir != "" {
+		abs, err := filepath.Abs(f.storeDir)
+		if err != nil {
+			return p, fmt.Errorf("--store-dir: %w", err)
+		}
+		p.StoreDir = abs
+	}
+	return p, p.Validate()
+}
+
+func first(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// keySecret is a key and the secret to store for it.
+type keySecret struct {
+	KeyID  string
+	Secret secret.Value
+}
+
+// readSecrets reads one secret per distinct key of p, inbox key first.
+func readSecrets(e *env, useStdin bool, p credentials.Profile, only ...string) ([]keySecret, error) {
+	in := newSecretInput(e, useStdin)
+	var out []keySecret
+	for _, k := range p.Keys() {
+		if len(only) > 0 && k.KeyID != only[0] {
+			continue
+		}
+		v, err := in.read(p.Name, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, keySecret{KeyID: k.KeyID, Secret: v})
+	}
+	return out, nil
+}
+
+// storeSecrets writes the secrets, all or none: it first reads what is
+// there, and on failure restores it. undo does the same after a later
+// failure (saving the profile file).
+func storeSecrets(ctx context.Context, store credentials.SecretStore, profile string, secrets []keySecret) (undo func(), err error) {
+	type prior struct {
+		keyID string
+		had   bool
+		v     secret.Value
+	}
+	var done []prior
+	undo = func() {
+		for _, p := range done {
+			if p.had {
+				_ = store.Set(ctx, profile, p.keyID, p.v)
+			} else {
+				_ = store.Delete(ctx, profile, p.keyID)
+			}
+		}
+	}
+	for _, s := range secrets {
+		v, gerr := store.Get(ctx, profile, s.KeyID)
+		if gerr != nil && !errors.Is(gerr, credentials.ErrNotFound) {
+			undo()
+			return nil, gerr
+		}
+		if err := store.Set(ctx, profile, s.KeyID, s.Secret); err != nil {
+			undo()
+			return nil, err
+		}
+		done = append(done, prior{keyID: s.KeyID, had: gerr == nil, v: v})
+	}
+	return undo, nil
+}
+
+// dropUnusedSecrets deletes the keyring entries of keys the replaced
+// profile used and the new one does not. Failures only warn: the new
+// profile is saved and works.
+func dropUnusedSecrets(ctx context.Context, e *env, store credentials.SecretStore, old, cur credentials.Profile) {
+	for _, k := range old.Keys() {
+		if cur.HasKey(k.KeyID) {
+			continue
+		}
+		if store == nil {
+			var err error
+			if store, err = secretStoreFor(e); err != nil {
+				return
+			}
+		}
+		if err := store.Delete(ctx, old.Name, k.KeyID); err != nil && !errors.Is(err, credentials.ErrNotFound) {
+			fmt.Fprintf(e.stderr, "b2bx conn add: warning: the old secret of key %s stays in the keyring: %s\n", termsafe.String(k.KeyID), termsafe.String(err.Error()))
+		}
+	}
+}
+
+func runConnRm(ctx context.Context, e *env, args []string) int {
+	const name = "conn rm"
+	fs := newFlagSet(e, name, "NAME")
+	keep := fs.Bool("keep-secrets", false, "remove only the profile; leave its secrets in the keyring")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	n, err := oneName(pos)
+	if err != nil {
+		return connFail(e, name, exitUsage, err)
+	}
+	file, err := loadProfiles(e)
+	if err != nil {
+		return connFail(e, name, exitUsage, err)
+	}
+	p, err := findProfile(file, n)
+	if err != nil {
+		return connFail(e, name, exitUsage, err)
+	}
+	var removed []string
+	if !*keep {
+		store, err := secretStoreFor(e)
+		if err != nil {
+			return connFail(e, name, exitUsage, err)
+		}
+		// Secrets first: a failure leaves the profile in place, so the
+		// command can simply be repeated; no orphaned secret remains.
+		for _, k := range p.Keys() {
+			err := store.Delete(ctx, p.Name, k.KeyID)
+			if err != nil && !errors.Is(err, credentials.ErrNotFound) {
+				return connFail(e, name, storeExit(err), fmt.Errorf("%w\nthe profile is kept; fix the keyring and run the command again, or pass --keep-secrets", err))
+			}
+			if err == nil {
+				removed = append(removed, credentials.Account(p.Name, k.KeyID))
+			}
+		}
+	}
+	file.Remove(p.Name)
+	if err := file.Save(); err != nil {
+		return connFail(e, name, exitStorage, err)
+	}
+	fmt.Fprintf(e.stdout, "removed profile %s from %s\n", p.Name, termsafe.String(file.Path))
+	for _, a := range removed {
+		fmt.Fprintf(e.stdout, "  deleted keyring secret %s / %s\n", credentials.Service, termsafe.String(a))
+	}
+	return exitOK
+}
+
+func runConnSetSecret(ctx context.Context, e *env, args []string) int {
+	const name = "conn set-secret"
+	fs := newFlagSet(e, name, "NAME")
+	keyID := fs.String("key-id", "", "set only this key's secret (default: every key of the profile)")
+	useStdin := fs.Bool("secret-stdin", false, "read the secrets from stdin, one line per key, inbox key first (default: prompt without echo)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	n, err := oneName(pos)
+	if err != nil {
+		return connFail(e, name, exitUsage, err)
+	}
+	file, err := loadProfiles(e)
+	if err != nil {
+		return connFail(e, name, exitUsage, err)
+	}
+	p, err := findProfile(file, n)
+	if err != nil {
+		return connFail(e, name, exitUsage, err)
+	}
+	var only []string
+	if *keyID != "" {
+		if !p.HasKey(*keyID) {
+			return connFail(e, name, exitUsage, fmt.Errorf("profile %s uses key %s for the inbox and %s for the mailbox, not %s; to switch to a new key ID re-add the profile with 'b2bx conn add %s --force ...'",
+				p.Name, p.InboxKeyID, p.MailboxKeyID, *keyID, p.Name))
+		}
+		only = []string{*keyID}
+	}
+	store, err := secretStoreFor(e)
+	if err != nil {
+		return connFail(e, name, exitUsage, err)
+	}
+	secrets, err := readSecrets(e, *useStdin, p, only...)
+	if err != nil {
+		return connFail(e, name, exitUsage, err)
+	}
+	if _, err := storeSecrets(ctx, store, p.Name, secrets); err != nil {
+		return connFail(e, name, storeExit(err), fmt.Errorf("%w\nno secret was changed", err))
+	}
+	for _, s := range secrets {
+		fmt.Fprintf(e.stdout, "stored the secret of key %s of profile %s in the OS keyring (%s / %s)\n",
+			termsafe.String(s.KeyID), p.Name, credentials.Service, termsafe.String(credentials.Account(p.Name, s.KeyID)))
+	}
+	return exitOK
+}

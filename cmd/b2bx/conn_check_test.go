@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/partnersim"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
+)
+
+// simProfile adds profile name for the simulator's connection, with key
+// keyID whose secret (when not empty) goes into the in-memory keyring.
+func simProfile(t *testing.T, c *connEnv, s *simEnv, name, conn, keyID, sec string) {
+	t.Helper()
+	code, _, errOut := c.run(t, "", "conn", "add", name, "--url", s.srv.URL, "--connection", conn, "--key-id", keyID, "--no-secret")
+	require.Equal(t, exitOK, code, errOut)
+	if sec != "" {
+		require.NoError(t, c.store.Set(context.Background(), name, keyID, secret.New(sec)))
+	}
+}
+
+func TestConnTestAgainstSimulator(t *testing.T) {
+	s := newSimEnv(t)
+	c := newConnEnv(t)
+	require.NoError(t, s.sim.AddKey(partnersim.Key{ID: "key-ls-only", Secret: cliCanarySecret + "-2", Tenant: cliTenant, Scopes: []string{partnersim.ScopeInboxCreate}}))
+	s.add(t, "ORDRSP", []byte("UNA:+.? 'UNB'"), partnersim.PayloadFault{})
+	s.add(t, "CONTRL", []byte("x"), partnersim.PayloadFault{})
+
+	simProfile(t, c, s, "good", cliConn, "key-cli", cliCanarySecret)
+	code, out, errOut := c.run(t, "", "conn", "test", "good")
+	require.Equal(t, exitOK, code, out+errOut)
+	require.Contains(t, out, "profile good: "+s.srv.URL+", connection "+cliConn)
+	require.Contains(t, out, "inbox   key key-cli: secret found in the OS keyring")
+	require.Contains(t, out, "mailbox key key-cli: secret found in the OS keyring")
+	require.Contains(t, out, "mailbox: OK, GET /mailbox?limit=1 answered with 1 entry, more are due")
+
+	for _, tc := range []struct {
+		name, conn, key, sec string
+	}{
+		{"wrong-secret", cliConn, "key-cli", cliCanarySecret + "-old"},
+		{"wrong-conn", "conn-elsewhere", "key-cli", cliCanarySecret},
+		{"no-scope", cliConn, "key-ls-only", cliCanarySecret + "-2"},
+		{"unknown-key", cliConn, "key-nobody", cliCanarySecret},
+	} {
+		simProfile(t, c, s, tc.name, tc.conn, tc.key, tc.sec)
+		code, out, _ := c.run(t, "", "conn", "test", tc.name)
+		require.Equal(t, exitAPI, code, tc.name)
+		for _, w := range []string{"mailbox: FAILED", "404", "ERR_B2B_EXCHANGE_NOT_FOUND", "every authentication or authorization failure",
+			"1. key binding: key " + tc.key, "tenant that owns connection " + tc.conn, "2. scope: key " + tc.key + " needs b2b_exchange_partner_mailbox:list",
+			`3. connection ID: is "` + tc.conn + `"`, "b2bx conn set-secret " + tc.name + " --key-id " + tc.key} {
+			require.Contains(t, out, w, tc.name)
+		}
+	}
+
+	// No secret anywhere: the key is named and the way to store it given.
+	simProfile(t, c, s, "nosecret", cliConn, "key-cli", "")
+	env := c.env
+	c.env = map[string]string{credentials.EnvConfig: c.path}
+	code, _, errOut = c.run(t, "", "conn", "test", "nosecret")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, `profile "nosecret", inbox+mailbox key`)
+	require.Contains(t, errOut, "b2bx conn set-secret nosecret --key-id key-cli")
+
+	// $B2BX_API_KEY fills in for automation.
+	c.env = map[string]string{credentials.EnvConfig: c.path, envAPIKey: "key-cli:" + cliCanarySecret}
+	code, out, _ = c.run(t, "", "conn", "test", "nosecret")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "secret from $B2BX_API_KEY (no keyring entry)")
+	c.env = env
+
+	// A dead server is a network problem, not a 404.
+	s.srv.Close()
+	code, out, _ = c.run(t, "", "conn", "test", "good")
+	require.Equal(t, exitAPI, code)
+	require.Contains(t, out, "no HTTP answer: check the URL")
+}
+
+func TestConnTestReportsTwoKeys(t *testing.T) {
+	s := newSimEnv(t)
+	c := newConnEnv(t)
+	code, _, errOut := c.run(t, "up-secret\n"+cliCanarySecret+"\n", "conn", "add", "two", "--url", s.srv.URL, "--connection", cliConn,
+		"--inbox-key-id", "key-up", "--mailbox-key-id", "key-cli", "--secret-stdin")
+	require.Equal(t, exitOK, code, errOut)
+	code, out, _ := c.run(t, "", "conn", "test", "two")
+	require.Equal(t, exitOK, code, out)
+	require.Contains(t, out, "inbox   key key-up: secret found in the OS keyring")
+	require.Contains(t, out, "the inbox key is not exercised")
+	require.Contains(t, out, "answered with 0 entries, nothing more due")
+
+	c.store.FailWith(credentials.ErrNoService)
+	code, _, errOut = c.run(t, "", "conn", "test", "two")
+	require.Equal(t, exitStorage, code)
+	require.Contains(t, errOut, "gnome-keyring")
+}
+
+func TestDashCResolvesProfileForAPICommands(t *testing.T) {
+	s := newSimEnv(t)
+	c := newConnEnv(t)
+	id := s.add(t, "ORDRSP", []byte("payload"), partnersim.PayloadFault{})
+	simProfile(t, c, s, "acme", cliConn, "key-cli", cliCanarySecret)
+
+	code, out, errOut := c.run(t, "", "mailbox", "ls", "-c", "acme")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, id)
+
+	code, _, errOut = c.run(t, "", "mailbox", "ls", "-c", "ghost")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, `no profile "ghost"`)
+
+	code, _, errOut = c.run(t, "", "mailbox", "ls", "-c", "bad/name")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "may only contain")
+
+	require.NoError(t, c.store.Delete(context.Background(), "acme", "key-cli"))
+	code, _, errOut = c.run(t, "", "mailbox", "ls", "-c", "acme")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "b2bx conn set-secret acme --key-id key-cli")
+
+	c.env[envAPIKey] = "key-other:" + cliCanarySecret
+	code, _, errOut = c.run(t, "", "mailbox", "ls", "-c", "acme")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, `$B2BX_API_KEY holds key "key-other", not "key-cli"`)
+
+	c.env[envAPIKey] = "key-cli:" + cliCanarySecret
+	code, out, errOut = c.run(t, "", "mailbox", "ls", "-c", "acme")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, id)
+}
+
+func TestResolveProfileTarget(t *testing.T) {
+	c := newConnEnv(t)
+	code, _, _ := c.run(t, connCanaryIn+"\n"+connCanaryMb+"\n", append(addTwoKeys, "--store-dir", "/srv/spool/acme")...)
+	require.Equal(t, exitOK, code)
+	e := &env{getenv: func(k string) string { return c.env[k] }}
+	tg, err := resolveProfile(context.Background(), e, "acme")
+	require.NoError(t, err)
+	require.Equal(t, "acme", tg.Name)
+	require.Equal(t, "https://api.example.com", tg.BaseURL)
+	require.Equal(t, "conn-1", tg.ConnectionID)
+	require.Equal(t, "/srv/spool/acme", tg.StoreDir)
+	require.Equal(t, "key-up", tg.Inbox.KeyID)
+	require.Equal(t, connCanaryIn, tg.Inbox.Secret.Reveal())
+	require.Equal(t, "key-mb", tg.Mailbox.KeyID)
+	require.Equal(t, connCanaryMb, tg.Mailbox.Secret.Reveal())
+}
+
+func TestConnLsStates(t *testing.T) {
+	c := newConnEnv(t)
+	code, out, _ := c.run(t, "", "conn", "ls")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "no profiles in "+c.path)
+	require.Contains(t, out, "b2bx conn add NAME")
+
+	code, _, _ = c.run(t, "s\n", "conn", "add", "evil", "--url", "https://x.example", "--connection", "c", "--key-id", "k", "--partner", "Evil \u202e Corp", "--secret-stdin")
+	require.Equal(t, exitOK, code)
+	code, _, _ = c.run(t, "", "conn", "add", "envkey", "--url", "https://x.example", "--connection", "c", "--key-id", "k-env", "--no-secret")
+	require.Equal(t, exitOK, code)
+	c.env[envAPIKey] = "k-env:" + cliCanarySecret
+
+	code, out, _ = c.run(t, "", "conn", "ls")
+	require.Equal(t, exitOK, code)
+	require.NotContains(t, out, "\u202e", "hand-editable values are sanitised")
+	require.Regexp(t, `(?m)^envkey .* env$`, out)
+	require.Regexp(t, `(?m)^evil .* keyring$`, out)
+
+	code, out, _ = c.run(t, "", "conn", "ls", "--json")
+	require.Equal(t, exitOK, code)
+	ls := decodeJSON[connLsJSON](t, out)
+	require.Equal(t, c.path, ls.ConfigFile)
+	require.Len(t, ls.Profiles, 2)
+	require.Equal(t, "envkey", ls.Profiles[0].Name)
+	require.Equal(t, []keyJSON{{KeyID: "k-env", Uses: []string{"inbox", "mailbox"}, Secret: "env"}}, ls.Profiles[0].Keys)
+	require.Equal(t, "Evil \u202e Corp", ls.Profiles[1].Partner, "JSON keeps the exact value")
+	require.NotContains(t, out, "\u202e", "escaped as \\u202e")
+
+	c.store.FailWith(credentials.ErrTimeout)
+	delete(c.env, envAPIKey)
+	code, out, errOut := c.run(t, "", "conn", "ls")
+	require.Equal(t, exitOK, code, "a listing still lists")
+	require.Regexp(t, `(?m)^evil .* timeout$`, out)
+	require.Contains(t, errOut, "the keyring did not answer in time")
+	require.Equal(t, 1, strings.Count(errOut, "keyring get"), "one hint, not one per key")
+}
