@@ -66,8 +66,11 @@ func (mt *Matcher) Message() *Message { return mt.msg }
 // Next matches the next segment of the message, UNH and UNT included.
 func (mt *Matcher) Next(tag string) Step {
 	entries := mt.msg.Entries
-	if mt.done || mt.ended {
+	if mt.done {
 		return Step{PathID: NoPath, Problems: []Problem{mt.unexpected(tag, "after the message trailer UNT")}}
+	}
+	if mt.ended {
+		return Step{PathID: NoPath, Problems: []Problem{mt.unexpected(tag, "after the end of the message")}}
 	}
 	key := tagKey(tag)
 	top := len(mt.frames) - 1

@@ -310,6 +310,15 @@ func TestMatcherMessages(t *testing.T) {
 	require.Contains(t, st.Problems[0].Message, "after the message trailer UNT")
 }
 
+func TestMatcherAfterEnd(t *testing.T) {
+	mt := msgCONTRLSyntax3.NewMatcher()
+	mt.Next("UNH")
+	require.NotEmpty(t, mt.End())
+	st := mt.Next("UCI")
+	require.Equal(t, NoPath, st.PathID)
+	require.Contains(t, st.Problems[0].Message, "after the end of the message")
+}
+
 func TestMatcherReset(t *testing.T) {
 	mt := msgCONTRLSyntax4.NewMatcher()
 	for _, tag := range strings.Fields("UNH UCI UCF UCM UCS UNT") {

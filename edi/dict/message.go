@@ -83,6 +83,8 @@ func (n MessageNote) IsZero() bool { return n.Kind == NoNote }
 // NoteSyntaxMismatch note such as "CONTRL 4:1 under syntax version 3"; an
 // unknown CONTRL version gets the syntax version's structure and a
 // NoteUnknownVersion note. Everything else is not known (ok false).
+//
+// The Message is a static table shared by all callers: do not modify it.
 func LookupMessage(msgType, version, release string, syntaxVersion int) (*Message, MessageNote, bool) {
 	if msgType == "CONTRL" {
 		return lookupCONTRL(version, release, syntaxVersion)
@@ -132,9 +134,10 @@ func syntaxDigit(v int) string {
 	return "other than 4"
 }
 
-// Messages returns every known message structure.
+// Messages returns every known message structure. The structures are
+// static tables shared by all callers and must not be modified.
 func Messages() []*Message {
-	return messages[:]
+	return append([]*Message(nil), messages[:]...)
 }
 
 // PathOf returns the entry for a PathID from a Step, and false for
