@@ -51,8 +51,13 @@ func run(src, out string) error {
 	if err != nil {
 		return err
 	}
+	return writeFiles(out, files)
+}
+
+// writeFiles writes the generated files into dir.
+func writeFiles(dir string, files map[string][]byte) error {
 	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(out, name), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", name, err)
 		}
 	}
