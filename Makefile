@@ -9,13 +9,19 @@ STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo "$(GO) run hon
 FUZZTIME    ?= 30s
 PKGS        := ./...
 
-.PHONY: build test vet race lint fmt bench fuzz generate clean
+.PHONY: build test test-keyring vet race lint fmt bench fuzz generate clean
 
 build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/b2bx
 
 ## test: what CI runs — vet, race-enabled tests, lint.
 test: vet race lint
+
+## test-keyring: only the real-keyring integration tests, in a private D-Bus
+## session with a throwaway gnome-keyring (needs gnome-keyring and dbus; see
+## DEVELOPERS.md). CI runs them as part of `make test` the same way.
+test-keyring:
+	B2BX_KEYRING_IT=1 ./.ci/keyring-session $(GO) test -race -count=1 -run 'RealKeyring' ./apiclient/credentials/... ./cmd/b2bx/
 
 vet:
 	$(GO) vet $(PKGS)
