@@ -3,6 +3,7 @@ package edi
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -146,4 +147,18 @@ func BenchmarkSegmentValues(b *testing.B) {
 		}
 	}
 	_ = n
+}
+
+// TestWriteBenchFile writes the benchmark interchange to $EDI_BENCH_FILE
+// (skipped otherwise), for measuring `b2bx parse` end to end:
+//
+//	EDI_BENCH_FILE=/tmp/orders16.edi go test ./edi -run TestWriteBenchFile
+func TestWriteBenchFile(t *testing.T) {
+	path := os.Getenv("EDI_BENCH_FILE")
+	if path == "" {
+		t.Skip("set EDI_BENCH_FILE to write the 16 MiB benchmark interchange")
+	}
+	if err := os.WriteFile(path, benchData(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

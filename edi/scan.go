@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
 )
 
 var (
@@ -260,7 +261,16 @@ func (s *scanner) scanSegment() {
 		// One count of the terminator sizes the index exactly for the
 		// usual single-dialect file: no growth copies, no slack.
 		s.sized = true
-		segs := make([]segRec, len(s.doc.segs), len(s.doc.segs)+bytes.Count(data[start:], []byte{s.d.seps.Segment})+1)
+		n := len(s.doc.segs) + bytes.Count(data[start:], []byte{s.d.seps.Segment}) + 1
+		segs := make([]segRec, len(s.doc.segs), n)
+		if size := unsafe.Sizeof(segRec{}); uintptr(n)*size >= hugeThreshold {
+			// Start the index on a huge page and hint the kernel: the
+			// skipped records and the slack are never touched.
+			raw := make([]segRec, 0, n+hugeSlack/int(size))
+			k := hugeAlign(unsafe.Pointer(unsafe.SliceData(raw)), size, uintptr(cap(raw)))
+			segs = raw[k : k+len(s.doc.segs) : k+n]
+			adviseHugePages(unsafe.Pointer(unsafe.SliceData(segs)), uintptr(n)*size)
+		}
 		copy(segs, s.doc.segs)
 		s.doc.segs = segs
 	}
