@@ -17,9 +17,14 @@ func init() {
 	register(&command{name: "conn set-secret", summary: "store or rotate a profile's API key secret in the OS keyring", run: runConnSetSecret})
 }
 
-// connFail prints a sanitised error for a conn subcommand.
-func connFail(e *env, name string, code int, err error) int {
-	return fail(e, name, false, code, err)
+// connFail prints a sanitised error for a conn subcommand, and then each
+// advice line (our own text) on a line of its own.
+func connFail(e *env, name string, code int, err error, advice ...string) int {
+	fail(e, name, false, code, err)
+	for _, a := range advice {
+		fmt.Fprintln(e.stderr, "  "+a)
+	}
+	return code
 }
 
 // oneName takes the single NAME argument of a conn subcommand.
@@ -83,7 +88,7 @@ func runConnAdd(ctx context.Context, e *env, args []string) int {
 			return connFail(e, name, exitUsage, err)
 		}
 		if undo, err = storeSecrets(ctx, store, p.Name, secrets); err != nil {
-			return connFail(e, name, storeExit(err), fmt.Errorf("%w\nnothing was saved; to add the profile without a secret pass --no-secret", err))
+			return connFail(e, name, storeExit(err), err, "nothing was saved; to add the profile without a secret pass --no-secret")
 		}
 	}
 	if err := file.Save(); err != nil {
@@ -250,7 +255,7 @@ func runConnRm(ctx context.Context, e *env, args []string) int {
 		for _, k := range p.Keys() {
 			err := store.Delete(ctx, p.Name, k.KeyID)
 			if err != nil && !errors.Is(err, credentials.ErrNotFound) {
-				return connFail(e, name, storeExit(err), fmt.Errorf("%w\nthe profile is kept; fix the keyring and run the command again, or pass --keep-secrets", err))
+				return connFail(e, name, storeExit(err), err, "the profile is kept; fix the keyring and run the command again, or pass --keep-secrets")
 			}
 			if err == nil {
 				removed = append(removed, credentials.Account(p.Name, k.KeyID))
@@ -306,7 +311,7 @@ func runConnSetSecret(ctx context.Context, e *env, args []string) int {
 		return connFail(e, name, exitUsage, err)
 	}
 	if _, err := storeSecrets(ctx, store, p.Name, secrets); err != nil {
-		return connFail(e, name, storeExit(err), fmt.Errorf("%w\nno secret was changed", err))
+		return connFail(e, name, storeExit(err), err, "no secret was changed")
 	}
 	for _, s := range secrets {
 		fmt.Fprintf(e.stdout, "stored the secret of key %s of profile %s in the OS keyring (%s / %s)\n",

@@ -72,8 +72,15 @@ func sourceText(k credentials.Key) string {
 		return "secret found in the OS keyring"
 	case credentials.SourceEnv:
 		why := "no keyring entry"
-		if k.StoreErr != nil && !errors.Is(k.StoreErr, credentials.ErrNotFound) {
-			why = "keyring unusable: " + secretState(k)
+		switch {
+		case errors.Is(k.StoreErr, credentials.ErrNoService):
+			why = "no OS keyring available"
+		case errors.Is(k.StoreErr, credentials.ErrLocked):
+			why = "the keyring is locked"
+		case errors.Is(k.StoreErr, credentials.ErrTimeout):
+			why = "the keyring did not answer"
+		case k.StoreErr != nil && !errors.Is(k.StoreErr, credentials.ErrNotFound):
+			why = "the keyring failed"
 		}
 		return "secret from $" + envAPIKey + " (" + why + ")"
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,8 +33,11 @@ func TestConnTestAgainstSimulator(t *testing.T) {
 	s.add(t, "CONTRL", []byte("x"), partnersim.PayloadFault{})
 
 	simProfile(t, c, s, "good", cliConn, "key-cli", cliCanarySecret)
+	c.env["B2BX_LOG"] = "debug"
 	code, out, errOut := c.run(t, "", "conn", "test", "good")
+	delete(c.env, "B2BX_LOG")
 	require.Equal(t, exitOK, code, out+errOut)
+	require.Contains(t, errOut, "level=", "debug logging is on, and c.run found no secret in it")
 	require.Contains(t, out, "profile good: "+s.srv.URL+", connection "+cliConn)
 	require.Contains(t, out, "inbox   key key-cli: secret found in the OS keyring")
 	require.Contains(t, out, "mailbox key key-cli: secret found in the OS keyring")
@@ -70,6 +75,11 @@ func TestConnTestAgainstSimulator(t *testing.T) {
 	code, out, _ = c.run(t, "", "conn", "test", "nosecret")
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "secret from $B2BX_API_KEY (no keyring entry)")
+	c.store.FailWith(credentials.ErrNoService)
+	code, out, _ = c.run(t, "", "conn", "test", "nosecret")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "secret from $B2BX_API_KEY (no OS keyring available)")
+	c.store.FailWith(nil)
 	c.env = env
 
 	// A dead server is a network problem, not a 404.
@@ -184,4 +194,16 @@ func TestConnLsStates(t *testing.T) {
 	require.Regexp(t, `(?m)^evil .* timeout$`, out)
 	require.Contains(t, errOut, "the keyring did not answer in time")
 	require.Equal(t, 1, strings.Count(errOut, "keyring get"), "one hint, not one per key")
+}
+
+func TestConnCommandsRefuseAFileWithASecret(t *testing.T) {
+	c := newConnEnv(t)
+	require.NoError(t, os.MkdirAll(filepath.Dir(c.path), 0o700))
+	require.NoError(t, os.WriteFile(c.path, []byte("[profile.acme]\nurl = \"https://x.example\"\nconnection = \"c\"\ninbox_key_id = \"k\"\nmailbox_key_id = \"k\"\nsecret = \""+connCanaryIn+"\"\n"), 0o600))
+	for _, args := range [][]string{{"conn", "ls"}, {"conn", "ls", "--json"}, {"conn", "test", "acme"}, {"mailbox", "ls", "-c", "acme"}} {
+		code, _, errOut := c.run(t, "", args...)
+		require.Equal(t, exitUsage, code, args)
+		require.Contains(t, errOut, `key "secret" looks like a secret`, args)
+		require.Contains(t, errOut, "delete that line", args)
+	}
 }

@@ -192,9 +192,10 @@ func TestConnAddKeyringUnavailableSavesNothing(t *testing.T) {
 	code, out, errOut := c.run(t, connCanaryIn+"\n"+connCanaryMb+"\n", addTwoKeys...)
 	require.Equal(t, exitStorage, code)
 	require.Empty(t, out)
-	for _, w := range []string{"no OS keyring", "gnome-keyring", "KeePassXC", "dbus-run-session", "B2BX_API_KEY", "nothing was saved", "--no-secret"} {
+	for _, w := range []string{"no OS keyring", "gnome-keyring", "KeePassXC", "dbus-run-session", "B2BX_API_KEY", "\n  nothing was saved", "--no-secret"} {
 		require.Contains(t, errOut, w)
 	}
+	require.NotContains(t, errOut, "^J", "advice goes on its own line, not through the sanitiser")
 	_, err := os.Stat(c.path)
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
