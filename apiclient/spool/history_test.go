@@ -3,6 +3,7 @@ package spool
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"sync"
 	"testing"
@@ -146,4 +147,45 @@ func TestHistoryTornAndCorruptLines(t *testing.T) {
 	require.ErrorContains(t, err, "line 1 is corrupt")
 	_, _, err = s.ReserveUpload(KeyRequest{SenderID: "S", BusinessID: "B", SHA256: "cc"}, UploadRecord{ConnectionID: "c"}, keyFor)
 	require.Error(t, err, "no key is handed out from a corrupt history")
+}
+
+// TestReserveUploadAcrossProcesses runs the reservation in several real
+// processes (this test binary re-executed) against one spool: the flock
+// must hand out every number exactly once.
+func TestReserveUploadAcrossProcesses(t *testing.T) {
+	if root := os.Getenv("SPOOL_HELPER_ROOT"); root != "" {
+		s, err := Open(root)
+		require.NoError(t, err)
+		for i := range 5 {
+			_, _, err := s.ReserveUpload(KeyRequest{SenderID: "S", BusinessID: "B", SHA256: fmt.Sprintf("%s-%d", os.Getenv("SPOOL_HELPER_ID"), i)},
+				UploadRecord{ConnectionID: "c"}, keyFor)
+			require.NoError(t, err)
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	s := newStore(t)
+	const procs = 4
+	cmds := make([]*exec.Cmd, procs)
+	for i := range cmds {
+		cmds[i] = exec.Command(os.Args[0], "-test.run=^TestReserveUploadAcrossProcesses$", "-test.count=1")
+		cmds[i].Env = append(os.Environ(), "SPOOL_HELPER_ROOT="+s.Root(), fmt.Sprintf("SPOOL_HELPER_ID=p%d", i))
+		require.NoError(t, cmds[i].Start())
+	}
+	for _, c := range cmds {
+		require.NoError(t, c.Wait())
+	}
+	hist, err := s.Uploads("c")
+	require.NoError(t, err)
+	require.Len(t, hist, procs*5)
+	var got []int
+	for _, r := range hist {
+		got = append(got, r.N)
+	}
+	sort.Ints(got)
+	for i, n := range got {
+		require.Equal(t, i+1, n)
+	}
 }
