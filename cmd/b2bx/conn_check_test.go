@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -81,6 +82,17 @@ func TestConnTestAgainstSimulator(t *testing.T) {
 	require.Contains(t, out, "secret from $B2BX_API_KEY (no OS keyring available)")
 	c.store.FailWith(nil)
 	c.env = env
+
+	// A slow server: conn test gives up after --timeout, without retries.
+	s.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointList, Latency: 5 * time.Second})
+	code, out, _ = c.run(t, "", "conn", "test", "good", "--timeout", "100ms")
+	require.Equal(t, exitAPI, code)
+	require.Contains(t, out, "no answer within 100ms")
+	s.sim.ClearFaults()
+	s.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointList, Status: 503, Times: 1})
+	code, out, _ = c.run(t, "", "conn", "test", "good")
+	require.Equal(t, exitAPI, code, "one attempt only: a 503 is reported, not retried")
+	require.Contains(t, out, "503")
 
 	// A dead server is a network problem, not a 404.
 	s.srv.Close()

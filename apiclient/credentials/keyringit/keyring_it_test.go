@@ -150,3 +150,33 @@ func requireNotOnDisk(t *testing.T) {
 	})
 	require.NoError(t, err)
 }
+
+// BenchmarkRealKeyring measures one Get and one Set through the real
+// Secret Service (what each key of 'conn ls' or a -c command costs).
+func BenchmarkRealKeyring(b *testing.B) {
+	if !itEnabled() {
+		b.Skip("run with B2BX_KEYRING_IT=1 inside .ci/keyring-session")
+	}
+	ctx := context.Background()
+	store := credentials.NewKeyringStore()
+	name := uniqueProfile("bench")
+	v := secret.New(canaryUp)
+	if err := store.Set(ctx, name, "k", v); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = store.Delete(ctx, name, "k") })
+	b.Run("Get", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := store.Get(ctx, name, "k"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Set", func(b *testing.B) {
+		for b.Loop() {
+			if err := store.Set(ctx, name, "k", v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
