@@ -31,7 +31,7 @@ func (m *MemoryStore) FailWith(kind error) {
 
 func (m *MemoryStore) failure(op, profile, keyID string, kind error) error {
 	return &StoreError{Op: op, Profile: profile, KeyID: keyID, Kind: kind,
-		Hint: hint(kind, "linux", op, profile, keyID, DefaultTimeout)}
+		Hint: hint(kind, "linux", op, profile, keyID, DefaultTimeout), goos: "linux", timeout: DefaultTimeout}
 }
 
 // Get implements SecretStore.

@@ -138,6 +138,7 @@ func (s *sticky) check(op, profile, keyID string) error {
 	if errors.As(s.dead, &se) {
 		c := *se
 		c.Op, c.Profile, c.KeyID = op, profile, keyID
+		c.Hint = hint(c.Kind, c.goos, op, profile, keyID, c.timeout)
 		return &c
 	}
 	return s.dead

@@ -117,6 +117,8 @@ func TestStickyStopsCallingADeadKeyring(t *testing.T) {
 	_, err = s.Get(ctx, "b", "k2")
 	require.ErrorIs(t, err, ErrNoService)
 	require.Contains(t, err.Error(), "b/k2", "the repeated error names the key asked for")
+	require.Contains(t, err.Error(), "B2BX_API_KEY=k2:<secret>", "and its hint too")
+	require.NotContains(t, err.Error(), "k1")
 	require.ErrorIs(t, s.Set(ctx, "b", "k2", secret.New("x")), ErrNoService)
 	require.ErrorIs(t, s.Delete(ctx, "b", "k2"), ErrNoService)
 	require.Equal(t, 1, fb2.count())

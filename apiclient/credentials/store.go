@@ -59,6 +59,9 @@ type StoreError struct {
 	Kind    error // one of the sentinels above
 	Hint    string
 	Err     error // the provider's error, if any
+
+	goos    string        // for rebuilding Hint for another key (Sticky)
+	timeout time.Duration // likewise
 }
 
 func (e *StoreError) Error() string {
@@ -202,7 +205,7 @@ func (k *KeyringStore) call(ctx context.Context, op, profile, keyID string, f fu
 
 func (k *KeyringStore) fail(op, profile, keyID string, kind, cause error) error {
 	return &StoreError{Op: op, Profile: profile, KeyID: keyID, Kind: kind, Err: cause,
-		Hint: hint(kind, k.goos, op, profile, keyID, k.timeout)}
+		Hint: hint(kind, k.goos, op, profile, keyID, k.timeout), goos: k.goos, timeout: k.timeout}
 }
 
 // osKeyring calls go-keyring's package functions, so keyring.MockInit in

@@ -38,7 +38,7 @@ func oneName(pos []string) (string, error) {
 	return "", fmt.Errorf("unexpected argument %q: give one profile NAME", termsafe.String(pos[1]))
 }
 
-type addFlags struct {
+type connAddFlags struct {
 	url, connection, partner, storeDir string
 	keyID, inboxKeyID, mailboxKeyID    string
 	secretStdin, noSecret, force       bool
@@ -47,7 +47,7 @@ type addFlags struct {
 func runConnAdd(ctx context.Context, e *env, args []string) int {
 	const name = "conn add"
 	fs := newFlagSet(e, name, "NAME")
-	var f addFlags
+	var f connAddFlags
 	fs.StringVar(&f.url, "url", "", "Partner API base `URL` (https; http only on loopback)")
 	fs.StringVar(&f.connection, "connection", "", "connection `ID`")
 	fs.StringVar(&f.keyID, "key-id", "", "API key `ID` for inbox and mailbox")
@@ -117,7 +117,7 @@ func runConnAdd(ctx context.Context, e *env, args []string) int {
 }
 
 // profile builds and validates the profile from the flags.
-func (f addFlags) profile(pos []string) (credentials.Profile, error) {
+func (f connAddFlags) profile(pos []string) (credentials.Profile, error) {
 	n, err := oneName(pos)
 	if err != nil {
 		return credentials.Profile{}, err
@@ -126,7 +126,7 @@ func (f addFlags) profile(pos []string) (credentials.Profile, error) {
 		return credentials.Profile{}, errors.New("--secret-stdin and --no-secret exclude each other")
 	}
 	p := credentials.Profile{Name: n, URL: f.url, ConnectionID: f.connection, Partner: f.partner,
-		InboxKeyID: first(f.inboxKeyID, f.keyID), MailboxKeyID: first(f.mailboxKeyID, f.keyID)}
+		InboxKeyID: firstNonEmpty(f.inboxKeyID, f.keyID), MailboxKeyID: firstNonEmpty(f.mailboxKeyID, f.keyID)}
 	if p.InboxKeyID == "" && p.MailboxKeyID == "" {
 		return p, errors.New("no API key: pass --key-id ID (one key for inbox and mailbox) or --inbox-key-id and --mailbox-key-id")
 	}
@@ -140,7 +140,7 @@ func (f addFlags) profile(pos []string) (credentials.Profile, error) {
 	return p, p.Validate()
 }
 
-func first(a, b string) string {
+func firstNonEmpty(a, b string) string {
 	if a != "" {
 		return a
 	}

@@ -15,10 +15,6 @@ func init() {
 	register(&command{name: "conn test", summary: "check a profile: secrets present, one mailbox page (limit 1) readable", run: runConnTest})
 }
 
-// connTestHTTPClient is the HTTP client of conn test; tests point it at a
-// TLS simulator.
-var connTestHTTPClient = apiclient.DefaultHTTPClient
-
 func runConnTest(ctx context.Context, e *env, args []string) int {
 	const name = "conn test"
 	fs := newFlagSet(e, name, "NAME")
@@ -95,7 +91,6 @@ func checkMailbox(ctx context.Context, e *env, p credentials.Profile, r credenti
 		BaseURL:      p.URL,
 		ConnectionID: p.ConnectionID,
 		Credentials:  apiclient.StaticCredentials{Inbox: r.Inbox.Credential, Mailbox: r.Mailbox.Credential},
-		HTTPClient:   connTestHTTPClient(),
 		Logger:       cmdLogger(e),
 		Retry:        apiclient.RetryPolicy{MaxAttempts: 1},
 	})
