@@ -254,61 +254,57 @@ func (s *scanner) scanUNB() error {
 
 // scanSegment records one segment starting at pos: up to the first
 // segment terminator that is not escaped by an odd run of release
-// characters, or to the end of the data.
+// characters, or to the end of the data. It is the hot loop of the
+// package, so the finder and the tag check are written inline.
 func (s *scanner) scanSegment() {
 	data, start := s.data, s.pos
 	if !s.sized {
-		// One count of the terminator sizes the index exactly for the
-		// usual single-dialect file: no growth copies, no slack.
-		s.sized = true
-		n := len(s.doc.segs) + bytes.Count(data[start:], []byte{s.d.seps.Segment}) + 1
-		segs := make([]segRec, len(s.doc.segs), n)
-		if size := unsafe.Sizeof(segRec{}); uintptr(n)*size >= hugeThreshold {
-			// Start the index on a huge page and hint the kernel: the
-			// skipped records and the slack are never touched.
-			raw := make([]segRec, 0, n+hugeSlack/int(size))
-			k := hugeAlign(unsafe.Pointer(unsafe.SliceData(raw)), size, uintptr(cap(raw)))
-			segs = raw[k : k+len(s.doc.segs) : k+n]
-			adviseHugePages(unsafe.Pointer(unsafe.SliceData(segs)), uintptr(n)*size)
-		}
-		copy(segs, s.doc.segs)
-		s.doc.segs = segs
+		s.allocIndex(start)
 	}
-	term, rel := s.d.seps.Segment, s.d.seps.Release
-	end, from := len(data), start
+	f := &s.find
+	end, i := len(data), start
 	var fl uint8
 	for {
-		p := s.find.next(data, from)
-		if p >= len(data) {
-			break
+		p := len(data)
+		for ; i+8 <= len(data); i += 8 {
+			x := binary.LittleEndian.Uint64(data[i:])
+			if m := zeroMask(x^f.term) | zeroMask(x^f.rel) | zeroMask(x^f.lf) | zeroMask(x^f.cr); m != 0 {
+				p = i + bits.TrailingZeros64(m)>>3
+				break
+			}
+		}
+		if p == len(data) {
+			p = f.tail(data, i)
+			if p == len(data) {
+				break
+			}
 		}
 		c := data[p]
-		if c == term {
+		if c == f.b[0] {
 			if fl&fRelease == 0 || !s.oddReleaseRun(start, p) {
 				end, fl = p, fl|fTerminated
 				break
 			}
-		} else if c == rel && s.d.seps.HasRelease {
+		} else if c == f.b[1] && s.d.seps.HasRelease {
 			fl |= fRelease
 		} else {
 			fl |= fLineBreak
 		}
-		from = p + 1
+		i = p + 1
 	}
 	if fl&fTerminated == 0 {
-		// Line breaks after an unterminated last segment are layout.
-		for end > start+1 && s.d.isLayout(data[end-1]) {
-			end--
-		}
-		if fl&fLineBreak != 0 && !s.hasLayout(data[start:end]) {
-			fl &^= fLineBreak
-		}
-		if fl&fRelease != 0 && s.oddReleaseRun(start, end) {
-			fl |= fDangling
-		}
+		end, fl = s.unterminated(start, end, fl)
 	}
 	rec := segRec{off: uint32(start), n: uint32(end - start), flags: fl, dia: s.di}
-	s.setTag(&rec)
+	if fl&fLineBreak == 0 && end-start >= 3 {
+		rec.tag = [3]byte{data[start], data[start+1], data[start+2]}
+		if !tagChar[rec.tag[0]] || !tagChar[rec.tag[1]] || !tagChar[rec.tag[2]] ||
+			(end-start > 3 && data[start+3] != s.d.seps.Element) {
+			rec.flags |= fBadTag
+		}
+	} else {
+		s.setTag(&rec)
+	}
 	s.doc.segs = append(s.doc.segs, rec)
 	s.pos = end
 	if fl&fTerminated != 0 {
@@ -317,6 +313,42 @@ func (s *scanner) scanSegment() {
 	if rec.tag == tagUNZ && rec.flags&fBadTag == 0 {
 		s.inIC = false
 	}
+}
+
+// allocIndex sizes the record slice from one count of the terminator:
+// exact for the usual single-dialect file, so no growth copies, no slack.
+// Large indexes start on a huge page (see adviseHugePages); the skipped
+// head is never touched.
+func (s *scanner) allocIndex(start int) {
+	s.sized = true
+	n := len(s.doc.segs) + bytes.Count(s.data[start:], []byte{s.d.seps.Segment}) + 1
+	var segs []segRec
+	if size := unsafe.Sizeof(segRec{}); uintptr(n)*size < hugeThreshold {
+		segs = make([]segRec, len(s.doc.segs), n)
+	} else {
+		raw := make([]segRec, 0, n+hugeSlack/int(size))
+		k := hugeAlign(unsafe.Pointer(unsafe.SliceData(raw)), size, uintptr(cap(raw)))
+		segs = raw[k : k+len(s.doc.segs) : k+n]
+		adviseHugePages(unsafe.Pointer(unsafe.SliceData(segs)), uintptr(n)*size)
+	}
+	copy(segs, s.doc.segs)
+	s.doc.segs = segs
+}
+
+// unterminated finishes a segment cut off by the end of the data: line
+// breaks after it are layout, and a trailing odd release run dangles.
+func (s *scanner) unterminated(start, end int, fl uint8) (int, uint8) {
+	data := s.data
+	for end > start+1 && s.d.isLayout(data[end-1]) {
+		end--
+	}
+	if fl&fLineBreak != 0 && !s.hasLayout(data[start:end]) {
+		fl &^= fLineBreak
+	}
+	if fl&fRelease != 0 && s.oddReleaseRun(start, end) {
+		fl |= fDangling
+	}
+	return end, fl
 }
 
 func (s *scanner) hasLayout(b []byte) bool {
@@ -355,16 +387,8 @@ func newFinder(d *dialect) finder {
 // may be false positives, so only the lowest set bit is meaningful).
 func zeroMask(y uint64) uint64 { return (y - ones) &^ y & highs }
 
-// next returns the position of the first interesting byte at or after
-// from, or len(data).
-func (f *finder) next(data []byte, from int) int {
-	i := from
-	for ; i+8 <= len(data); i += 8 {
-		x := binary.LittleEndian.Uint64(data[i:])
-		if m := zeroMask(x^f.term) | zeroMask(x^f.rel) | zeroMask(x^f.lf) | zeroMask(x^f.cr); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
+// tail checks the last (fewer than 8) bytes one by one.
+func (f *finder) tail(data []byte, i int) int {
 	for ; i < len(data); i++ {
 		if c := data[i]; c == f.b[0] || c == f.b[1] || c == f.b[2] || c == f.b[3] {
 			return i

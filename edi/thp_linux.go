@@ -21,8 +21,9 @@ func hugeAlign(p unsafe.Pointer, elem, n uintptr) int {
 }
 
 // hugeSlack is the extra capacity (in bytes) to allocate so that a buffer
-// can be aligned by hugeAlign and its last huge page is fully owned.
-const hugeSlack = 2 * hugePage
+// can start on a 2 MiB boundary (hugeAlign). The skipped head is never
+// touched, so it costs address space, not memory.
+const hugeSlack = hugePage
 
 // adviseHugePages asks Linux to back the 2 MiB-aligned interior of [p,
 // p+n) with transparent huge pages (when THP is in "madvise" mode). Fresh
@@ -36,7 +37,9 @@ func adviseHugePages(p unsafe.Pointer, n uintptr) {
 	}
 	start := uintptr(p)
 	a := (start + hugePage - 1) &^ (hugePage - 1)
-	e := (start + n + hugePage - 1) &^ (hugePage - 1) // the caller owns hugeSlack past n
+	// Rounding the end up is harmless: past n lies free or other heap
+	// memory, for which the advice is only a hint.
+	e := (start + n + hugePage - 1) &^ (hugePage - 1)
 	if e > a {
 		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, a, e-a, madvHugePage)
 	}
