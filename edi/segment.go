@@ -146,6 +146,42 @@ func (s Segment) DisplayText(e, c int) string { return s.Component(e, c).Display
 
 func (s Segment) hasRelease() bool { return s.rec.flags&fRelease != 0 }
 
+// ElementOffset returns the byte offset in the input where data element e
+// (1-based; 0 is the tag) starts, or the end of the segment when the
+// segment has fewer elements.
+func (s Segment) ElementOffset(e int) int {
+	raw := s.Raw()
+	if e <= 0 || s.IsUNA() {
+		return s.Offset()
+	}
+	sep, rel := s.dia.seps.Element, s.hasRelease()
+	pos := 0
+	for k := 0; k < e; k++ {
+		j := indexUnescaped(raw[pos:], sep, s.dia, rel)
+		if j < 0 {
+			return s.Offset() + len(raw)
+		}
+		pos += j + 1
+	}
+	return s.Offset() + pos
+}
+
+// indexUnescaped finds the first sep in b not escaped by the release char.
+func indexUnescaped(b []byte, sep byte, d *dialect, rel bool) int {
+	if !rel {
+		return bytes.IndexByte(b, sep)
+	}
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case d.seps.Release:
+			i++
+		case sep:
+			return i
+		}
+	}
+	return -1
+}
+
 // Element is one data element (with all its repetitions) of a segment.
 type Element struct {
 	raw []byte

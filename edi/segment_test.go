@@ -283,3 +283,17 @@ func TestSizeLimit(t *testing.T) {
 	require.NoError(t, checkSize(1<<20))
 	require.ErrorIs(t, checkSize(1<<32), ErrTooLarge)
 }
+
+func TestJunkBetweenInterchanges(t *testing.T) {
+	a := "UNB+UNOA:3+S+R+250312:1030+A1'UNH+1+ORDERS:D:96A:UN'UNT+2+1'UNZ+1+A1'\n"
+	junk := "-- next message --\n"
+	b := "UNB+UNOA:3+S+R+250312:1030+B1'UNH+1+ORDERS:D:96A:UN'UNT+2+1'UNZ+1+B1'\n"
+	data := []byte(a + junk + b)
+	d := mustParse(t, data)
+	require.Len(t, d.Interchanges, 2)
+	require.Equal(t, []Code{CodeJunk}, codes(d))
+	require.Equal(t, len(a), d.Issues()[0].Offset)
+	require.Equal(t, []byte("\n"+junk), d.GapAfter(3))
+	require.Equal(t, "B1", d.Interchanges[1].ControlRef)
+	require.True(t, bytes.Equal(data, reserialise(d)))
+}
