@@ -86,6 +86,11 @@ func SeedDemo(s *Sim, opt DemoOptions) (*Demo, error) {
 		opt.Secret = func(string) string { return "sk_" + randomHex(32) }
 	}
 	g := edigen.New(opt.Seed)
+	// Payloads carry dates taken from the clock, so delivery attempt ids
+	// must change with it: a restarted simulator must never hand out an id
+	// it used before for different bytes (a client's spool would rightly
+	// refuse the second copy). Same seed and same clock: same ids.
+	ids := edigen.New(opt.Seed ^ uint64(s.clock.Now().UnixNano()))
 	supplier := edigen.Party{GLN: g.GLN("43"), Name: "Nordwerk Großhandel GmbH", Street: "Hafenstraße 12", City: "Hamburg", PostCode: "20457", Country: "DE"}
 	d := &Demo{Tenant: DemoTenant}
 	for _, c := range []struct{ name, prefix, city, country string }{{"acme-de", "40", "Köln", "DE"}, {"acme-at", "91", "Wien", "AT"}} {
@@ -94,13 +99,13 @@ func SeedDemo(s *Sim, opt DemoOptions) (*Demo, error) {
 			return nil, err
 		}
 		buyer := edigen.Party{GLN: g.GLN(c.prefix), Name: "ACME " + c.country + " Handels GmbH", City: c.city, Country: c.country}
-		if err := seedEntries(s, opt, g, dc.ConnectionID, supplier, buyer, d); err != nil {
+		if err := seedEntries(s, opt, g, ids, dc.ConnectionID, supplier, buyer, d); err != nil {
 			return nil, err
 		}
 		d.Connections = append(d.Connections, dc)
 	}
 	if opt.LargeSize > 0 {
-		if err := seedLarge(s, opt, g, supplier, d); err != nil {
+		if err := seedLarge(s, opt, g, ids, supplier, d); err != nil {
 			return nil, err
 		}
 	}
@@ -109,7 +114,7 @@ func SeedDemo(s *Sim, opt DemoOptions) (*Demo, error) {
 
 // seedLarge adds the big ORDRSP (LargeCopies times, one shared payload)
 // to the first connection as its newest entries.
-func seedLarge(s *Sim, opt DemoOptions, g *edigen.Gen, supplier edigen.Party, d *Demo) error {
+func seedLarge(s *Sim, opt DemoOptions, g, ids *edigen.Gen, supplier edigen.Party, d *Demo) error {
 	conn := d.Connections[0].ConnectionID
 	now := s.clock.Now().UTC()
 	o := g.Order(edigen.Party{GLN: g.GLN("40")}, supplier, now.Add(-time.Hour), 1)
@@ -122,7 +127,7 @@ func seedLarge(s *Sim, opt DemoOptions, g *edigen.Gen, supplier edigen.Party, d 
 	defer s.mu.Unlock()
 	for i := range max(opt.LargeCopies, 1) {
 		e := *proto
-		e.id, e.interchangeID = g.UUID(), g.UUID()
+		e.id, e.interchangeID = ids.UUID(), g.UUID()
 		e.createdAt = now.Add(time.Duration(i-60) * time.Second)
 		if err := s.addEntryLocked(conn, &e); err != nil {
 			return err
@@ -162,7 +167,7 @@ type demoFault struct {
 
 // seedEntries adds opt.PerConnection deliveries from supplier to buyer,
 // the oldest first, about 40 minutes apart.
-func seedEntries(s *Sim, opt DemoOptions, g *edigen.Gen, conn string, supplier, buyer edigen.Party, d *Demo) error {
+func seedEntries(s *Sim, opt DemoOptions, g, ids *edigen.Gen, conn string, supplier, buyer edigen.Party, d *Demo) error {
 	now := s.clock.Now().UTC().Truncate(time.Minute)
 	faults := map[int]demoFault{}
 	if len(d.Faulty) == 0 && opt.PerConnection > 11 { // the first connection carries the faulty ones, early in the list
@@ -175,7 +180,7 @@ func seedEntries(s *Sim, opt DemoOptions, g *edigen.Gen, conn string, supplier, 
 	for i := range max(opt.PerConnection, 0) {
 		created := now.Add(-time.Duration(opt.PerConnection-i) * 40 * time.Minute)
 		typ, body := demoMessage(g, i, supplier, buyer, created)
-		del := Delivery{ID: g.UUID(), InterchangeID: g.UUID(), MessageType: typ, Payload: body, CreatedAt: created}
+		del := Delivery{ID: ids.UUID(), InterchangeID: g.UUID(), MessageType: typ, Payload: body, CreatedAt: created}
 		if f, ok := faults[i]; ok {
 			del.Fault = f.f
 			if f.f.Truncate {
