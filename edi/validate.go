@@ -1,6 +1,7 @@
 package edi
 
 import (
+	"bytes"
 	"sort"
 )
 
@@ -105,7 +106,11 @@ func (d *Document) checkReleases(i int, t *tally) {
 	raw := d.data[r.off : r.off+r.n]
 	for j := 0; j < len(raw); j++ {
 		if raw[j] != dia.seps.Release {
-			continue
+			n := bytes.IndexByte(raw[j:], dia.seps.Release)
+			if n < 0 {
+				return
+			}
+			j += n
 		}
 		k := j + 1
 		for k < len(raw) && dia.isLayout(raw[k]) {
