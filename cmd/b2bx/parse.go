@@ -182,14 +182,6 @@ type messageJSON struct {
 	Summary      struct{}     `json:"summary"`
 }
 
-type segmentJSON struct {
-	Index  int    `json:"index"`
-	Offset int    `json:"offset"`
-	Number int    `json:"number"`
-	Tag    string `json:"tag"`
-	Data   string `json:"data"`
-}
-
 func sepString(c byte, ok bool) string {
 	if !ok {
 		return ""
@@ -277,22 +269,58 @@ func writeParseJSON(w *bufio.Writer, name string, doc *edi.Document, segments bo
 	if _, err := w.Write(jsonSafe(b)); err != nil {
 		return err
 	}
+	var line []byte
 	for i := 0; i < doc.Len(); i++ {
 		s := doc.Segment(i)
-		line, err := json.Marshal(segmentJSON{Index: i, Offset: s.Offset(), Number: s.Number(), Tag: s.Tag(),
-			Data: s.Charset().Decode(s.Raw())})
-		if err != nil {
+		line = append(line[:0], "\n    "...)
+		if i > 0 {
+			line = append(line[:0], ",\n    "...)
+		}
+		line = append(line, `{"index":`...)
+		line = strconv.AppendInt(line, int64(i), 10)
+		line = append(line, `,"offset":`...)
+		line = strconv.AppendInt(line, int64(s.Offset()), 10)
+		line = append(line, `,"number":`...)
+		line = strconv.AppendInt(line, int64(s.Number()), 10)
+		line = append(line, `,"tag":`...)
+		line = appendJSONString(line, s.Charset().Decode([]byte(s.Tag())))
+		line = append(line, `,"data":`...)
+		line = appendJSONString(line, s.Charset().Decode(s.Raw()))
+		line = append(line, '}')
+		if _, err := w.Write(jsonSafe(line)); err != nil {
 			return err
 		}
-		sep := ",\n    "
-		if i == 0 {
-			sep = "\n    "
-		}
-		w.WriteString(sep)
-		w.Write(jsonSafe(line))
 	}
 	_, err = w.WriteString("\n  ]\n}\n")
 	return err
+}
+
+// appendJSONString appends s (valid UTF-8) as a JSON string, escaping
+// quotes, backslashes and C0 controls like encoding/json does.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\b':
+			b = append(b, '\\', 'b')
+		case c == '\f':
+			b = append(b, '\\', 'f')
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
 }
 
 // jsonSafe makes JSON output terminal-safe without changing its meaning:
@@ -399,15 +427,35 @@ func writeMessageHuman(w *bufio.Writer, indent string, m edi.Message) {
 
 func writeSegmentsHuman(w *bufio.Writer, doc *edi.Document) {
 	fmt.Fprintf(w, "\nSegments (index, offset, number in message, tag, data):\n")
-	var num [20]byte
+	var line []byte
 	for i := 0; i < doc.Len(); i++ {
 		s := doc.Segment(i)
-		n := "-"
+		line = appendPadded(line[:0], strconv.AppendInt(nil, int64(i), 10), 8)
+		line = appendPadded(line, strconv.AppendInt(nil, int64(s.Offset()), 10), 10)
+		num := []byte("-")
 		if k := s.Number(); k > 0 {
-			n = string(strconv.AppendInt(num[:0], int64(k), 10))
+			num = strconv.AppendInt(nil, int64(k), 10)
 		}
-		fmt.Fprintf(w, "%8d %9d %6s  %-3s  %s\n", i, s.Offset(), n, termsafe.String(s.Tag()), s.Display())
+		line = appendPadded(line, num, 7)
+		line = append(line, "  "...)
+		tag := termsafe.String(s.Tag())
+		line = append(line, tag...)
+		for n := len(tag); n < 3; n++ {
+			line = append(line, ' ')
+		}
+		line = append(line, "  "...)
+		line = append(line, s.Display()...)
+		line = append(line, '\n')
+		w.Write(line)
 	}
+}
+
+// appendPadded right-aligns v in a field of width n.
+func appendPadded(b, v []byte, n int) []byte {
+	for k := len(v); k < n; k++ {
+		b = append(b, ' ')
+	}
+	return append(b, v...)
 }
 
 func safe(s string) string { return termsafe.String(s) }

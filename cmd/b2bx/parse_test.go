@@ -165,3 +165,21 @@ func TestParseTerminalSafety(t *testing.T) {
 	_, out, _ = runCmd(t, payload, nil, "parse", "-", "--json", "--segments")
 	require.Contains(t, out, `\u001b]52;c;cHduZWQ=\u0007 \u001b[2J \r\b \u009b31m \u202etxt.exe\u007f `+"\uFFFD")
 }
+
+// TestAppendJSONString agrees with encoding/json on every byte value.
+func TestAppendJSONString(t *testing.T) {
+	var all []byte
+	for c := 0; c < 0x80; c++ {
+		all = append(all, byte(c))
+	}
+	for _, s := range []string{"", "plain", string(all), "Łódź €", "\u009b\u202e"} {
+		var want string
+		require.NoError(t, json.Unmarshal(appendJSONString(nil, s), &want))
+		require.Equal(t, s, want)
+		std, err := json.Marshal(s)
+		require.NoError(t, err)
+		if !strings.ContainsAny(s, "<>&") {
+			require.Equal(t, string(std), string(appendJSONString(nil, s)))
+		}
+	}
+}
