@@ -48,8 +48,9 @@
 //   - CR and LF inside a segment (hard-wrapped files): never data. They are
 //     removed before elements are split, Raw keeps them, and one warning
 //     LINE_BREAK_IN_SEGMENT per interchange counts the segments affected.
-//   - Junk before UNA/UNB (mail headers, banners): when the data outside an
-//     interchange does not start with a segment tag, b2bx looks for the next
+//   - Junk before UNA/UNB (mail headers, banners, separators between
+//     concatenated interchanges): when the data outside an interchange does
+//     not start with a segment tag, b2bx looks for the next
 //     UNA, UNB (or UNH followed by the element separator); the bytes before
 //     it are a gap reported as JUNK_BEFORE_INTERCHANGE (error) with their
 //     offset. Without such a start the bytes are read as segments and fail
@@ -75,8 +76,8 @@
 // applies, the syntax error code 0085 (only codes with the same meaning in
 // syntax versions 3 and 4 are used; 45 "trailing separator" only under
 // version 4). Checked: UNT count (UNH and UNT included) and reference, UNE
-// count and reference, UNZ count (groups when UNG is used, else messages)
-// and reference, missing and unexpected trailers, UNG mixed with ungrouped
+// count and reference, UNZ count (groups when UNG is used, else messages;
+// both when they are mixed) and reference, missing and unexpected trailers, UNG mixed with ungrouped
 // messages, empty interchanges and groups (warnings), segments outside
 // messages, data after UNZ, tag syntax (three upper-case letters or
 // digits), empty segments, trailing separators (warning), mandatory UNB/
