@@ -51,5 +51,16 @@ fuzz:
 generate:
 	$(GO) generate $(PKGS)
 
+## demo: build bin/b2bx, then tell the support-engineer story against the
+## simulator (scripts/demo.sh; DEMO_PAUSE=1 waits for Enter between steps).
+.PHONY: demo e2e
+demo: build
+	B2BX=$(BIN) ./scripts/demo.sh
+
+## e2e: build the real binary and drive it as subprocesses and inside tmux
+## (needs tmux; the keyring prompt test also gnome-keyring and dbus).
+e2e:
+	$(GO) test -tags e2e -count=1 ./e2e/
+
 clean:
 	rm -rf bin
