@@ -306,7 +306,7 @@ func TestDialectEdgeCases(t *testing.T) {
 	require.Equal(t, byte('\n'), d.Interchanges[0].Separators.Segment)
 
 	// Level B control characters under syntax 4: IS2 separates repetitions.
-	d = mustParse(t, []byte("UNB\x1dUNOB\x1f4\x1dS\x1dR\x1d20250312\x1f1030\x1dX\x1cUNH\x1d1\x1dORDERS\x1fD\x1f01B\x1fUN\x1c" +
+	d = mustParse(t, []byte("UNB\x1dUNOB\x1f4\x1dS\x1dR\x1d20250312\x1f1030\x1dX\x1cUNH\x1d1\x1dORDERS\x1fD\x1f01B\x1fUN\x1c"+
 		"FTX\x1dAAI\x1d\x1d\x1dA\x1eB\x1cUNT\x1d3\x1d1\x1cUNZ\x1d1\x1dX\x1c"))
 	require.Empty(t, d.Issues())
 	ftx := findSeg(t, d, "FTX", 0)
@@ -314,7 +314,7 @@ func TestDialectEdgeCases(t *testing.T) {
 	require.Equal(t, "B", ftx.Element(4).Repetition(1).Component(1).Text())
 
 	// A new UNB before UNZ: the first interchange is closed with UNZ_MISSING.
-	d = mustParse(t, []byte("UNB+UNOA:3+S+R+250312:1030+A'UNH+1+ORDERS:D:96A:UN'UNT+2+1'" +
+	d = mustParse(t, []byte("UNB+UNOA:3+S+R+250312:1030+A'UNH+1+ORDERS:D:96A:UN'UNT+2+1'"+
 		"UNB+UNOA:3+S+R+250312:1030+B'UNH+1+ORDERS:D:96A:UN'UNT+2+1'UNZ+1+B'"))
 	require.Equal(t, []Code{CodeUNZMissing}, codes(d))
 	require.Contains(t, d.Issues()[0].Message, "before the next interchange; expected UNZ+1+A after segment 2")
