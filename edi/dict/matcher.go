@@ -33,6 +33,27 @@ type Matcher struct {
 	frames []frame // frames[0] is the message level, then one per open group
 	done   bool    // UNT matched
 	ended  bool    // End called
+	// memo caches, per current entry (index+1; 0 before UNH), the last
+	// clean move the search found: where a tag led and that no mandatory
+	// entry was skipped on the way. The frame stack is fully determined by
+	// the current entry (each open group is an ancestor of it), so the
+	// search result depends only on (current entry, tag) and stays valid
+	// for every later message of the same structure.
+	// Two moves per entry (most recent first) cover the usual
+	// alternation, e.g. a line item that continues or a new one that
+	// starts.
+	memo [][2]move
+}
+
+// move is a memoised search result: tag key, target entry, the frame
+// level it is found at, and whether it starts a new occurrence of that
+// level's group.
+type move struct {
+	key    uint32
+	idx    int32
+	level  int16
+	newRep bool
+	set    bool
 }
 
 // frame is an open group (or the message level) and the position in it.
@@ -47,7 +68,7 @@ type frame struct {
 
 // NewMatcher returns a matcher positioned before the first segment (UNH).
 func (m *Message) NewMatcher() *Matcher {
-	mt := &Matcher{msg: m, frames: make([]frame, 1, m.maxDepth+1)}
+	mt := &Matcher{msg: m, frames: make([]frame, 1, m.maxDepth+1), memo: make([][2]move, len(m.Entries)+1)}
 	mt.Reset()
 	return mt
 }
@@ -64,15 +85,27 @@ func (mt *Matcher) Reset() {
 func (mt *Matcher) Message() *Message { return mt.msg }
 
 // Next matches the next segment of the message, UNH and UNT included.
-func (mt *Matcher) Next(tag string) Step {
+func (mt *Matcher) Next(tag string) Step { return mt.next(tagKey(tag), tag) }
+
+// NextKey is Next for a tag packed with PackTag: callers that hold the
+// tag as bytes (edi's segment index) skip the string conversion. Keys of
+// tags that are not three bytes long never match an entry.
+func (mt *Matcher) NextKey(key uint32) Step { return mt.next(key, "") }
+
+// PackTag packs a three-byte segment tag into the key NextKey takes.
+func PackTag(a, b, c byte) uint32 { return uint32(a)<<16 | uint32(b)<<8 | uint32(c) }
+
+// next matches one segment. tag is the caller's spelling for problem
+// messages; "" means rebuild it from key (only on the problem path).
+func (mt *Matcher) next(key uint32, tag string) Step {
 	entries := mt.msg.Entries
-	if mt.done {
-		return Step{PathID: NoPath, Problems: []Problem{mt.unexpected(tag, "after the message trailer UNT")}}
+	if mt.done || mt.ended {
+		where := "after the end of the message"
+		if mt.done {
+			where = "after the message trailer UNT"
+		}
+		return Step{PathID: NoPath, Problems: []Problem{mt.unexpected(tagOf(key, tag), where)}}
 	}
-	if mt.ended {
-		return Step{PathID: NoPath, Problems: []Problem{mt.unexpected(tag, "after the end of the message")}}
-	}
-	key := tagKey(tag)
 	top := len(mt.frames) - 1
 	f := &mt.frames[top]
 	// The top frame's current child is always a segment (or none yet).
@@ -81,8 +114,17 @@ func (mt *Matcher) Next(tag string) Step {
 		f.count++
 		return mt.step(int(f.cur), nil)
 	}
+	if m := mt.remembered(f.cur, key); m != nil {
+		return mt.apply(int(m.level), int(m.idx), m.newRep, nil)
+	}
 	if level, idx, newRep, ok := mt.find(key); ok {
-		return mt.commit(level, idx, newRep)
+		problems := mt.skipped(level, idx, newRep)
+		if problems == nil {
+			slots := &mt.memo[f.cur+1]
+			slots[1] = slots[0]
+			slots[0] = move{key: key, idx: int32(idx), level: int16(level), newRep: newRep, set: true}
+		}
+		return mt.apply(level, idx, newRep, problems)
 	}
 	if same {
 		f.count++
@@ -93,7 +135,75 @@ func (mt *Matcher) Next(tag string) Step {
 		}
 		return mt.step(int(f.cur), problems)
 	}
-	return Step{PathID: NoPath, Problems: []Problem{mt.unexpected(tag, mt.afterText())}}
+	return Step{PathID: NoPath, Problems: []Problem{mt.unexpected(tagOf(key, tag), mt.afterText())}}
+}
+
+// Fast is the cheap path of NextKey for the common case: the segment
+// repeats the current one within its limit, or makes a move this matcher
+// has already seen from the same position without any problem. It then
+// advances and returns the segment's PathID. Otherwise it changes nothing
+// and returns false, and the caller must call NextKey, which finds the
+// move and reports problems. Fast never allocates.
+func (mt *Matcher) Fast(key uint32) (uint16, bool) {
+	if mt.done || mt.ended {
+		return NoPath, false
+	}
+	entries := mt.msg.Entries
+	f := &mt.frames[len(mt.frames)-1]
+	if f.cur >= 0 && entries[f.cur].key == key {
+		if int(f.count) < entries[f.cur].MaxRepeat {
+			f.count++
+			return uint16(f.cur), true
+		}
+	}
+	m := mt.remembered(f.cur, key)
+	if m == nil {
+		return NoPath, false
+	}
+	level := int(m.level)
+	if m.newRep {
+		g := &mt.frames[level]
+		if int(g.reps) >= entries[g.group].MaxRepeat {
+			return NoPath, false // too many occurrences: NextKey reports it
+		}
+		mt.frames = mt.frames[:level+1]
+		g.reps++
+		g.cur, g.count, g.segOver = g.group+1, 1, false
+		return uint16(g.cur), true
+	}
+	mt.frames = mt.frames[:level+1]
+	g := &mt.frames[level]
+	idx := m.idx
+	g.cur, g.count, g.segOver = idx, 1, false
+	e := &entries[idx]
+	if !e.IsGroup() {
+		if e.Depth == 0 && e.key == keyUNT {
+			mt.done = true
+		}
+		return uint16(idx), true
+	}
+	mt.frames = append(mt.frames, frame{group: idx, cur: idx + 1, reps: 1, count: 1})
+	return uint16(idx + 1), true
+}
+
+// remembered returns the memoised move for key from entry cur, or nil.
+func (mt *Matcher) remembered(cur int32, key uint32) *move {
+	slots := &mt.memo[cur+1]
+	if slots[0].set && slots[0].key == key {
+		return &slots[0]
+	}
+	if slots[1].set && slots[1].key == key {
+		return &slots[1]
+	}
+	return nil
+}
+
+// tagOf returns tag, or the tag a key was packed from when tag is "".
+func tagOf(key uint32, tag string) string {
+	if tag != "" || key == noKey {
+		return tag
+	}
+	return string([]byte{byte(key >> 16), byte(key >> 8), byte(key)})
 }
 
 // find looks for tag from the current position outwards without changing
@@ -133,18 +243,29 @@ func (mt *Matcher) bounds(f *frame) (start, end int) {
 	return start, end
 }
 
-// commit moves to a match found by find, reporting mandatory entries that
-// are skipped on the way.
-func (mt *Matcher) commit(level, idx int, newRep bool) Step {
-	entries := mt.msg.Entries
+// skipped returns the mandatory entries a move found by find passes
+// over: the rest of every group it leaves, the rest of the current
+// occurrence when it starts a new one, and the entries between the
+// current position and the target. It does not change state.
+func (mt *Matcher) skipped(level, idx int, newRep bool) []Problem {
 	var problems []Problem
 	for l := len(mt.frames) - 1; l > level; l-- {
 		problems = mt.missingRest(problems, &mt.frames[l], -1)
 	}
+	if newRep {
+		return mt.missingRest(problems, &mt.frames[level], -1)
+	}
+	return mt.missingRest(problems, &mt.frames[level], idx)
+}
+
+// apply performs a move found by find (or remembered from it): leave the
+// inner groups, then start a new occurrence of the level's group or step
+// to entry idx, entering it when it is a group.
+func (mt *Matcher) apply(level, idx int, newRep bool, problems []Problem) Step {
+	entries := mt.msg.Entries
 	mt.frames = mt.frames[:level+1]
 	f := &mt.frames[level]
 	if newRep {
-		problems = mt.missingRest(problems, f, -1)
 		f.reps++
 		f.cur, f.count, f.segOver = f.group+1, 1, false
 		if int(f.reps) > entries[f.group].MaxRepeat && !f.grpOver {
@@ -153,10 +274,10 @@ func (mt *Matcher) commit(level, idx int, newRep bool) Step {
 		}
 		return mt.step(int(f.cur), problems)
 	}
-	problems = mt.missingRest(problems, f, idx)
 	f.cur, f.count, f.segOver = int32(idx), 1, false
-	if !entries[idx].IsGroup() {
-		if entries[idx].Tag == "UNT" && entries[idx].Depth == 0 {
+	e := &entries[idx]
+	if !e.IsGroup() {
+		if e.Depth == 0 && e.key == keyUNT {
 			mt.done = true
 		}
 		return mt.step(idx, problems)
@@ -164,6 +285,9 @@ func (mt *Matcher) commit(level, idx int, newRep bool) Step {
 	mt.frames = append(mt.frames, frame{group: int32(idx), cur: int32(idx + 1), reps: 1, count: 1})
 	return mt.step(idx+1, problems)
 }
+
+// keyUNT is the packed UNT tag.
+var keyUNT = PackTag('U', 'N', 'T')
 
 // missingRest appends a problem for every mandatory entry of the frame's
 // group after its current child and before stop (-1: to the group's end).

@@ -345,3 +345,51 @@ func TestMatcherNextDoesNotAllocate(t *testing.T) {
 	})
 	require.Zero(t, allocs)
 }
+
+// TestMatcherFastAgreesWithNext: the key entry points give the same paths
+// and problems as Next, and a second message of the same shape goes
+// entirely through Fast (the memo survives Reset).
+func TestMatcherFastAgreesWithNext(t *testing.T) {
+	// allFast: every clean step of the second round takes the fast path;
+	// steps beyond a repetition limit always take NextKey.
+	cases := []struct {
+		msg     *Message
+		tags    string
+		allFast bool
+	}{
+		{&msgORDERSD96A, "UNH BGM DTM DTM NAD RFF NAD CUX LIN PIA IMD QTY DTM PRI LIN PIA IMD QTY DTM PRI LIN QTY UNS CNT UNT", true},
+		{&msgORDERSD96A, "UNH DTM XYZ NAD BGM LIN LIN UNT", true},
+		{&msgAPERAKD96A, "UNH BGM " + strings.Repeat("RFF ", 11) + "DTM DTM DTM DTM DTM DTM DTM DTM DTM DTM DTM UNT", false},
+		{&msgCONTRLSyntax4, "UNH UCI UCM UCS UCD UCD UCS UCM UCF UCM UCS UCD UCF UNT UCI", true},
+		{&msgSynthetic, "UNH AAA CCC AAA BBB AAA BBB DDD UNT", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.msg.Label+" "+tc.tags, func(t *testing.T) {
+			slow, fast := tc.msg.NewMatcher(), tc.msg.NewMatcher()
+			for round := range 2 {
+				slow.Reset()
+				fast.Reset()
+				hits, clean := 0, 0
+				for _, tag := range strings.Fields(tc.tags) {
+					want := slow.Next(tag)
+					if want.Problems == nil {
+						clean++
+					}
+					key := PackTag(tag[0], tag[1], tag[2])
+					if id, ok := fast.Fast(key); ok {
+						hits++
+						require.Equal(t, want.PathID, id, tag)
+						require.Nil(t, want.Problems, tag)
+						continue
+					}
+					got := fast.NextKey(key)
+					require.Equal(t, want, got, tag)
+				}
+				require.Equal(t, slow.End(), fast.End())
+				if round == 1 && tc.allFast {
+					require.Equal(t, clean, hits, "every clean step of a repeated message takes the fast path")
+				}
+			}
+		})
+	}
+}
