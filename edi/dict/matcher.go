@@ -33,6 +33,7 @@ type Matcher struct {
 	frames []frame // frames[0] is the message level, then one per open group
 	done   bool    // UNT matched
 	ended  bool    // End called
+	terse  bool    // problems without Message (see SetTerse)
 	// memo caches, per current entry (index+1; 0 before UNH), the last
 	// clean move the search found: where a tag led and that no mandatory
 	// entry was skipped on the way. The frame stack is fully determined by
@@ -80,6 +81,12 @@ func (mt *Matcher) Reset() {
 	mt.frames[0] = frame{group: -1, cur: -1}
 	mt.done, mt.ended = false, false
 }
+
+// SetTerse makes the matcher report problems without their Message text
+// (Kind, Tag, Group, Position and SyntaxError are still set), which keeps
+// a message with a flood of problems cheap once the caller has shown
+// enough of them. Reset does not change it.
+func (mt *Matcher) SetTerse(terse bool) { mt.terse = terse }
 
 // Message returns the structure the matcher follows.
 func (mt *Matcher) Message() *Message { return mt.msg }

@@ -393,3 +393,26 @@ func TestMatcherFastAgreesWithNext(t *testing.T) {
 		})
 	}
 }
+
+func TestMatcherTerse(t *testing.T) {
+	tags := strings.Fields("UNH DTM XYZ CTA " + strings.Repeat("RFF ", 11) + "UNT")
+	loud, terse := msgAPERAKD96A.NewMatcher(), msgAPERAKD96A.NewMatcher()
+	terse.SetTerse(true)
+	var nLoud, nTerse int
+	for _, tag := range tags {
+		a, b := loud.Next(tag), terse.Next(tag)
+		require.Equal(t, a.PathID, b.PathID)
+		require.Len(t, b.Problems, len(a.Problems))
+		for k := range a.Problems {
+			require.NotEmpty(t, a.Problems[k].Message)
+			require.Empty(t, b.Problems[k].Message)
+			a.Problems[k].Message = ""
+			require.Equal(t, a.Problems[k], b.Problems[k])
+			nLoud++
+			nTerse++
+		}
+	}
+	require.Equal(t, 4, nLoud, "missing BGM, XYZ, CTA, too many RFF groups")
+	a, b := loud.End(), terse.End()
+	require.Len(t, b, len(a))
+}

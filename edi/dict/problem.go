@@ -71,6 +71,12 @@ type Problem struct {
 
 func (mt *Matcher) missingProblem(i int) Problem {
 	e := &mt.msg.Entries[i]
+	if mt.terse {
+		if e.IsGroup() {
+			return Problem{Kind: MissingGroup, Tag: e.Tag, Group: e.Path, Position: e.Position, SyntaxError: SyntaxErrorMissing}
+		}
+		return Problem{Kind: MissingSegment, Tag: e.Tag, Group: e.GroupName, Position: e.Position, SyntaxError: SyntaxErrorMissing}
+	}
 	where := ""
 	if e.GroupName != "" {
 		where = " in " + e.GroupName
@@ -85,6 +91,9 @@ func (mt *Matcher) missingProblem(i int) Problem {
 
 func (mt *Matcher) tooManySegments(i int, count int32) Problem {
 	e := &mt.msg.Entries[i]
+	if mt.terse {
+		return Problem{Kind: TooManySegments, Tag: e.Tag, Group: e.GroupName, Position: e.Position, SyntaxError: SyntaxErrorTooManySegmentRepetition}
+	}
 	where := ""
 	if e.GroupName != "" {
 		where = " in " + e.GroupName
@@ -95,6 +104,9 @@ func (mt *Matcher) tooManySegments(i int, count int32) Problem {
 
 func (mt *Matcher) tooManyGroups(i int, reps int32) Problem {
 	e := &mt.msg.Entries[i]
+	if mt.terse {
+		return Problem{Kind: TooManyGroups, Tag: e.Tag, Group: e.Path, Position: e.Position, SyntaxError: SyntaxErrorTooManyGroupRepetition}
+	}
 	where := ""
 	if e.GroupName != "" {
 		where = " in " + e.GroupName
@@ -106,11 +118,14 @@ func (mt *Matcher) tooManyGroups(i int, reps int32) Problem {
 // unexpected explains why tag does not fit after the current entry: it
 // belongs elsewhere in the message, or not at all.
 func (mt *Matcher) unexpected(tag string, after string) Problem {
-	shown := termsafe.String(tag)
 	p := Problem{Kind: UnexpectedSegment, Tag: tag, SyntaxError: SyntaxErrorNotSupportedInPosition}
 	if f := &mt.frames[len(mt.frames)-1]; f.group >= 0 {
 		p.Group = mt.msg.Entries[f.group].Path
 	}
+	if mt.terse {
+		return p
+	}
+	shown := termsafe.String(tag)
 	for i := range mt.msg.Entries {
 		e := &mt.msg.Entries[i]
 		if !e.IsGroup() && e.Tag == tag {
