@@ -269,7 +269,39 @@ func TestUploadThenPartnerAnswers(t *testing.T) {
 	require.False(t, u.Replay)
 	require.NotEmpty(t, u.UploadID)
 
-	// The partner answers with a CONTRL and, the order being accepted, an ORDRSP.
+	requirePartnerAnswers(t, w, s, de, before)
+
+	// The same bytes again without --replay/--new and without a terminal:
+	// nothing is sent, the error says how to choose.
+	inboxPosts := func() int { return len(s.requests("/inbox")) }
+	waitUntil(t, 5*time.Second, "the upload in the simulator's log", func() bool { return inboxPosts() == 1 })
+	_, r = upload()
+	require.Equal(t, 2, r.code, "%s", r)
+	require.Contains(t, r.stderr, "--replay")
+	require.Contains(t, r.stderr, "--new")
+	require.Equal(t, 1, inboxPosts(), "nothing was sent")
+
+	u, r = upload("--replay")
+	require.Equal(t, 0, r.code, "%s", r)
+	require.Equal(t, ordersKey+"1", u.Key, "a replay uses the same key")
+	require.Equal(t, 200, u.HTTPStatus)
+	require.True(t, u.Replay, "the server answers replay")
+
+	u, r = upload("--new")
+	require.Equal(t, 0, r.code, "%s", r)
+	require.Equal(t, ordersKey+"2", u.Key, "a new upload of accepted bytes takes the next number")
+	require.Equal(t, 202, u.HTTPStatus)
+	require.False(t, u.Replay)
+	waitUntil(t, 5*time.Second, "three uploads in the simulator's log", func() bool { return inboxPosts() == 3 })
+	require.Equal(t, []string{"inbox 202", "inbox 200", "inbox 202"}, s.actions("/inbox"))
+	w.requireNoSecretOnDisk(t)
+}
+
+// requirePartnerAnswers waits for the partner's answers to the uploaded
+// ORDERS (entries not in before): a CONTRL naming its interchange and an
+// ORDRSP naming its order; fetches, acknowledges and parses both.
+func requirePartnerAnswers(t *testing.T, w *world, s *simProc, de simConn, before map[string]bool) {
+	t.Helper()
 	var answers []entry
 	waitUntil(t, 20*time.Second, "the CONTRL and ORDRSP answers", func() bool {
 		answers = answers[:0]
@@ -300,29 +332,4 @@ func TestUploadThenPartnerAnswers(t *testing.T) {
 		require.Equal(t, 0, p.code, "the partner's %s parses without errors\n%s", typ, p)
 		require.Contains(t, p.stdout, typ)
 	}
-
-	// The same bytes again without --replay/--new and without a terminal:
-	// nothing is sent, the error says how to choose.
-	inboxPosts := func() int { return len(s.requests("/inbox")) }
-	waitUntil(t, 5*time.Second, "the upload in the simulator's log", func() bool { return inboxPosts() == 1 })
-	_, r = upload()
-	require.Equal(t, 2, r.code, "%s", r)
-	require.Contains(t, r.stderr, "--replay")
-	require.Contains(t, r.stderr, "--new")
-	require.Equal(t, 1, inboxPosts(), "nothing was sent")
-
-	u, r = upload("--replay")
-	require.Equal(t, 0, r.code, "%s", r)
-	require.Equal(t, ordersKey+"1", u.Key, "a replay uses the same key")
-	require.Equal(t, 200, u.HTTPStatus)
-	require.True(t, u.Replay, "the server answers replay")
-
-	u, r = upload("--new")
-	require.Equal(t, 0, r.code, "%s", r)
-	require.Equal(t, ordersKey+"2", u.Key, "a new upload of accepted bytes takes the next number")
-	require.Equal(t, 202, u.HTTPStatus)
-	require.False(t, u.Replay)
-	waitUntil(t, 5*time.Second, "three uploads in the simulator's log", func() bool { return inboxPosts() == 3 })
-	require.Equal(t, []string{"inbox 202", "inbox 200", "inbox 202"}, s.actions("/inbox"))
-	w.requireNoSecretOnDisk(t)
 }

@@ -50,8 +50,12 @@ func runMain(m *testing.M) int {
 		}
 	}
 	if b := os.Getenv("B2BX_E2E_BIN"); b != "" {
-		if bin, err = filepath.Abs(b); err != nil {
-			fmt.Fprintln(os.Stderr, "e2e: B2BX_E2E_BIN:", err)
+		// Relative to the repository, like the Makefile's $(BIN).
+		if bin = b; !filepath.IsAbs(b) {
+			bin = filepath.Join(repoRoot, b)
+		}
+		if st, err := os.Stat(bin); err != nil || st.IsDir() {
+			fmt.Fprintf(os.Stderr, "e2e: B2BX_E2E_BIN=%s is not a file (%v); build it first (make build) or unset it\n", b, err)
 			return 2
 		}
 		return m.Run()
