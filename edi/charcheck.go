@@ -96,7 +96,7 @@ func (d *Document) checkCharacters(ic *Interchange) {
 		first++
 	}
 	start := int(d.segs[first].off)
-	lr := d.segs[ic.Last]
+	lr := &d.segs[ic.Last]
 	end := int(lr.off + lr.n)
 	data := d.data[start:end]
 	dia := &d.dialects[d.segs[first].dia]

@@ -57,18 +57,47 @@ type Document struct {
 	Messages []Message
 }
 
-// Parse indexes data, builds the envelope structure and validates the
-// envelopes (counts, references, nesting, tags, characters). Problems in
-// the data are reported as Issues, never as an error: the error is only
-// ErrTooLarge (or the practically impossible dialect limit).
+// Parse indexes data, builds the envelope structure, validates the
+// envelopes (counts, references, nesting, tags, characters) and the
+// message structures against the directory (assigning segment group
+// paths), and summarises ORDERS, ORDRSP, APERAK and CONTRL messages.
+// Problems in the data are reported as Issues, never as an error: the
+// error is only ErrTooLarge (or the practically impossible dialect limit).
 func Parse(data []byte) (*Document, error) {
 	d, err := index(data)
 	if err != nil {
 		return nil, err
 	}
-	d.validate()
+	d.analyse()
 	d.SortIssues()
 	return d, nil
+}
+
+// parallelMin is the number of segments from which Parse runs the
+// envelope checks and the message layer on two goroutines; below it the
+// goroutine costs more than it saves.
+const parallelMin = 8192
+
+// analyse runs the envelope checks (validate) and the message layer
+// (structure, paths, summaries). They are independent, so large inputs
+// get them on two goroutines: validate reads segment records field by
+// field and never their path, which is all the message layer writes, and
+// only validate adds issues to the Document until both are done. The
+// issue order is the same either way.
+func (d *Document) analyse() {
+	if len(d.segs) < parallelMin {
+		d.validate()
+		d.issues = append(d.issues, d.checkMessages()...)
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.validate()
+	}()
+	more := d.checkMessages()
+	<-done
+	d.issues = append(d.issues, more...)
 }
 
 // checkSize refuses inputs whose offsets do not fit the 32-bit index.

@@ -82,7 +82,28 @@ const (
 	CodeInvalidUTF8         Code = "UTF8_INVALID"
 	CodeLooksUTF8           Code = "CHARSET_LOOKS_LIKE_UTF8" // 8-bit level declared, bytes are UTF-8
 	CodeC1Control           Code = "C1_CONTROL_CHARACTER"    // 0x80..0x9F in an ISO 8859 level
+
+	// Message structure against the directory (ORDERS, ORDRSP, APERAK in
+	// D.96A and D.24A/D.25A; CONTRL). All errors, 0085 code in the issue.
+	CodeSegmentUnexpected    Code = "SEGMENT_UNEXPECTED"           // segment not allowed where it is (0085: 15)
+	CodeSegmentMissing       Code = "SEGMENT_MISSING"              // mandatory segment skipped or never sent (13)
+	CodeGroupMissing         Code = "GROUP_MISSING"                // mandatory segment group skipped (13)
+	CodeSegmentRepeats       Code = "SEGMENT_TOO_MANY_REPETITIONS" // more repeats in a row than allowed (35)
+	CodeGroupRepeats         Code = "GROUP_TOO_MANY_REPETITIONS"   // more group occurrences than allowed (36)
+	CodeStructureOmitted     Code = "STRUCTURE_PROBLEMS_OMITTED"   // more structure problems than are listed per message
+	CodeContrlVersion        Code = "CONTRL_VERSION_MISMATCH"      // CONTRL 4:1 under syntax 3, or 2:2/D:3 under syntax 4
+	CodeContrlVersionUnknown Code = "CONTRL_VERSION_UNKNOWN"       // CONTRL version other than 2:2, D:3, 4:1 (warning)
 )
+
+// IsStructure reports whether the code comes from the message-structure
+// check against the directory, rather than from the envelope checks.
+func (c Code) IsStructure() bool {
+	switch c {
+	case CodeSegmentUnexpected, CodeSegmentMissing, CodeGroupMissing, CodeSegmentRepeats, CodeGroupRepeats, CodeStructureOmitted:
+		return true
+	}
+	return false
+}
 
 // Syntax error codes (data element 0085) used in issues. Only codes that
 // exist with the same meaning in syntax versions 3 and 4 are used, except

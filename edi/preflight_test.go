@@ -27,8 +27,8 @@ func TestPreflightOrdersOK(t *testing.T) {
 
 func TestPreflightSeveralOrders(t *testing.T) {
 	data := "UNB+UNOA:3+SENDER:14+RECEIVER:14+250312:1030+MULTI'" +
-		"UNH+1+ORDERS:D:96A:UN'BGM+220+A-1+9'UNT+3+1'" +
-		"UNH+2+ORDERS:D:96A:UN'BGM+220+A-2+9'UNT+3+2'UNZ+2+MULTI'"
+		"UNH+1+ORDERS:D:96A:UN'BGM+220+A-1+9'DTM+137:20250312:102'UNS+S'UNT+5+1'" +
+		"UNH+2+ORDERS:D:96A:UN'BGM+220+A-2+9'DTM+137:20250312:102'UNS+S'UNT+5+2'UNZ+2+MULTI'"
 	facts, err := PreflightOrders([]byte(data))
 	require.NoError(t, err)
 	require.Equal(t, "MULTI", facts.ControlRef)
@@ -42,6 +42,7 @@ func TestPreflightSeveralOrders(t *testing.T) {
 func TestPreflightRefusals(t *testing.T) {
 	two := string(fixture(t, "orders_d96a.edi")) + string(fixture(t, "crlf.edi"))
 	noBGM := "UNB+UNOA:3+S:14+R:14+250312:1030+NB'UNH+1+ORDERS:D:96A:UN'DTM+137:20250312:102'UNT+3+1'UNZ+1+NB'"
+	missingDTM := "UNB+UNOA:3+S:14+R:14+250312:1030+MD'UNH+1+ORDERS:D:96A:UN'BGM+220+A-1+9'UNS+S'UNT+4+1'UNZ+1+MD'"
 	tests := []struct {
 		name   string
 		data   string
@@ -58,9 +59,10 @@ func TestPreflightRefusals(t *testing.T) {
 		{"ordrsp", string(fixture(t, "ordrsp_d96a.edi")), PreflightNotOrders, `is "ORDRSP", not ORDERS`},
 		{"invoic in group", string(fixture(t, "groups_ung_une.edi")), PreflightNotOrders, `message 3 (reference "3"`},
 		{"unt count", string(fixture(t, "errors/unt_count.edi")), PreflightEnvelope, "UNT_COUNT_MISMATCH at segment 3"},
+		{"structure", missingDTM, PreflightEnvelope, "SEGMENT_MISSING at segment 3, offset 72: message \"1\" (ORDERS): mandatory segment DTM (position 0030) is missing"},
 		{"junk", string(fixture(t, "junk_before_unb.edi")), PreflightEnvelope, "JUNK_BEFORE_INTERCHANGE"},
 		{"missing unz", string(fixture(t, "missing_unz.edi")), PreflightEnvelope, "UNZ_MISSING"},
-		{"no BGM", noBGM, PreflightNoDocNumber, "no BGM document number"},
+		{"no BGM", noBGM, PreflightEnvelope, "mandatory segment BGM (position 0020) is missing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,7 +86,7 @@ func TestPreflightListsFirstIssuesOnly(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("UNB+UNOA:3+S:14+R:14+250312:1030+X'")
 	for i := 0; i < 6; i++ {
-		b.WriteString("UNH+1+ORDERS:D:96A:UN'BGM+220+N+9'UNT+9+1'")
+		b.WriteString("UNH+1+ORDERS:D:96A:UN'BGM+220+N+9'DTM+137:20250312:102'UNS+S'UNT+9+1'")
 	}
 	b.WriteString("UNZ+6+X'")
 	_, err := PreflightOrders([]byte(b.String()))

@@ -25,7 +25,10 @@ type Segment struct {
 // range, like a slice index.
 func (d *Document) Segment(i int) Segment {
 	d.checkIndex(i)
-	r := d.segs[i]
+	// Field by field, leaving out path: structure validation writes path
+	// ids while the envelope checks read segments on another goroutine.
+	p := &d.segs[i]
+	r := segRec{off: p.off, n: p.n, tag: p.tag, flags: p.flags, dia: p.dia}
 	dia := &d.dialects[r.dia]
 	body := d.data[r.off : r.off+r.n]
 	if r.flags&fLineBreak != 0 {

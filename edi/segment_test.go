@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nutrab2b/b2bx/edi/dict"
 	"github.com/stretchr/testify/require"
 )
 
@@ -139,7 +140,7 @@ func TestHardWrapped(t *testing.T) {
 	ftx := findSeg(t, d, "FTX", 0)
 	require.Equal(t, "WRAP AT RELEASE'S END", ftx.Text(4, 1), "release char and quote split by a line break")
 	require.Contains(t, string(ftx.Raw()), "\r\n", "Raw keeps the bytes")
-	require.Equal(t, 4, ic.Messages[0].Segments())
+	require.Equal(t, 6, ic.Messages[0].Segments())
 }
 
 func TestSegmentView(t *testing.T) {
@@ -204,10 +205,13 @@ func TestInterchangeFacts(t *testing.T) {
 	require.Equal(t, 17, ic.Last)
 	require.Len(t, ic.Messages, 1)
 	m := ic.Messages[0]
+	require.NotNil(t, m.Summary)
+	require.Equal(t, "ORDERS D.96A", m.structure.Label)
+	m.Summary, m.structure, m.resolver = nil, nil, dict.Resolver{}
 	require.Equal(t, Message{
 		Index: 0, Interchange: 0, Group: -1, First: 2, Last: 16, Offset: m.Offset, Closed: true,
 		Ref: "M0001", Type: "ORDERS", Version: "D", Release: "96A", Agency: "UN", Association: "EAN008",
-		TrailerCount: 15, TrailerRef: "M0001",
+		TrailerCount: 15, TrailerRef: "M0001", Structure: "ORDERS D.96A", Directory: "D96A",
 	}, m)
 	require.Equal(t, 15, m.Segments())
 	require.Equal(t, 0, d.MessageOf(2))
@@ -242,7 +246,7 @@ func TestMultipleInterchangesKeepTheirDialects(t *testing.T) {
 	a := "UNA:+,? 'UNB+UNOC:3+A+B+250312:1030+R1'UNH+1+ORDERS:D:96A:UN'FTX+AAI+++1,5 ?'x?''UNT+3+1'UNZ+1+R1'\n"
 	b := "UNB\x1dUNOB\x1f3\x1dC\x1dD\x1d250312\x1f1030\x1dR2\x1cUNH\x1d1\x1dORDERS\x1fD\x1f96A\x1fUN\x1cUNT\x1d2\x1d1\x1cUNZ\x1d1\x1dR2\x1c"
 	d := mustParse(t, []byte(a+b))
-	require.Empty(t, d.Issues())
+	require.Empty(t, envelopeIssues(d))
 	require.Len(t, d.Interchanges, 2)
 	require.Equal(t, byte(','), d.Interchanges[0].Separators.Decimal)
 	require.Equal(t, "1,5 'x'", findSeg(t, d, "FTX", 0).Text(4, 1))
@@ -291,8 +295,8 @@ func TestJunkBetweenInterchanges(t *testing.T) {
 	data := []byte(a + junk + b)
 	d := mustParse(t, data)
 	require.Len(t, d.Interchanges, 2)
-	require.Equal(t, []Code{CodeJunk}, codes(d))
-	require.Equal(t, len(a), d.Issues()[0].Offset)
+	require.Equal(t, []Code{CodeJunk}, envelopeCodes(d))
+	require.Equal(t, len(a), envelopeIssues(d)[0].Offset)
 	require.Equal(t, []byte("\n"+junk), d.GapAfter(3))
 	require.Equal(t, "B1", d.Interchanges[1].ControlRef)
 	require.True(t, bytes.Equal(data, reserialise(d)))
@@ -301,7 +305,7 @@ func TestJunkBetweenInterchanges(t *testing.T) {
 func TestDialectEdgeCases(t *testing.T) {
 	// LF as segment terminator: line breaks are then data structure, not layout.
 	d := mustParse(t, []byte("UNA:+.? \nUNB+UNOA:3+S+R+250312:1030+X\nUNH+1+ORDERS:D:96A:UN\nUNT+2+1\nUNZ+1+X\n"))
-	require.Empty(t, d.Issues())
+	require.Empty(t, envelopeIssues(d))
 	require.Equal(t, 5, d.Len())
 	require.Equal(t, byte('\n'), d.Interchanges[0].Separators.Segment)
 
@@ -316,8 +320,8 @@ func TestDialectEdgeCases(t *testing.T) {
 	// A new UNB before UNZ: the first interchange is closed with UNZ_MISSING.
 	d = mustParse(t, []byte("UNB+UNOA:3+S+R+250312:1030+A'UNH+1+ORDERS:D:96A:UN'UNT+2+1'"+
 		"UNB+UNOA:3+S+R+250312:1030+B'UNH+1+ORDERS:D:96A:UN'UNT+2+1'UNZ+1+B'"))
-	require.Equal(t, []Code{CodeUNZMissing}, codes(d))
-	require.Contains(t, d.Issues()[0].Message, "before the next interchange; expected UNZ+1+A after segment 2")
+	require.Equal(t, []Code{CodeUNZMissing}, envelopeCodes(d))
+	require.Contains(t, envelopeIssues(d)[0].Message, "before the next interchange; expected UNZ+1+A after segment 2")
 	require.Len(t, d.Interchanges, 2)
 	require.Equal(t, 2, d.Interchanges[0].Last)
 }

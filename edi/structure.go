@@ -3,6 +3,8 @@ package edi
 import (
 	"fmt"
 	"time"
+
+	"github.com/nutrab2b/b2bx/edi/dict"
 )
 
 // Party is an interchange or group sender/recipient.
@@ -87,6 +89,28 @@ type Message struct {
 
 	TrailerCount int    // UNT 0074; -1 when missing or not a number
 	TrailerRef   string // UNT 0062
+
+	// Set by message-structure validation (see checkMessages):
+
+	// Structure names the directory structure the message was checked
+	// against, e.g. "ORDERS D.96A" or "CONTRL 2:2/D:3 (syntax 3)"; empty
+	// when b2bx has none for the message (envelope checks only).
+	Structure string
+	// Directory is the directory of that structure: "D96A", "D24A",
+	// "SYNTAX3" or "SYNTAX4" (CONTRL); empty without a structure.
+	Directory string
+	// DirectoryNote must be shown next to anything derived from the
+	// directory: "D.25A checked with the D.24A structure", a CONTRL
+	// version that does not fit the syntax version, or why there is no
+	// structure ("no directory structure for INVOIC D:01B; envelope
+	// checks only"). It quotes message identifiers from the data.
+	DirectoryNote string
+	// Summary is what a person wants to know first about an ORDERS,
+	// ORDRSP, APERAK or CONTRL message; nil for other types.
+	Summary *Summary
+
+	structure *dict.Message // nil without a structure
+	resolver  dict.Resolver // names for Describe
 }
 
 // Segments is the number of segments in the message, UNH and UNT included.

@@ -35,7 +35,7 @@ func (d *Document) checkSegments(ic *Interchange) {
 	var wraps, releases, trailing tally
 	seps := ic.Separators // pre-filter: only a segment ending in a separator gets the full check
 	for i := ic.First; i <= ic.Last; i++ {
-		r := d.segs[i]
+		r := &d.segs[i]
 		if r.flags&fUNA != 0 {
 			continue
 		}
@@ -86,7 +86,7 @@ func (d *Document) checkSegments(ic *Interchange) {
 }
 
 func (d *Document) checkUnterminated(i int) {
-	r := d.segs[i]
+	r := &d.segs[i]
 	s := d.Segment(i)
 	if r.flags&fDangling != 0 {
 		d.issuef(SeverityError, CodeDanglingRelease, 0, i, int(r.off+r.n)-1,
@@ -101,7 +101,7 @@ func (d *Document) checkUnterminated(i int) {
 // service characters ("?A"); ISO 9735 allows the release character only
 // before separators and itself.
 func (d *Document) checkReleases(i int, t *tally) {
-	r := d.segs[i]
+	r := &d.segs[i]
 	dia := &d.dialects[r.dia]
 	raw := d.data[r.off : r.off+r.n]
 	for j := 0; j < len(raw); j++ {
@@ -126,7 +126,7 @@ func (d *Document) checkReleases(i int, t *tally) {
 // checkTrailingSeparator flags a segment whose last byte (ignoring line
 // breaks) is an unescaped element, component or repetition separator.
 func (d *Document) checkTrailingSeparator(i int, t *tally) {
-	r := d.segs[i]
+	r := &d.segs[i]
 	dia := &d.dialects[r.dia]
 	raw := d.data[r.off : r.off+r.n]
 	j := len(raw) - 1

@@ -38,6 +38,32 @@ func TestParseGolden(t *testing.T) {
 		{"control_char_segments.txt", []string{"errors/control_char.edi", "--segments"}, exitFileError},
 		{"release_chains_segments.json", []string{"release_chains.edi", "--json", "--segments"}, exitOK},
 		{"missing_unz.txt", []string{"missing_unz.edi"}, exitFileError},
+		// Summaries, D.25A notes, CONTRL versions.
+		{"utf8_orders_d25a.json", []string{"utf8_orders_d25a.edi", "--json"}, exitOK},
+		{"ordrsp_d96a.txt", []string{"ordrsp_d96a.edi"}, exitOK},
+		{"ordrsp_d25a.txt", []string{"ordrsp_d25a.edi"}, exitOK},
+		{"ordrsp_d25a.json", []string{"ordrsp_d25a.edi", "--json"}, exitOK},
+		{"aperak_d96a.txt", []string{"aperak_d96a.edi"}, exitOK},
+		{"aperak_d25a.txt", []string{"aperak_d25a.edi"}, exitOK},
+		{"aperak_d25a.json", []string{"aperak_d25a.edi", "--json"}, exitOK},
+		{"contrl_22.txt", []string{"contrl_22.edi"}, exitOK},
+		{"contrl_22_rejected.txt", []string{"contrl_22_rejected.edi"}, exitOK},
+		{"contrl_22_rejected.json", []string{"contrl_22_rejected.edi", "--json"}, exitOK},
+		{"contrl_d3.txt", []string{"contrl_d3.edi"}, exitOK},
+		{"contrl_41.txt", []string{"contrl_41.edi"}, exitOK},
+		{"contrl_41_accepted.json", []string{"contrl_41_accepted.edi", "--json"}, exitOK},
+		// Message structure problems.
+		{"structure_unexpected.txt", []string{"structure/unexpected_segment.edi"}, exitFileError},
+		{"structure_unexpected.json", []string{"structure/unexpected_segment.edi", "--json"}, exitFileError},
+		{"structure_missing.txt", []string{"structure/missing_segment.edi"}, exitFileError},
+		{"structure_segment_repeats.txt", []string{"structure/segment_repeats.edi"}, exitFileError},
+		{"structure_group_repeats.txt", []string{"structure/group_repeats.edi"}, exitFileError},
+		{"contrl_version_mismatch.txt", []string{"structure/contrl_version_mismatch.edi"}, exitFileError},
+		{"contrl_version_unknown.txt", []string{"structure/contrl_version_unknown.edi"}, exitOK},
+		// Names, paths and the element breakdown.
+		{"orders_d96a_describe.txt", []string{"orders_d96a.edi", "--describe"}, exitOK},
+		{"contrl_41_describe.json", []string{"contrl_41.edi", "--json", "--describe"}, exitOK},
+		{"utf8_orders_d25a_segments.txt", []string{"utf8_orders_d25a.edi", "--segments"}, exitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -102,12 +128,77 @@ func TestParseJSONShape(t *testing.T) {
 		require.Equal(t, v, m[k], k)
 	}
 	require.Contains(t, m, "summary")
-	is := doc.Issues[0]
+	require.Equal(t, "D96A", m["directory"])
+	require.Equal(t, "ORDERS D.96A", m["structure"])
+	require.Equal(t, 2.0, m["structureIssues"], "the minimal message lacks DTM and UNS")
+	var is map[string]any
+	for _, x := range doc.Issues {
+		if x["code"] == "UNT_COUNT_MISMATCH" {
+			is = x
+		}
+	}
 	for k, v := range map[string]any{"severity": "error", "code": "UNT_COUNT_MISMATCH", "segment": 3.0, "offset": 93.0} {
 		require.Equal(t, v, is[k], k)
 	}
 	require.NotEmpty(t, is["message"])
 	require.Equal(t, 5, doc.Segments)
+}
+
+// TestParseJSONMessageFields checks the message fields of the structure
+// layer: the D.25A note and the summary of each summarised type.
+func TestParseJSONMessageFields(t *testing.T) {
+	type message struct {
+		Type          string         `json:"type"`
+		Structure     string         `json:"structure"`
+		Directory     string         `json:"directory"`
+		DirectoryNote string         `json:"directoryNote"`
+		Summary       map[string]any `json:"summary"`
+	}
+	tests := []struct {
+		file, directory, note, summaryKey string
+	}{
+		{"utf8_orders_d25a.edi", "D24A", "D.25A checked with the D.24A structure", "orders"},
+		{"ordrsp_d25a.edi", "D24A", "D.25A checked with the D.24A structure", "ordrsp"},
+		{"aperak_d96a.edi", "D96A", "", "aperak"},
+		{"contrl_22.edi", "SYNTAX3", "", "contrl"},
+		{"contrl_41.edi", "SYNTAX4", "", "contrl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			code, out, errOut := runCmd(t, "", nil, "parse", parseFixtures+tt.file, "--json")
+			require.Equal(t, exitOK, code, errOut)
+			var doc struct {
+				Interchanges []struct {
+					Messages []message `json:"messages"`
+				} `json:"interchanges"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &doc))
+			m := doc.Interchanges[0].Messages[0]
+			require.Equal(t, tt.directory, m.Directory)
+			require.Equal(t, tt.note, m.DirectoryNote)
+			require.NotEmpty(t, m.Structure)
+			require.Len(t, m.Summary, 1)
+			require.Contains(t, m.Summary, tt.summaryKey)
+		})
+	}
+	code, out, _ := runCmd(t, "", nil, "parse", parseFixtures+"groups_ung_une.edi", "--json")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, `"directoryNote": "no directory structure for INVOIC D:96A`)
+	require.Contains(t, out, `"summary": null`)
+}
+
+// TestParseSegmentsNamesAndPaths: the segment list carries names and
+// group paths in both forms.
+func TestParseSegmentsNamesAndPaths(t *testing.T) {
+	_, out, _ := runCmd(t, "", nil, "parse", parseFixtures+"orders_d96a.edi", "--json", "--segments")
+	require.Contains(t, out, `{"index":6,"offset":179,"number":5,"tag":"NAD","name":"Name and address","path":"SG2/NAD","fullPath":"SG2/NAD","data":`)
+	require.Contains(t, out, `"tag":"PRI","name":"Price details","path":"SG28/PRI","fullPath":"SG25/SG28/PRI"`)
+	require.NotContains(t, out, `"fields"`, "--describe adds the fields")
+	_, out, _ = runCmd(t, "", nil, "parse", parseFixtures+"orders_d96a.edi", "--segments")
+	require.Contains(t, out, "NAD  SG2/NAD         Name and address                  NAD+BY+")
+	_, out, _ = runCmd(t, "", nil, "parse", parseFixtures+"orders_d96a.edi", "--describe")
+	require.Contains(t, out, "010      3035       Party qualifier                            BY = Buyer\n")
+	require.Contains(t, out, "010:3    C507.2379  Date/time/period format qualifier          102 = CCYYMMDD\n")
 }
 
 func TestParseStdinAndUsage(t *testing.T) {

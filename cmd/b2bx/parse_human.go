@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"strconv"
+
+	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/dict"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+)
+
+// humanWriter prints the human form of b2bx parse. Every value from the
+// data goes through termsafe (safe); directory text is trusted.
+type humanWriter struct {
+	w      *bufio.Writer
+	doc    *edi.Document
+	perMsg map[int]int // structure issues per message index
+}
+
+func writeParseHuman(w *bufio.Writer, name string, doc *edi.Document, list segmentList) {
+	errs, warns := 0, 0
+	for _, is := range doc.Issues() {
+		if is.Severity == edi.SeverityError {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	fmt.Fprintf(w, "%s: %d bytes, %d segments, %d interchange(s), %d message(s), %d error(s), %d warning(s)\n",
+		termsafe.String(name), len(doc.Data()), doc.Len(), len(doc.Interchanges), len(doc.Messages), errs, warns)
+	h := &humanWriter{w: w, doc: doc, perMsg: structureIssuesPerMessage(doc)}
+	for _, ic := range doc.Interchanges {
+		h.interchange(ic)
+	}
+	if len(doc.Issues()) > 0 {
+		fmt.Fprintf(w, "\nIssues (segment = 0-based index, @ = byte offset):\n")
+		for _, is := range doc.Issues() {
+			code := ""
+			if is.SyntaxError != 0 {
+				code = " [0085:" + strconv.Itoa(is.SyntaxError) + "]"
+			}
+			seg := "-"
+			if is.Segment >= 0 {
+				seg = strconv.Itoa(is.Segment)
+			}
+			fmt.Fprintf(w, "  %-7s %s%s segment %s @%d: %s\n", is.Severity, is.Code, code, seg, is.Offset, termsafe.String(is.Message))
+		}
+	}
+	if list.on {
+		writeSegmentsHuman(w, doc, list.describe)
+	}
+}
+
+func (h *humanWriter) interchange(ic edi.Interchange) {
+	w := h.w
+	fmt.Fprintln(w)
+	if !ic.HasUNB {
+		fmt.Fprintf(w, "Segments without interchange envelope (no UNB): segments %d-%d, offset %d\n", ic.First, ic.Last, ic.Offset)
+	} else {
+		una := "defaults"
+		if ic.Separators.FromUNA {
+			una = "UNA"
+		}
+		svc := dict.ServiceDirectory(ic.SyntaxVersion)
+		fmt.Fprintf(w, "Interchange %s  %s:%d (%s)  separators %s (%s)\n", safe(ic.ControlRef), safe(ic.SyntaxID),
+			ic.SyntaxVersion, ic.Charset, termsafe.String(ic.Separators.String()), una)
+		fmt.Fprintf(w, "  segments    %d-%d, offset %d\n", ic.First, ic.Last, ic.Offset)
+		fmt.Fprintf(w, "  sender      %s\n", party(svc, ic.Sender))
+		fmt.Fprintf(w, "  recipient   %s\n", party(svc, ic.Recipient))
+		prepared := safe(ic.PreparedDate) + ":" + safe(ic.PreparedTime)
+		if !ic.PreparedAt.IsZero() {
+			prepared = ic.PreparedAt.Format("2006-01-02 15:04") + " (" + prepared + ")"
+		}
+		fmt.Fprintf(w, "  prepared    %s\n", prepared)
+		if ic.AppRef != "" {
+			fmt.Fprintf(w, "  app ref     %s\n", safe(ic.AppRef))
+		}
+		if ic.TestIndicator != "" {
+			fmt.Fprintf(w, "  test        %s\n", safe(ic.TestIndicator))
+		}
+		trailer := "missing"
+		if ic.HasUNZ {
+			trailer = fmt.Sprintf("UNZ count %d, ref %s", ic.TrailerCount, safe(ic.TrailerRef))
+		}
+		fmt.Fprintf(w, "  trailer     %s\n", trailer)
+	}
+	for _, m := range ic.Messages {
+		if m.Group < 0 {
+			h.message("  ", m)
+		}
+	}
+	for _, g := range ic.Groups {
+		fmt.Fprintf(w, "  Group %s  %s %s:%s (%s)  segments %d-%d\n", safe(g.Ref), safe(g.ID), safe(g.Version),
+			safe(g.Release), safe(g.Agency), g.First, g.Last)
+		for _, m := range g.Messages {
+			h.message("    ", m)
+		}
+	}
+}
+
+func (h *humanWriter) message(indent string, m edi.Message) {
+	kind := safe(m.Type) + " " + safe(m.Version) + ":" + safe(m.Release) + ":" + safe(m.Agency)
+	if m.Association != "" {
+		kind += ":" + safe(m.Association)
+	}
+	end := "UNT"
+	if !m.Closed {
+		end = "no UNT"
+	}
+	fmt.Fprintf(h.w, "%sMessage %s  %s  %d segments (%d-%d, %s)\n", indent, safe(m.Ref), kind, m.Segments(), m.First, m.Last, end)
+	in := indent + "  "
+	switch n := h.perMsg[m.Index]; {
+	case m.Structure == "":
+		h.line(in, "structure", "none; "+safe(m.DirectoryNote))
+	case n == 0:
+		h.line(in, "structure", m.Structure+": no problems")
+	default:
+		h.line(in, "structure", fmt.Sprintf("%s: %d problem(s), see Issues", m.Structure, n))
+	}
+	if m.Structure != "" && m.DirectoryNote != "" {
+		h.line(in, "note", safe(m.DirectoryNote))
+	}
+	if m.Summary != nil {
+		h.summary(in, m.Summary)
+	}
+}
+
+// line prints one labelled line of a message block.
+func (h *humanWriter) line(indent, label, text string) {
+	fmt.Fprintf(h.w, "%s%-11s %s\n", indent, label, text)
+}
+
+// structureIssuesPerMessage counts the structure issues of each message.
+func structureIssuesPerMessage(doc *edi.Document) map[int]int {
+	out := map[int]int{}
+	for _, is := range doc.Issues() {
+		if is.Code.IsStructure() && is.Segment >= 0 {
+			if m := doc.MessageOf(is.Segment); m >= 0 {
+				out[m]++
+			}
+		}
+	}
+	return out
+}
+
+// segmentNames caches segment names per message (or interchange, for
+// segments outside messages) and tag, so listing a million segments costs
+// a map lookup each instead of two binary searches.
+type segmentNames struct {
+	doc   *edi.Document
+	cache map[nameKey]string
+}
+
+type nameKey struct {
+	scope int // message index, or -1-interchange index outside messages
+	tag   string
+}
+
+func newSegmentNames(doc *edi.Document) *segmentNames {
+	return &segmentNames{doc: doc, cache: map[nameKey]string{}}
+}
+
+func (n *segmentNames) of(s edi.Segment) string {
+	k := nameKey{scope: s.Message(), tag: s.Tag()}
+	if k.scope < 0 {
+		k.scope = -1 - n.doc.InterchangeOf(s.Index())
+	}
+	name, ok := n.cache[k]
+	if !ok {
+		name = s.Name()
+		n.cache[k] = name
+	}
+	return name
+}
+
+func writeSegmentsHuman(w *bufio.Writer, doc *edi.Document, describe bool) {
+	fmt.Fprintf(w, "\nSegments (index, offset, number in message, tag, group path, name, data):\n")
+	names := newSegmentNames(doc)
+	var line []byte
+	for i := 0; i < doc.Len(); i++ {
+		s := doc.Segment(i)
+		line = appendPadded(line[:0], strconv.AppendInt(nil, int64(i), 10), 8)
+		line = appendPadded(line, strconv.AppendInt(nil, int64(s.Offset()), 10), 10)
+		num := []byte("-")
+		if k := s.Number(); k > 0 {
+			num = strconv.AppendInt(nil, int64(k), 10)
+		}
+		line = appendPadded(line, num, 7)
+		line = append(line, "  "...)
+		line = appendLeft(line, termsafe.String(s.Tag()), 3)
+		line = append(line, "  "...)
+		path := "-"
+		if p := s.Path(); p != "" {
+			path = p
+		}
+		line = appendLeft(line, path, 14)
+		line = append(line, "  "...)
+		line = appendLeft(line, names.of(s), 32)
+		line = append(line, "  "...)
+		line = append(line, s.Display()...)
+		line = append(line, '\n')
+		w.Write(line)
+		if describe {
+			writeFieldsHuman(w, doc.Describe(i))
+		}
+	}
+}
+
+// writeFieldsHuman prints the element breakdown of one segment: position,
+// reference, name, value and the code's name.
+func writeFieldsHuman(w *bufio.Writer, info edi.SegmentInfo) {
+	for _, f := range info.Fields {
+		ref := f.Ref
+		if ref == "" {
+			ref = "?"
+		}
+		pos := f.Position
+		if f.Component > 0 {
+			pos += ":" + strconv.Itoa(f.Component)
+		}
+		if f.Repetition > 0 {
+			pos += "*" + strconv.Itoa(f.Repetition)
+		}
+		name := f.Name
+		if name == "" {
+			name = "(not in the directory's segment)"
+		}
+		value := f.Display()
+		switch {
+		case f.CodeName != "":
+			value += " = " + f.CodeName
+		case f.CodeList:
+			value += " (code not in the list)"
+		}
+		fmt.Fprintf(w, "%27s%-8s %-10s %-42s %s\n", "", pos, ref, name, value)
+	}
+}
+
+// appendPadded right-aligns v in a field of width n.
+func appendPadded(b, v []byte, n int) []byte {
+	for k := len(v); k < n; k++ {
+		b = append(b, ' ')
+	}
+	return append(b, v...)
+}
+
+// appendLeft left-aligns s in a field of width n (counting bytes; names
+// and paths are ASCII).
+func appendLeft(b []byte, s string, n int) []byte {
+	b = append(b, s...)
+	for k := len(s); k < n; k++ {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+func safe(s string) string { return termsafe.String(s) }
+
+// party shows an interchange party with its qualifier's name from the
+// service directory (0007: 14 is GS1).
+func party(svc dict.Directory, p edi.Party) string {
+	s := safe(p.ID)
+	if p.Qualifier != "" {
+		s += " (qualifier " + safe(p.Qualifier)
+		if name, ok := dict.CodeName(svc, "0007", p.Qualifier); ok {
+			s += " " + name
+		}
+		s += ")"
+	}
+	if p.Routing != "" {
+		s += " routing " + safe(p.Routing)
+	}
+	return s
+}

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/nutrab2b/b2bx/edi"
+)
+
+type parseJSON struct {
+	File         string            `json:"file"`
+	Bytes        int               `json:"bytes"`
+	Interchanges []interchangeJSON `json:"interchanges"`
+	Issues       []edi.Issue       `json:"issues"`
+	Errors       int               `json:"errors"`
+	Warnings     int               `json:"warnings"`
+	Segments     int               `json:"segments"`
+}
+
+type syntaxJSON struct {
+	Identifier string `json:"identifier"`
+	Version    int    `json:"version"`
+	Charset    string `json:"charset"`
+}
+
+type separatorsJSON struct {
+	Component  string `json:"component"`
+	Element    string `json:"element"`
+	Decimal    string `json:"decimal"`
+	Release    string `json:"release"`
+	Repetition string `json:"repetition"`
+	Segment    string `json:"segment"`
+	FromUNA    bool   `json:"fromUNA"`
+}
+
+type trailerJSON struct {
+	Count int    `json:"count"`
+	Ref   string `json:"ref"`
+}
+
+type interchangeJSON struct {
+	Index            int            `json:"index"`
+	Offset           int            `json:"offset"`
+	FirstSegment     int            `json:"firstSegment"`
+	LastSegment      int            `json:"lastSegment"`
+	UNA              bool           `json:"una"`
+	UNB              bool           `json:"unb"`
+	UNZ              bool           `json:"unz"`
+	Syntax           syntaxJSON     `json:"syntax"`
+	Separators       separatorsJSON `json:"separators"`
+	Sender           edi.Party      `json:"sender"`
+	Recipient        edi.Party      `json:"recipient"`
+	ControlRef       string         `json:"controlRef"`
+	PreparedAt       string         `json:"preparedAt"`
+	PreparedDate     string         `json:"preparedDate"`
+	PreparedTime     string         `json:"preparedTime"`
+	ApplicationRef   string         `json:"applicationRef"`
+	TestIndicator    string         `json:"testIndicator"`
+	Trailer          *trailerJSON   `json:"trailer"`
+	Groups           int            `json:"groups"`
+	FunctionalGroups []groupJSON    `json:"functionalGroups"`
+	Messages         []messageJSON  `json:"messages"`
+}
+
+type groupJSON struct {
+	Index        int          `json:"index"`
+	ID           string       `json:"id"`
+	Ref          string       `json:"ref"`
+	Sender       edi.Party    `json:"sender"`
+	Recipient    edi.Party    `json:"recipient"`
+	Agency       string       `json:"agency"`
+	Version      string       `json:"version"`
+	Release      string       `json:"release"`
+	Association  string       `json:"association"`
+	FirstSegment int          `json:"firstSegment"`
+	LastSegment  int          `json:"lastSegment"`
+	Messages     int          `json:"messages"`
+	Trailer      *trailerJSON `json:"trailer"`
+}
+
+type messageJSON struct {
+	Index        int          `json:"index"`
+	Ref          string       `json:"ref"`
+	Type         string       `json:"type"`
+	Version      string       `json:"version"`
+	Release      string       `json:"release"`
+	Agency       string       `json:"agency"`
+	Association  string       `json:"association"`
+	Segments     int          `json:"segments"`
+	FirstSegment int          `json:"firstSegment"`
+	LastSegment  int          `json:"lastSegment"`
+	Offset       int          `json:"offset"`
+	Group        int          `json:"group"`
+	Trailer      *trailerJSON `json:"trailer"`
+	// Structure is the directory structure the message was checked
+	// against ("ORDERS D.96A"), Directory its directory ("D96A", "D24A",
+	// "SYNTAX3", "SYNTAX4"); both empty when b2bx has none for the
+	// message, and DirectoryNote then says so.
+	Structure       string `json:"structure"`
+	Directory       string `json:"directory"`
+	DirectoryNote   string `json:"directoryNote,omitempty"`
+	StructureIssues int    `json:"structureIssues"`
+	// Summary is null for message types b2bx does not summarise.
+	Summary *edi.Summary `json:"summary"`
+}
+
+func sepString(c byte, ok bool) string {
+	if !ok {
+		return ""
+	}
+	return string(rune(c))
+}
+
+func newParseJSON(name string, doc *edi.Document) *parseJSON {
+	out := &parseJSON{File: name, Bytes: len(doc.Data()), Issues: doc.Issues(), Segments: doc.Len(),
+		Interchanges: []interchangeJSON{}}
+	if out.Issues == nil {
+		out.Issues = []edi.Issue{}
+	}
+	for _, is := range doc.Issues() {
+		if is.Severity == edi.SeverityError {
+			out.Errors++
+		} else {
+			out.Warnings++
+		}
+	}
+	perMsg := structureIssuesPerMessage(doc)
+	for _, ic := range doc.Interchanges {
+		out.Interchanges = append(out.Interchanges, newInterchangeJSON(ic, perMsg))
+	}
+	return out
+}
+
+func newInterchangeJSON(ic edi.Interchange, perMsg map[int]int) interchangeJSON {
+	s := ic.Separators
+	j := interchangeJSON{
+		Index: ic.Index, Offset: ic.Offset, FirstSegment: ic.First, LastSegment: ic.Last,
+		UNA: ic.HasUNA, UNB: ic.HasUNB, UNZ: ic.HasUNZ,
+		Syntax: syntaxJSON{Identifier: ic.SyntaxID, Version: ic.SyntaxVersion, Charset: ic.Charset.String()},
+		Separators: separatorsJSON{
+			Component: sepString(s.Component, true), Element: sepString(s.Element, true),
+			Decimal: sepString(s.Decimal, true), Release: sepString(s.Release, s.HasRelease),
+			Repetition: sepString(s.Repetition, s.HasRepetition), Segment: sepString(s.Segment, true),
+			FromUNA: s.FromUNA,
+		},
+		Sender: ic.Sender, Recipient: ic.Recipient, ControlRef: ic.ControlRef,
+		PreparedDate: ic.PreparedDate, PreparedTime: ic.PreparedTime,
+		ApplicationRef: ic.AppRef, TestIndicator: ic.TestIndicator,
+		Groups: len(ic.Groups), FunctionalGroups: []groupJSON{}, Messages: []messageJSON{},
+	}
+	if !ic.PreparedAt.IsZero() {
+		j.PreparedAt = ic.PreparedAt.Format("2006-01-02T15:04:05")
+	}
+	if ic.HasUNZ {
+		j.Trailer = &trailerJSON{Count: ic.TrailerCount, Ref: ic.TrailerRef}
+	}
+	for _, g := range ic.Groups {
+		gj := groupJSON{Index: g.Index, ID: g.ID, Ref: g.Ref, Sender: g.Sender, Recipient: g.Recipient,
+			Agency: g.Agency, Version: g.Version, Release: g.Release, Association: g.Association,
+			FirstSegment: g.First, LastSegment: g.Last, Messages: len(g.Messages)}
+		if g.Closed {
+			gj.Trailer = &trailerJSON{Count: g.TrailerCount, Ref: g.TrailerRef}
+		}
+		j.FunctionalGroups = append(j.FunctionalGroups, gj)
+	}
+	for _, m := range ic.Messages {
+		mj := messageJSON{Index: m.Index, Ref: m.Ref, Type: m.Type, Version: m.Version, Release: m.Release,
+			Agency: m.Agency, Association: m.Association, Segments: m.Segments(),
+			FirstSegment: m.First, LastSegment: m.Last, Offset: m.Offset, Group: m.Group,
+			Structure: m.Structure, Directory: m.Directory, DirectoryNote: m.DirectoryNote,
+			StructureIssues: perMsg[m.Index], Summary: m.Summary}
+		if m.Closed {
+			mj.Trailer = &trailerJSON{Count: m.TrailerCount, Ref: m.TrailerRef}
+		}
+		j.Messages = append(j.Messages, mj)
+	}
+	return j
+}
+
+// writeParseJSON prints the document; with segments the list is streamed
+// after the summary so a large file never builds one huge value.
+func writeParseJSON(w *bufio.Writer, name string, doc *edi.Document, list segmentList) error {
+	b, err := json.MarshalIndent(newParseJSON(name, doc), "", "  ")
+	if err != nil {
+		return err
+	}
+	if !list.on {
+		b = append(b, '\n')
+		_, err = w.Write(jsonSafe(b))
+		return err
+	}
+	b = bytes.TrimSuffix(b, []byte("\n}"))
+	b = append(b, ",\n  \"segmentList\": ["...)
+	if _, err := w.Write(jsonSafe(b)); err != nil {
+		return err
+	}
+	names := newSegmentNames(doc)
+	var line []byte
+	for i := 0; i < doc.Len(); i++ {
+		if line, err = appendSegmentJSON(line[:0], doc, i, names, list.describe); err != nil {
+			return err
+		}
+		if _, err := w.Write(jsonSafe(line)); err != nil {
+			return err
+		}
+	}
+	_, err = w.WriteString("\n  ]\n}\n")
+	return err
+}
+
+// appendSegmentJSON appends one entry of the segment list (built by hand:
+// encoding/json per segment would triple the time for a 16 MiB file).
+func appendSegmentJSON(line []byte, doc *edi.Document, i int, names *segmentNames, describe bool) ([]byte, error) {
+	s := doc.Segment(i)
+	line = append(line, "\n    "...)
+	if i > 0 {
+		line = append(line[:0], ",\n    "...)
+	}
+	line = append(line, `{"index":`...)
+	line = strconv.AppendInt(line, int64(i), 10)
+	line = append(line, `,"offset":`...)
+	line = strconv.AppendInt(line, int64(s.Offset()), 10)
+	line = append(line, `,"number":`...)
+	line = strconv.AppendInt(line, int64(s.Number()), 10)
+	line = append(line, `,"tag":`...)
+	line = appendJSONString(line, s.Charset().Decode([]byte(s.Tag())))
+	if name := names.of(s); name != "" {
+		line = append(line, `,"name":`...)
+		line = appendJSONString(line, name)
+	}
+	if e, ok := s.Entry(); ok {
+		line = append(line, `,"path":`...)
+		line = appendJSONString(line, e.Path)
+		line = append(line, `,"fullPath":`...)
+		line = appendJSONString(line, e.FullPath)
+	}
+	line = append(line, `,"data":`...)
+	line = appendJSONString(line, s.Charset().Decode(s.Raw()))
+	if describe {
+		fields := doc.Describe(i).Fields
+		if fields == nil {
+			fields = []edi.Field{}
+		}
+		b, err := json.Marshal(fields)
+		if err != nil {
+			return nil, err
+		}
+		line = append(line, `,"fields":`...)
+		line = append(line, b...)
+	}
+	return append(line, '}'), nil
+}
+
+// appendJSONString appends s (valid UTF-8) as a JSON string, escaping
+// quotes, backslashes and C0 controls like encoding/json does.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\b':
+			b = append(b, '\\', 'b')
+		case c == '\f':
+			b = append(b, '\\', 'f')
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// jsonSafe makes JSON output terminal-safe without changing its meaning:
+// DEL and dangerous runes (C1 controls, bidi overrides, ...) become \u
+// escapes; encoding/json already escapes C0 controls.
+func jsonSafe(b []byte) []byte {
+	if bytes.IndexByte(b, 0x7F) >= 0 {
+		b = bytes.ReplaceAll(b, []byte{0x7F}, []byte(`\u007f`))
+	}
+	return escapeDangerous(b)
+}
