@@ -162,3 +162,52 @@ func TestWriteBenchFile(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkMessageLayer measures the message layer alone on an indexed
+// document: structure matching with path ids and the summaries. Parse
+// runs it next to the envelope checks on a second goroutine.
+func BenchmarkMessageLayer(b *testing.B) {
+	d, err := index(benchData())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(d.Data())))
+	b.ReportAllocs()
+	for b.Loop() {
+		if issues := d.checkMessages(); len(issues) != 0 {
+			b.Fatal(issues[0])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.Len()), "ns/segment")
+}
+
+// BenchmarkEnvelopeChecks measures validate alone (segment shape and
+// characters), the other half of Parse's two goroutines.
+func BenchmarkEnvelopeChecks(b *testing.B) {
+	d, err := index(benchData())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(d.Data())))
+	b.ReportAllocs()
+	for b.Loop() {
+		d.issues = d.issues[:0]
+		d.validate()
+	}
+}
+
+// BenchmarkParseSequential is BenchmarkParse with the envelope checks and
+// the message layer on one goroutine, to show what the second one saves.
+func BenchmarkParseSequential(b *testing.B) {
+	defer func(n int) { parallelMin = n }(parallelMin)
+	parallelMin = int(^uint(0) >> 1)
+	data := benchData()
+	b.SetBytes(int64(len(data)))
+	reportPerSegment(b, func() *Document {
+		d, err := Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return d
+	})
+}

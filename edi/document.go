@@ -76,7 +76,7 @@ func Parse(data []byte) (*Document, error) {
 // parallelMin is the number of segments from which Parse runs the
 // envelope checks and the message layer on two goroutines; below it the
 // goroutine costs more than it saves.
-const parallelMin = 8192
+var parallelMin = 8192
 
 // analyse runs the envelope checks (validate) and the message layer
 // (structure, paths, summaries). They are independent, so large inputs

@@ -177,14 +177,16 @@ func (n *segmentNames) of(s edi.Segment) string {
 func writeSegmentsHuman(w *bufio.Writer, doc *edi.Document, describe bool) {
 	fmt.Fprintf(w, "\nSegments (index, offset, number in message, tag, group path, name, data):\n")
 	names := newSegmentNames(doc)
-	var line []byte
+	var line, num []byte // reused: a million segments, no garbage per number
 	for i := 0; i < doc.Len(); i++ {
 		s := doc.Segment(i)
-		line = appendPadded(line[:0], strconv.AppendInt(nil, int64(i), 10), 8)
-		line = appendPadded(line, strconv.AppendInt(nil, int64(s.Offset()), 10), 10)
-		num := []byte("-")
+		num = strconv.AppendInt(num[:0], int64(i), 10)
+		line = appendPadded(line[:0], num, 8)
+		num = strconv.AppendInt(num[:0], int64(s.Offset()), 10)
+		line = appendPadded(line, num, 10)
+		num = append(num[:0], '-')
 		if k := s.Number(); k > 0 {
-			num = strconv.AppendInt(nil, int64(k), 10)
+			num = strconv.AppendInt(num[:0], int64(k), 10)
 		}
 		line = appendPadded(line, num, 7)
 		line = append(line, "  "...)

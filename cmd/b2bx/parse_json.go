@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 
@@ -258,26 +259,32 @@ func appendSegmentJSON(line []byte, doc *edi.Document, i int, names *segmentName
 func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	done := 0 // s[:done] is in b
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[done:i]...)
+		done = i + 1
+		switch c {
+		case '"', '\\':
 			b = append(b, '\\', c)
-		case c == '\n':
+		case '\n':
 			b = append(b, '\\', 'n')
-		case c == '\r':
+		case '\r':
 			b = append(b, '\\', 'r')
-		case c == '\t':
+		case '\t':
 			b = append(b, '\\', 't')
-		case c == '\b':
+		case '\b':
 			b = append(b, '\\', 'b')
-		case c == '\f':
+		case '\f':
 			b = append(b, '\\', 'f')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 		default:
-			b = append(b, c)
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 		}
 	}
+	b = append(b, s[done:]...)
 	return append(b, '"')
 }
 
@@ -285,8 +292,32 @@ func appendJSONString(b []byte, s string) []byte {
 // DEL and dangerous runes (C1 controls, bidi overrides, ...) become \u
 // escapes; encoding/json already escapes C0 controls.
 func jsonSafe(b []byte) []byte {
+	if plainASCII(b) {
+		return b // the usual segment line: nothing to do
+	}
 	if bytes.IndexByte(b, 0x7F) >= 0 {
 		b = bytes.ReplaceAll(b, []byte{0x7F}, []byte(`\u007f`))
 	}
 	return escapeDangerous(b)
+}
+
+// plainASCII reports whether b has no byte of 0x7F or above, eight bytes
+// at a time: such JSON has no DEL and no rune the terminal could act on.
+func plainASCII(b []byte) bool {
+	const highs, ones = 0x8080808080808080, 0x0101010101010101
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// x+1 per byte carries into the high bit exactly for 0x7F and
+		// keeps it for bytes above; no byte below 0x7F carries out.
+		if (x|(x+ones))&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= 0x7F {
+			return false
+		}
+	}
+	return true
 }

@@ -274,3 +274,26 @@ func TestAppendJSONString(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainASCII agrees with a byte loop for every byte value at every
+// position of a word and of the tail.
+func TestPlainASCII(t *testing.T) {
+	naive := func(b []byte) bool {
+		for _, c := range b {
+			if c >= 0x7F {
+				return false
+			}
+		}
+		return true
+	}
+	for n := 0; n <= 19; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				b := []byte(strings.Repeat("a", n))
+				b[pos] = byte(c)
+				require.Equal(t, naive(b), plainASCII(b), "n=%d pos=%d c=%#x", n, pos, c)
+			}
+		}
+		require.True(t, plainASCII([]byte(strings.Repeat("~", n))))
+	}
+}
