@@ -135,7 +135,9 @@ func (d *Document) Describe(i int) SegmentInfo {
 		return info
 	}
 	fd := fieldDescriber{r: r, s: s}
-	for e := 1; e <= s.ElementCount(); e++ {
+	n := s.ElementCount()
+	info.Fields = make([]Field, 0, 2*n)
+	for e := 1; e <= n; e++ {
 		var def *dict.SegmentElement
 		if known && e <= len(seg.Elements) {
 			def = &seg.Elements[e-1]
@@ -186,7 +188,11 @@ func (fd fieldDescriber) value(out []Field, e, c, rep int, v Value, def *dict.Se
 	if v.IsEmpty() {
 		return out
 	}
-	f := Field{Element: e, Repetition: rep, Position: position(e), Raw: fd.s.Charset().Decode(v.Raw()), Value: v.Text()}
+	f := Field{Element: e, Repetition: rep, Position: position(e), Value: v.Text()}
+	f.Raw = f.Value
+	if len(v.Raw()) != len(v.Bytes()) { // release characters: show them
+		f.Raw = fd.s.Charset().Decode(v.Raw())
+	}
 	if isComp {
 		f.Component = c
 	}
@@ -199,7 +205,7 @@ func (fd fieldDescriber) value(out []Field, e, c, rep int, v Value, def *dict.Se
 	}
 	f.ID = id
 	if id != "" {
-		f.CodeName, _ = fd.r.CodeName(id, string(v.Bytes()))
+		f.CodeName, _ = fd.r.CodeName(id, f.Value) // codes are ASCII: the text is the code
 		f.CodeList = dict.HasCodeList(fd.r.Dir, id) || dict.HasCodeList(fd.r.Service, id)
 	}
 	return append(out, f)
@@ -208,9 +214,21 @@ func (fd fieldDescriber) value(out []Field, e, c, rep int, v Value, def *dict.Se
 // position renders element position e as the directories print it: the
 // first element is "010".
 func position(e int) string {
-	p := strconv.Itoa(e * 10)
-	for len(p) < 3 {
-		p = "0" + p
+	if e < len(positions) {
+		return positions[e]
+	}
+	return strconv.Itoa(e * 10)
+}
+
+// positions holds "000" to "990", so describing a row allocates no
+// position strings.
+var positions = func() (p [100]string) {
+	for e := range p {
+		s := strconv.Itoa(e * 10)
+		for len(s) < 3 {
+			s = "0" + s
+		}
+		p[e] = s
 	}
 	return p
-}
+}()

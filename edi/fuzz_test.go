@@ -12,7 +12,7 @@ import (
 // addSeeds feeds the canonical fixtures and the small corpus files.
 func addSeeds(f *testing.F) {
 	for _, pattern := range []string{
-		filepath.Join(fixtureDir, "*.edi"), filepath.Join(fixtureDir, "errors", "*.edi"),
+		filepath.Join(fixtureDir, "*.edi"), filepath.Join(fixtureDir, "errors", "*.edi"), filepath.Join(fixtureDir, "structure", "*.edi"),
 		filepath.Join(corpusDir, "*.edi"),
 	} {
 		files, _ := filepath.Glob(pattern)
@@ -45,8 +45,10 @@ func FuzzParse(f *testing.F) {
 		}
 		for i := 0; i < d.Len(); i++ {
 			exerciseSegment(t, d.Segment(i))
+			checkDescribe(t, d, i)
 		}
 		checkStructure(t, d)
+		checkMessageLayer(t, d)
 		for _, is := range d.Issues() {
 			if is.Offset < 0 || is.Offset > len(data) || is.Segment < -1 || is.Segment >= d.Len() || is.Message == "" {
 				t.Fatalf("bad issue %+v (len %d, %d segments)", is, len(data), d.Len())
@@ -123,6 +125,57 @@ func checkStructure(t *testing.T, d *Document) {
 	for k := 1; k < len(d.Messages); k++ {
 		if d.Messages[k].First <= d.Messages[k-1].Last {
 			t.Fatalf("messages overlap: %+v %+v", d.Messages[k-1], d.Messages[k])
+		}
+	}
+}
+
+// checkDescribe: Describe never panics, its fields are in the segment and
+// its path is the segment's.
+func checkDescribe(t *testing.T, d *Document, i int) {
+	s := d.Segment(i)
+	info := d.Describe(i)
+	if info.Index != i || info.Offset != s.Offset() || info.Path != s.Path() || info.Tag != s.Tag() {
+		t.Fatalf("describe %d: %+v does not match the segment", i, info)
+	}
+	for _, f := range info.Fields {
+		if f.Element < 1 || f.Element > s.ElementCount() || f.Value == "" || f.Position == "" {
+			t.Fatalf("describe %d: bad field %+v", i, f)
+		}
+		assertSafe(t, f.Display())
+	}
+}
+
+// checkMessageLayer: every path id names an entry of the message's
+// structure with the segment's tag, only segments inside messages with a
+// structure have one, and the summarised types have a summary.
+func checkMessageLayer(t *testing.T, d *Document) {
+	for i := 0; i < d.Len(); i++ {
+		s := d.Segment(i)
+		id := s.PathID()
+		if id == 0 {
+			continue
+		}
+		m := s.Message()
+		if m < 0 || d.Messages[m].structure == nil || int(id) > len(d.Messages[m].structure.Entries) {
+			t.Fatalf("segment %d: path id %d without a structure to index", i, id)
+		}
+		if e, ok := s.Entry(); !ok || e.Tag != s.Tag() || e.IsGroup() {
+			t.Fatalf("segment %d (%s): path id %d names %+v", i, s.Tag(), id, e)
+		}
+	}
+	for _, m := range d.Messages {
+		switch m.Type {
+		case "ORDERS", "ORDRSP", "APERAK", "CONTRL":
+			if m.Summary == nil {
+				t.Fatalf("message %d (%s) has no summary", m.Index, m.Type)
+			}
+		default:
+			if m.Summary != nil {
+				t.Fatalf("message %d (%s) has a summary", m.Index, m.Type)
+			}
+		}
+		if (m.Structure == "") != (m.structure == nil) || (m.Structure == "" && m.DirectoryNote == "") {
+			t.Fatalf("message %d: structure %q, note %q", m.Index, m.Structure, m.DirectoryNote)
 		}
 	}
 }
