@@ -94,8 +94,62 @@
 //     says the sender probably wrote UTF-8.
 //   - UNOW/UNOY: invalid UTF-8 is an error.
 //
-// Message structure against the directories is a separate layer (edi/dict);
-// it reports through Document.AddIssue and Document.SetPathID.
+// # Message structure
+//
+// Parse also checks every message against its directory structure
+// (edi/dict): ORDERS, ORDRSP and APERAK of D.96A and D.24A, D.25A with
+// the D.24A structure (Message.DirectoryNote says "D.25A checked with the
+// D.24A structure" and must be shown), and CONTRL 2:2 / D:3 (syntax 3) and
+// 4:1 (syntax 4). Each segment of such a message gets its segment group
+// path (Segment.Path "SG2/NAD", Segment.FullPath "SG25/SG28/PRI",
+// Segment.Entry for the whole table entry); the path id stored in the
+// index is the entry's index in dict.Message.Entries plus one, 0 meaning
+// none (no structure, or the segment did not fit). Problems are errors
+// with the 0085 code a CONTRL would carry: SEGMENT_UNEXPECTED (15),
+// SEGMENT_MISSING and GROUP_MISSING (13; at the segment that came instead,
+// or at the last segment of a message cut off), SEGMENT_TOO_MANY_REPETITIONS
+// (35) and GROUP_TOO_MANY_REPETITIONS (36, once per group). A missing UNT
+// is only UNT_MISSING. At most 100 structure issues are listed per
+// message; STRUCTURE_PROBLEMS_OMITTED counts the rest (a message of the
+// wrong type would otherwise bury every other issue).
+//
+// CONTRL: 2:2 and D:3 belong to syntax 3 (and below), 4:1 to syntax 4. A
+// CONTRL whose version does not fit the UNB syntax version is the error
+// CONTRL_VERSION_MISMATCH and is checked with its declared version's
+// structure; any other version is the warning CONTRL_VERSION_UNKNOWN,
+// checked with the structure of the syntax version. A CONTRL without UNB
+// takes the syntax its version names.
+//
+// Other messages get envelope checks only and no issue for that: their
+// DirectoryNote says "no directory structure for INVOIC D:01B ...". Their
+// segments are still named (Segment.Name, Describe) from their own
+// release when b2bx has it (INVOIC D.96A), else from D.96A for 199x
+// releases and D.24A for later ones, and the note says which.
+//
+// # Names, meanings, summaries
+//
+// Document.Describe(i) explains one segment for a viewer: name, path and
+// every value with its position ("020"), reference ("C082.3039"), name and,
+// for coded elements, the code's name ("BY" -> "Buyer"). Service segments
+// are described from the service directory of the interchange's syntax
+// version, the others from the message's directory. It reads only that
+// segment.
+//
+// Message.Summary holds what a person wants first: ORDERS (document number,
+// function, dates, header parties with GLN, line count, CNT and whether
+// the line count matches), ORDRSP (the same, the order number from RFF+ON,
+// lines per LIN action code and the changed lines with their quantities),
+// APERAK (the references and every ERC with its texts) and CONTRL (the
+// answered interchange, the UCI action in one word and every UCM/UCS/UCD
+// error with 0085 names and positions). A changed ORDRSP line is one whose
+// LIN action code (1229) is present and not 4 "No action", 5 "Accepted
+// without amendment" or 11 "Not amended". UN/EDIFACT has no code list for
+// the APERAK error code 9321, so ERC codes have a name only when a
+// directory lists them; their FTX explains them.
+//
+// The envelope checks and the message layer are independent; from 8192
+// segments Parse runs them on two goroutines. On the 16 MiB benchmark
+// interchange the message layer costs ~8 ns per segment.
 //
 // # Character sets
 //
