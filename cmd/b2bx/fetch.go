@@ -194,6 +194,19 @@ func okWord(ok bool) string {
 	return "FAILED"
 }
 
+// storedWord tells a failed durable write apart from one that was never
+// attempted because the download did not verify (or never happened).
+func storedWord(j fetchJSON) string {
+	switch {
+	case j.Checks.Stored:
+		return "ok"
+	case j.FailedStep == string(worker.StepStore):
+		return "FAILED"
+	default:
+		return "skipped"
+	}
+}
+
 // printFetch writes the human summary; server values are sanitised.
 func printFetch(e *env, j fetchJSON, ackRequested bool) {
 	w := e.stdout
@@ -202,7 +215,7 @@ func printFetch(e *env, j fetchJSON, ackRequested bool) {
 	fmt.Fprintf(w, "sha256        %s\n", termsafe.String(j.SHA256))
 	c := j.Checks
 	fmt.Fprintf(w, "checks        sizeHeader %s, sizeListing %s, hashHeader %s, hashListing %s, trailer %s, stored %s\n",
-		okWord(c.SizeHeader), okWord(c.SizeListing), okWord(c.HashHeader), okWord(c.HashListing), okWord(c.Trailer), okWord(c.Stored))
+		okWord(c.SizeHeader), okWord(c.SizeListing), okWord(c.HashHeader), okWord(c.HashListing), okWord(c.Trailer), storedWord(j))
 	for _, f := range j.FailedChecks {
 		fmt.Fprintf(w, "  %-11s want %s, got %s", f.Name, termsafe.String(f.Want), termsafe.String(f.Got))
 		if f.Detail != "" {

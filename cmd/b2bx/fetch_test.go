@@ -138,6 +138,7 @@ func TestFetchFailuresExitCodes(t *testing.T) {
 			code, out, _ = s.run(t, "", "fetch", id2, "--ack")
 			require.Equal(t, tc.code, code)
 			require.Contains(t, out, "FAILED")
+			require.Contains(t, out, "stored skipped", "nothing was written, so the store did not fail")
 			require.Contains(t, out, "acknowledged  no")
 		})
 	}
@@ -171,6 +172,16 @@ func TestFetchStorageFailures(t *testing.T) {
 		require.Equal(t, true, j["checks"].(map[string]any)["hashHeader"], "the download itself verified")
 		require.Contains(t, errOut, "stored copy is kept")
 		require.Zero(t, s.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
+
+		id2 := s.add(t, "ORDRSP", data, partnersim.PayloadFault{}) // the human output of a real store failure
+		w, err = st.Begin(cliConn, id2)
+		require.NoError(t, err)
+		_, _ = w.Write([]byte("other"))
+		_, err = w.Commit(spool.Meta{Size: 5, SHA256: sha([]byte("other"))})
+		require.NoError(t, err)
+		code, out, _ = s.run(t, "", "fetch", id2, "--ack")
+		require.Equal(t, exitStorage, code)
+		require.Contains(t, out, "trailer ok, stored FAILED")
 	})
 	t.Run("out dir unusable", func(t *testing.T) {
 		s := newSimEnv(t)
