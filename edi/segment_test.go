@@ -325,3 +325,20 @@ func TestDialectEdgeCases(t *testing.T) {
 	require.Len(t, d.Interchanges, 2)
 	require.Equal(t, 2, d.Interchanges[0].Last)
 }
+
+// TestQuickBytes agrees with Segment.Bytes on every element and component
+// of the fixtures, with and without release characters, line breaks and
+// repetitions.
+func TestQuickBytes(t *testing.T) {
+	for _, name := range []string{"orders_d96a.edi", "release_chains.edi", "hard_wrapped.edi", "repetition_sv4.edi", "unob_control.edi", "contrl_41.edi"} {
+		d := mustParse(t, fixture(t, name))
+		for i := 0; i < d.Len(); i++ {
+			s := d.Segment(i)
+			for e := 0; e <= s.ElementCount()+1; e++ {
+				for c := 0; c <= 4; c++ {
+					require.Equal(t, string(s.Bytes(e, c)), string(d.quickBytes(i, e, c)), "%s segment %d %d:%d", name, i, e, c)
+				}
+			}
+		}
+	}
+}

@@ -212,11 +212,11 @@ func (d *Document) ordrspSummary(m *Message) *OrdrspSummary {
 		case keyLIN:
 			header, cur = false, nil
 			o.Lines++
-			s := d.Segment(i)
-			changed := o.countAction(r, s.Bytes(2, 1))
+			changed := o.countAction(r, d.quickBytes(i, 2, 1))
 			if changed {
 				o.ChangedLines++
 				if len(o.Changed) < maxListed {
+					s := d.Segment(i)
 					o.Changed = append(o.Changed, LineChange{Line: s.Text(1, 1), Item: s.Text(3, 1),
 						ItemType: coded(r, s, 3, 2, "7143"), Action: coded(r, s, 2, 1, "1229"), Segment: i})
 					cur = &o.Changed[len(o.Changed)-1]

@@ -46,7 +46,18 @@ type Matcher struct {
 	// alternation, e.g. a line item that continues or a new one that
 	// starts.
 	memo [][2]move
+	// Compact copies of what Fast reads per entry, so the hot path stays
+	// in a few cache lines instead of touching the wide Entry structs.
+	keys   []uint32
+	maxRep []int32
+	kinds  []uint8 // kindGroup, kindEnd
 }
+
+// Entry kinds for Fast.
+const (
+	kindGroup uint8 = 1 << iota // a segment group: entering it opens a frame
+	kindEnd                     // UNT at message level: the message is done
+)
 
 // move is a memoised search result: tag key, target entry, the frame
 // level it is found at, and whether it starts a new occurrence of that
@@ -71,7 +82,19 @@ type frame struct {
 
 // NewMatcher returns a matcher positioned before the first segment (UNH).
 func (m *Message) NewMatcher() *Matcher {
-	mt := &Matcher{msg: m, frames: make([]frame, 1, m.maxDepth+1), memo: make([][2]move, len(m.Entries)+1)}
+	n := len(m.Entries)
+	mt := &Matcher{msg: m, frames: make([]frame, 1, m.maxDepth+1), memo: make([][2]move, n+1),
+		keys: make([]uint32, n), maxRep: make([]int32, n), kinds: make([]uint8, n)}
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		mt.keys[i], mt.maxRep[i] = e.key, int32(e.MaxRepeat)
+		switch {
+		case e.IsGroup():
+			mt.kinds[i] = kindGroup
+		case e.Depth == 0 && e.key == keyUNT:
+			mt.kinds[i] = kindEnd
+		}
+	}
 	mt.Reset()
 	return mt
 }
@@ -157,23 +180,21 @@ func (mt *Matcher) Fast(key uint32) (uint16, bool) {
 	if mt.done || mt.ended {
 		return NoPath, false
 	}
-	entries := mt.msg.Entries
 	f := &mt.frames[len(mt.frames)-1]
-	if f.cur >= 0 && entries[f.cur].key == key {
-		if int(f.count) < entries[f.cur].MaxRepeat {
-			f.count++
-			return uint16(f.cur), true
-		}
+	cur := f.cur
+	if cur >= 0 && mt.keys[cur] == key && f.count < mt.maxRep[cur] {
+		f.count++
+		return uint16(cur), true
 	}
-	m := mt.remembered(f.cur, key)
+	m := mt.remembered(cur, key)
 	if m == nil {
 		return NoPath, false
 	}
 	level := int(m.level)
+	g := &mt.frames[level]
 	if m.newRep {
-		g := &mt.frames[level]
-		if int(g.reps) >= entries[g.group].MaxRepeat {
-			return NoPath, false // too many occurrences: NextKey reports it
+		if g.reps >= mt.maxRep[g.group] && !g.grpOver {
+			return NoPath, false // too many occurrences: NextKey reports it, once
 		}
 		mt.frames = mt.frames[:level+1]
 		g.reps++
@@ -181,18 +202,16 @@ func (mt *Matcher) Fast(key uint32) (uint16, bool) {
 		return uint16(g.cur), true
 	}
 	mt.frames = mt.frames[:level+1]
-	g := &mt.frames[level]
 	idx := m.idx
 	g.cur, g.count, g.segOver = idx, 1, false
-	e := &entries[idx]
-	if !e.IsGroup() {
-		if e.Depth == 0 && e.key == keyUNT {
-			mt.done = true
-		}
-		return uint16(idx), true
+	switch mt.kinds[idx] {
+	case kindGroup:
+		mt.frames = append(mt.frames, frame{group: idx, cur: idx + 1, reps: 1, count: 1})
+		return uint16(idx + 1), true
+	case kindEnd:
+		mt.done = true
 	}
-	mt.frames = append(mt.frames, frame{group: idx, cur: idx + 1, reps: 1, count: 1})
-	return uint16(idx + 1), true
+	return uint16(idx), true
 }
 
 // remembered returns the memoised move for key from entry cur, or nil.
