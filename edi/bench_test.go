@@ -211,3 +211,26 @@ func BenchmarkParseSequential(b *testing.B) {
 		return d
 	})
 }
+
+// BenchmarkAnalyse measures what Parse does after indexing: the envelope
+// checks and the message layer, with the character check on a second
+// goroutine from parallelMin segments. Unlike BenchmarkParse it allocates
+// little, so the collector does not take the second core.
+func BenchmarkAnalyse(b *testing.B) { benchAnalyse(b, parallelMin) }
+
+// BenchmarkAnalyseSequential is BenchmarkAnalyse on one goroutine.
+func BenchmarkAnalyseSequential(b *testing.B) { benchAnalyse(b, int(^uint(0)>>1)) }
+
+func benchAnalyse(b *testing.B, min int) {
+	defer func(n int) { parallelMin = n }(parallelMin)
+	parallelMin = min
+	d, err := index(benchData())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(d.Data())))
+	for b.Loop() {
+		d.issues = d.issues[:0]
+		d.analyse()
+	}
+}

@@ -147,9 +147,13 @@
 // the APERAK error code 9321, so ERC codes have a name only when a
 // directory lists them; their FTX explains them.
 //
-// The envelope checks and the message layer are independent; from 8192
-// segments Parse runs them on two goroutines. On the 16 MiB benchmark
-// interchange the message layer costs ~8 ns per segment.
+// From 8192 segments Parse runs the character check (which reads only the
+// input bytes) on a second goroutine next to the message layer (which
+// writes the path ids into the segment records); the segment-shape checks
+// read those records and run afterwards, because reading records another
+// core is writing costs more than it saves. On the 16 MiB benchmark
+// interchange the message layer costs ~7.5 ns per segment, and the whole
+// analysis after indexing ~8 ms instead of ~12 ms in sequence.
 //
 // # Character sets
 //

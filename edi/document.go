@@ -74,30 +74,62 @@ func Parse(data []byte) (*Document, error) {
 }
 
 // parallelMin is the number of segments from which Parse runs the
-// envelope checks and the message layer on two goroutines; below it the
-// goroutine costs more than it saves.
+// character check next to the message layer on a second goroutine; below
+// it the goroutine costs more than it saves.
 var parallelMin = 8192
 
 // analyse runs the envelope checks (validate) and the message layer
-// (structure, paths, summaries). They are independent, so large inputs
-// get them on two goroutines: validate reads segment records field by
-// field and never their path, which is all the message layer writes, and
-// only validate adds issues to the Document until both are done. The
-// issue order is the same either way.
+// (structure, paths, summaries). The character check reads only the
+// input bytes, so on large inputs it runs on a second goroutine while the
+// message layer walks the segment records and writes their path ids. The
+// segment-shape checks read those records, so they wait: on two cores,
+// reading records the other core is writing costs more than it saves
+// (measured: 14 ms in parallel against 11.5 ms in sequence on 16 MiB).
+// The issue order is the same either way: per interchange the shape
+// issues, then the character issues, then the message layer's.
 func (d *Document) analyse() {
+	var chars [][]Issue
 	if len(d.segs) < parallelMin {
-		d.validate()
-		d.issues = append(d.issues, d.checkMessages()...)
+		chars = d.characterIssues()
+	} else {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			chars = d.characterIssues()
+		}()
+		defer func() { <-done }() // also when checkMessages panics
+		more := d.checkMessages()
+		<-done
+		d.mergeEnvelope(chars)
+		d.issues = append(d.issues, more...)
 		return
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		d.validate()
-	}()
-	more := d.checkMessages()
-	<-done
-	d.issues = append(d.issues, more...)
+	d.mergeEnvelope(chars)
+	d.issues = append(d.issues, d.checkMessages()...)
+}
+
+// characterIssues checks the characters of every interchange (see
+// checkCharacters) and returns the issues per interchange. It works on a
+// copy of the Document header with its own issue list, so it shares no
+// written memory with the goroutine running the message layer.
+func (d *Document) characterIssues() [][]Issue {
+	out := make([][]Issue, len(d.Interchanges))
+	view := *d
+	for k := range d.Interchanges {
+		view.issues = nil
+		view.checkCharacters(&d.Interchanges[k])
+		out[k] = view.issues
+	}
+	return out
+}
+
+// mergeEnvelope runs the segment-shape checks and adds, per interchange,
+// their issues and then the character issues, in the order validate gives.
+func (d *Document) mergeEnvelope(chars [][]Issue) {
+	for k := range d.Interchanges {
+		d.checkSegments(&d.Interchanges[k])
+		d.issues = append(d.issues, chars[k]...)
+	}
 }
 
 // checkSize refuses inputs whose offsets do not fit the 32-bit index.
