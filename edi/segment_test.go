@@ -342,3 +342,17 @@ func TestQuickBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestCharText(t *testing.T) {
+	for c, want := range map[byte]string{'\'': `"'"`, '+': `"+"`, '"': `'"'`, ' ': `" " (space)`, 0x1c: "0x1C", 0: "0x00", 0xe4: "0xE4"} {
+		require.Equal(t, want, charText(c))
+	}
+	d, _ := Parse([]byte("UNA:+.? 'UNB+UNOC:3+A+B+250101:1200+1'UNZ+0+1"))
+	var msg string
+	for _, is := range d.Issues() {
+		if is.Code == CodeUnterminated {
+			msg = is.Message
+		}
+	}
+	require.Contains(t, msg, `segment terminator "'"`)
+}

@@ -77,21 +77,21 @@ func unaSeparators(c []byte) (Separators, string) {
 	}{{"component separator", s.Component}, {"element separator", s.Element}, {"segment terminator", s.Segment}}
 	for i, a := range seps {
 		if isAlnum(a.c) {
-			problem = fmt.Sprintf("the %s %q is a letter or digit", a.name, a.c)
+			problem = fmt.Sprintf("the %s %s is a letter or digit", a.name, charText(a.c))
 		}
 		for _, b := range seps[i+1:] {
 			if a.c == b.c && problem == "" {
-				problem = fmt.Sprintf("the %s and the %s are the same character %q", a.name, b.name, a.c)
+				problem = fmt.Sprintf("the %s and the %s are the same character %s", a.name, b.name, charText(a.c))
 			}
 		}
 		if s.HasRelease && s.Release == a.c {
 			// The release character cannot also separate: ignore it.
-			problem = fmt.Sprintf("the release character %q is also the %s; it is ignored", s.Release, a.name)
+			problem = fmt.Sprintf("the release character %s is also the %s; it is ignored", charText(s.Release), a.name)
 			s.HasRelease = false
 		}
 	}
 	if problem == "" && s.Decimal != '.' && s.Decimal != ',' {
-		problem = fmt.Sprintf("the decimal mark %q is neither '.' nor ','", s.Decimal)
+		problem = fmt.Sprintf(`the decimal mark %s is neither "." nor ","`, charText(s.Decimal))
 	}
 	return s, problem
 }
@@ -148,4 +148,20 @@ func newDialect(s Separators, cs Charset, version int) dialect {
 // isLayout reports whether c is a line break that this dialect ignores.
 func (d *dialect) isLayout(c byte) bool {
 	return (c == '\n' && d.lfGap) || (c == '\r' && d.crGap)
+}
+
+// charText shows a separator or data byte inside an issue message: a
+// printable character in double quotes (so the apostrophe reads "'"),
+// anything else as hex (UNOB's 0x1C, a stray NUL).
+func charText(c byte) string {
+	switch {
+	case c == '"':
+		return `'"'`
+	case c == ' ':
+		return `" " (space)`
+	case c > 0x20 && c < 0x7f:
+		return `"` + string(rune(c)) + `"`
+	default:
+		return fmt.Sprintf("0x%02X", c)
+	}
 }

@@ -46,7 +46,7 @@ func (d *Document) checkSegments(ic *Interchange) {
 		case r.flags&fBadTag != 0:
 			s := d.Segment(i)
 			d.segIssuef(SeverityError, CodeTagInvalid, 0, i,
-				"segment tag %q is not three upper-case letters or digits followed by the element separator %q", s.Tag(), s.dia.seps.Element)
+				"segment tag %q is not three upper-case letters or digits followed by the element separator %s", s.Tag(), charText(s.dia.seps.Element))
 		}
 		if r.flags&fTerminated == 0 {
 			d.checkUnterminated(i)
@@ -71,8 +71,8 @@ func (d *Document) checkSegments(ic *Interchange) {
 	}
 	if releases.n > 0 {
 		d.issuef(SeverityWarning, CodeReleaseInvalid, 0, releases.seg, releases.off,
-			"release character %q before %q, which is no separator and needs no escaping (%d time(s) in this interchange); the release character was dropped",
-			ic.Separators.Release, releases.c, releases.n)
+			"release character %s before %s, which is no separator and needs no escaping (%d time(s) in this interchange); the release character was dropped",
+			charText(ic.Separators.Release), charText(releases.c), releases.n)
 	}
 	if trailing.n > 0 {
 		code := 0
@@ -90,11 +90,11 @@ func (d *Document) checkUnterminated(i int) {
 	s := d.Segment(i)
 	if r.flags&fDangling != 0 {
 		d.issuef(SeverityError, CodeDanglingRelease, 0, i, int(r.off+r.n)-1,
-			"the data ends with the release character %q, which has nothing left to escape; the last segment is also unterminated", s.dia.seps.Release)
+			"the data ends with the release character %s, which has nothing left to escape; the last segment is also unterminated", charText(s.dia.seps.Release))
 		return
 	}
 	d.issuef(SeverityError, CodeUnterminated, 0, i, int(r.off+r.n),
-		"the last segment %s is not terminated: the data ends without the segment terminator %q (the file may be truncated)", s.Tag(), s.dia.seps.Segment)
+		"the last segment %s is not terminated: the data ends without the segment terminator %s (the file may be truncated)", s.Tag(), charText(s.dia.seps.Segment))
 }
 
 // checkReleases finds release characters before characters that are not
