@@ -228,21 +228,9 @@ func runConnRm(ctx context.Context, e *env, args []string) int {
 	const name = "conn rm"
 	fs := newFlagSet(e, name, "NAME")
 	keep := fs.Bool("keep-secrets", false, "remove only the profile; leave its secrets in the keyring")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	n, err := oneName(pos)
-	if err != nil {
-		return connFail(e, name, exitUsage, err)
-	}
-	file, err := loadProfiles(e)
-	if err != nil {
-		return connFail(e, name, exitUsage, err)
-	}
-	p, err := findProfile(file, n)
-	if err != nil {
-		return connFail(e, name, exitUsage, err)
+	file, p, code, ok := namedProfile(e, name, fs, args)
+	if !ok {
+		return code
 	}
 	var removed []string
 	if !*keep {
@@ -278,21 +266,9 @@ func runConnSetSecret(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, name, "NAME")
 	keyID := fs.String("key-id", "", "set only this key's secret (default: every key of the profile)")
 	useStdin := fs.Bool("secret-stdin", false, "read the secrets from stdin, one line per key, inbox key first (default: prompt without echo)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	n, err := oneName(pos)
-	if err != nil {
-		return connFail(e, name, exitUsage, err)
-	}
-	file, err := loadProfiles(e)
-	if err != nil {
-		return connFail(e, name, exitUsage, err)
-	}
-	p, err := findProfile(file, n)
-	if err != nil {
-		return connFail(e, name, exitUsage, err)
+	_, p, code, ok := namedProfile(e, name, fs, args)
+	if !ok {
+		return code
 	}
 	var only []string
 	if *keyID != "" {

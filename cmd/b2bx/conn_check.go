@@ -19,21 +19,9 @@ func runConnTest(ctx context.Context, e *env, args []string) int {
 	const name = "conn test"
 	fs := newFlagSet(e, name, "NAME")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up on the API after this long (no retries)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	n, err := oneName(pos)
-	if err != nil {
-		return connFail(e, name, exitUsage, err)
-	}
-	file, err := loadProfiles(e)
-	if err != nil {
-		return connFail(e, name, exitUsage, err)
-	}
-	p, err := findProfile(file, n)
-	if err != nil {
-		return connFail(e, name, exitUsage, err)
+	_, p, code, ok := namedProfile(e, name, fs, args)
+	if !ok {
+		return code
 	}
 	store, err := secretStoreFor(e)
 	if err != nil {

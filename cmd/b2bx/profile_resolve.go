@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
@@ -82,4 +83,26 @@ func storeExit(err error) int {
 		return exitStorage
 	}
 	return exitUsage
+}
+
+// namedProfile is the common start of the conn commands that take one
+// profile NAME: parse the flags, then load the profile file and find the
+// profile. When ok is false the command exits with code (the error has
+// been printed).
+func namedProfile(e *env, name string, fs *flag.FlagSet, args []string) (file *credentials.File, p credentials.Profile, code int, ok bool) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, p, flagExit(err), false
+	}
+	n, err := oneName(pos)
+	if err == nil {
+		file, err = loadProfiles(e)
+	}
+	if err == nil {
+		p, err = findProfile(file, n)
+	}
+	if err != nil {
+		return nil, p, connFail(e, name, exitUsage, err), false
+	}
+	return file, p, exitOK, true
 }
