@@ -134,7 +134,18 @@ type builder struct {
 
 func (d *Document) buildStructure() {
 	b := &builder{d: d, ic: -1, grp: -1, msg: -1, outsideLast: -2}
-	for i := range d.segs {
+	segs := d.segs
+	for i := 0; i < len(segs); i++ {
+		// Inside a message only service segments (tag "UN?", UNA, bad
+		// tags) change anything: skip the data segments in a tight loop.
+		if b.msg >= 0 {
+			for i < len(segs) && (segs[i].tag[0] != 'U' || segs[i].tag[1] != 'N') && segs[i].flags&(fBadTag|fUNA) == 0 {
+				i++
+			}
+			if i == len(segs) {
+				break
+			}
+		}
 		b.step(i)
 	}
 	b.closeInterchange(len(d.segs))
