@@ -62,13 +62,21 @@ type Document struct {
 // message structures against the directory (assigning segment group
 // paths), and summarises ORDERS, ORDRSP, APERAK and CONTRL messages.
 // Problems in the data are reported as Issues, never as an error: the
-// error is only ErrTooLarge (or the practically impossible dialect limit).
+// error is only ErrTooLarge (or the practically impossible dialect limit),
+// or ErrFileChanged when data is a mapped File that was shortened while
+// Parse read it.
 func Parse(data []byte) (*Document, error) {
-	d, err := index(data)
+	var d *Document
+	err := Guard(data, func() error {
+		var err error
+		if d, err = index(data); err != nil {
+			return err
+		}
+		return d.analyse()
+	})
 	if err != nil {
 		return nil, err
 	}
-	d.analyse()
 	d.SortIssues()
 	return d, nil
 }
@@ -87,25 +95,36 @@ var parallelMin = 8192
 // (measured: 14 ms in parallel against 11.5 ms in sequence on 16 MiB).
 // The issue order is the same either way: per interchange the shape
 // issues, then the character issues, then the message layer's.
-func (d *Document) analyse() {
+//
+// The error is ErrFileChanged when the character check's goroutine found
+// the input shortened (see Guard).
+func (d *Document) analyse() error {
 	var chars [][]Issue
 	if len(d.segs) < parallelMin {
 		chars = d.characterIssues()
 	} else {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
+		done := goGuarded(d.data, func() error {
 			chars = d.characterIssues()
+			return nil
+		})
+		waited := false
+		defer func() { // also when checkMessages panics
+			if !waited {
+				<-done
+			}
 		}()
-		defer func() { <-done }() // also when checkMessages panics
 		more := d.checkMessages()
-		<-done
+		waited = true
+		if err := <-done; err != nil {
+			return err
+		}
 		d.mergeEnvelope(chars)
 		d.issues = append(d.issues, more...)
-		return
+		return nil
 	}
 	d.mergeEnvelope(chars)
 	d.issues = append(d.issues, d.checkMessages()...)
+	return nil
 }
 
 // characterIssues checks the characters of every interchange (see
@@ -141,13 +160,23 @@ func checkSize(n uint64) error {
 }
 
 // index scans data and builds the structure without the character and
-// segment-shape checks; the benchmarks measure it separately.
+// segment-shape checks; the benchmarks measure it separately. Large
+// inputs are scanned in two halves at once (indexSplit).
 func index(data []byte) (*Document, error) {
+	scan := (*scanner).run
+	if len(data) >= splitMin {
+		scan = func(s *scanner) error { return s.indexSplit(splitPrefix, -1) }
+	}
+	return indexWith(data, scan)
+}
+
+// indexWith is index with the scan given: tests compare the two scans.
+func indexWith(data []byte, scan func(*scanner) error) (*Document, error) {
 	if err := checkSize(uint64(len(data))); err != nil {
 		return nil, err
 	}
 	d := &Document{data: data}
-	if err := newScanner(d).run(); err != nil {
+	if err := scan(newScanner(d)); err != nil {
 		return nil, err
 	}
 	d.buildStructure()

@@ -9,8 +9,10 @@ import (
 	"time"
 )
 
-// addSeeds feeds the canonical fixtures and the small corpus files.
-func addSeeds(f *testing.F) {
+// addSeeds feeds the canonical fixtures and the small corpus files, each
+// followed by the extra arguments of the fuzz target.
+func addSeeds(f *testing.F, extra ...any) {
+	add := func(data []byte) { f.Add(append([]any{data}, extra...)...) }
 	for _, pattern := range []string{
 		filepath.Join(fixtureDir, "*.edi"), filepath.Join(fixtureDir, "errors", "*.edi"), filepath.Join(fixtureDir, "structure", "*.edi"),
 		filepath.Join(corpusDir, "*.edi"),
@@ -18,14 +20,14 @@ func addSeeds(f *testing.F) {
 		files, _ := filepath.Glob(pattern)
 		for _, name := range files {
 			if data, err := os.ReadFile(name); err == nil && len(data) < 64<<10 {
-				f.Add(data)
+				add(data)
 			}
 		}
 	}
-	f.Add([]byte("UNA:+.? 'UNB+UNOC:4+S+R+20250312:1030+X'UNH+1+ORDERS:D:96A:UN'FTX+A+B*C?*D?'E??'UNT+3+1'UNZ+1+X'"))
-	f.Add([]byte("UNB\x1dUNOB\x1f4\x1dS\x1dR\x1c\r\n\x00"))
-	f.Add([]byte("UNA"))
-	f.Add([]byte("UNA\n\n\n\n\n\nUNB"))
+	add([]byte("UNA:+.? 'UNB+UNOC:4+S+R+20250312:1030+X'UNH+1+ORDERS:D:96A:UN'FTX+A+B*C?*D?'E??'UNT+3+1'UNZ+1+X'"))
+	add([]byte("UNB\x1dUNOB\x1f4\x1dS\x1dR\x1c\r\n\x00"))
+	add([]byte("UNA"))
+	add([]byte("UNA\n\n\n\n\n\nUNB"))
 }
 
 // FuzzParse: Parse never panics, the index reproduces the input byte for

@@ -21,6 +21,11 @@ func ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(f, name)
+}
+
+// readOpen reads the open file f to its end (see ReadFile).
+func readOpen(f *os.File, name string) ([]byte, error) {
 	size := 0
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		if checkSize(uint64(fi.Size())) != nil {

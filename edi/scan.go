@@ -27,6 +27,14 @@ type scanner struct {
 	una   int  // record index of a UNA not yet followed by UNB, -1
 	sized bool // the record slice has been allocated from a terminator count
 	find  finder
+	// rel lists the issues (indexes in doc.issues) whose Segment counts
+	// from this scanner's first record: a scanner forked for the second
+	// half of the input (see indexSplit) does not know how many records
+	// the first half has, so they are renumbered when the halves join.
+	rel []int
+	// joined is set when indexSplit used the second half's scan (tests
+	// check that the split path is taken, not only correct).
+	joined bool
 }
 
 func newScanner(d *Document) *scanner {
@@ -52,14 +60,31 @@ func (s *scanner) setDialect(d dialect) error {
 	return nil
 }
 
+// run scans the whole input in one pass.
 func (s *scanner) run() error {
-	data := s.data
-	if bytes.HasPrefix(data, bom) {
+	s.skipBOM()
+	if err := s.scanTo(len(s.data)); err != nil {
+		return err
+	}
+	s.finish()
+	return nil
+}
+
+func (s *scanner) skipBOM() {
+	if bytes.HasPrefix(s.data, bom) {
 		s.pos = len(bom)
 		s.doc.issuef(SeverityWarning, CodeBOM, 0, -1, 0,
 			"the file starts with a UTF-8 byte order mark (EF BB BF); it is not part of EDIFACT and was skipped")
 	}
-	for s.pos < len(data) {
+}
+
+// scanTo scans segments until the scan position reaches stop (or passes
+// it: a segment that starts before stop is scanned to its end). Between
+// segments the scanner's whole state is its position plus scanState, the
+// fact indexSplit relies on.
+func (s *scanner) scanTo(stop int) error {
+	data := s.data
+	for s.pos < stop {
 		c := data[s.pos]
 		if s.d.isLayout(c) {
 			s.pos++
@@ -68,7 +93,7 @@ func (s *scanner) run() error {
 		var err error
 		switch {
 		case isPadding(c) && s.trailingPadding():
-			return s.finish()
+			// consumed up to the end of the data
 		case c == 'U' && s.at(tagUNA):
 			err = s.scanUNA()
 		case c == 'U' && s.at(tagUNB):
@@ -86,17 +111,23 @@ func (s *scanner) run() error {
 			return err
 		}
 	}
-	return s.finish()
+	return nil
 }
 
 func isPadding(c byte) bool { return c == ' ' || c == '\t' || c == 0 || c == 0x1A }
 
-func (s *scanner) finish() error {
+// finish reports an input without segments, after the whole scan.
+func (s *scanner) finish() {
 	if len(s.doc.segs) == 0 {
 		s.doc.issuef(SeverityError, CodeEmptyInput, 0, -1, 0,
 			"the input holds no EDIFACT segments (%d bytes, only line breaks, padding or a byte order mark); choose the EDIFACT file", len(s.data))
 	}
-	return nil
+}
+
+// lastIssuef adds an issue about the last record scanned so far (see rel).
+func (s *scanner) lastIssuef(sev Severity, code Code, syntax int, off int, format string, args ...any) {
+	s.rel = append(s.rel, len(s.doc.issues))
+	s.doc.issuef(sev, code, syntax, len(s.doc.segs)-1, off, format, args...)
 }
 
 // at reports whether a service segment tag starts at pos, followed by a
@@ -122,7 +153,7 @@ func (s *scanner) trailingPadding() bool {
 		}
 		i++
 	}
-	s.doc.issuef(SeverityWarning, CodeTrailingData, 0, len(s.doc.segs)-1, s.pos,
+	s.lastIssuef(SeverityWarning, CodeTrailingData, 0, s.pos,
 		"%d bytes of padding (spaces, tabs, NUL or ^Z) follow the last segment; they are not EDIFACT and were ignored", i-s.pos)
 	s.pos = i
 	return true
@@ -196,7 +227,7 @@ func (s *scanner) scanUNA() error {
 	start := s.pos
 	if len(s.data)-start < 9 {
 		s.doc.segs = append(s.doc.segs, segRec{off: uint32(start), n: uint32(len(s.data) - start), tag: tagUNA, flags: fUNA, dia: s.di})
-		s.doc.issuef(SeverityError, CodeUNAInvalid, SyntaxInvalidServiceChar, len(s.doc.segs)-1, start,
+		s.lastIssuef(SeverityError, CodeUNAInvalid, SyntaxInvalidServiceChar, start,
 			"the UNA service string advice is cut off: it needs six characters after \"UNA\", the data has %d", len(s.data)-start-3)
 		s.pos = len(s.data)
 		return nil
@@ -207,7 +238,7 @@ func (s *scanner) scanUNA() error {
 	}
 	s.doc.segs = append(s.doc.segs, segRec{off: uint32(start), n: 8, tag: tagUNA, flags: fUNA | fTerminated, dia: s.di})
 	if problem != "" {
-		s.doc.issuef(SeverityError, CodeUNAInvalid, SyntaxInvalidServiceChar, len(s.doc.segs)-1, start,
+		s.lastIssuef(SeverityError, CodeUNAInvalid, SyntaxInvalidServiceChar, start,
 			"the UNA service string advice %q is not usable as given: %s", s.data[start:start+9], problem)
 	}
 	s.una = len(s.doc.segs) - 1
@@ -322,17 +353,21 @@ func (s *scanner) scanSegment() {
 func (s *scanner) allocIndex(start int) {
 	s.sized = true
 	n := len(s.doc.segs) + bytes.Count(s.data[start:], []byte{s.d.seps.Segment}) + 1
-	var segs []segRec
-	if size := unsafe.Sizeof(segRec{}); uintptr(n)*size < hugeThreshold {
-		segs = make([]segRec, len(s.doc.segs), n)
-	} else {
-		raw := make([]segRec, 0, n+hugeSlack/int(size))
-		k := hugeAlign(unsafe.Pointer(unsafe.SliceData(raw)), size, uintptr(cap(raw)))
-		segs = raw[k : k+len(s.doc.segs) : k+n]
-		adviseHugePages(unsafe.Pointer(unsafe.SliceData(segs)), uintptr(n)*size)
+	s.doc.segs = append(newRecords(n), s.doc.segs...)
+}
+
+// newRecords returns an empty record slice with capacity n; a large one
+// starts on a huge page.
+func newRecords(n int) []segRec {
+	size := unsafe.Sizeof(segRec{})
+	if uintptr(n)*size < hugeThreshold {
+		return make([]segRec, 0, n)
 	}
-	copy(segs, s.doc.segs)
-	s.doc.segs = segs
+	raw := make([]segRec, 0, n+hugeSlack/int(size))
+	k := hugeAlign(unsafe.Pointer(unsafe.SliceData(raw)), size, uintptr(cap(raw)))
+	segs := raw[k : k : k+n]
+	adviseHugePages(unsafe.Pointer(unsafe.SliceData(segs)), uintptr(n)*size)
+	return segs
 }
 
 // unterminated finishes a segment cut off by the end of the data: line
