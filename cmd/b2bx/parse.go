@@ -46,14 +46,17 @@ func runParse(_ context.Context, e *env, args []string) int {
 	// segment (the segment list), else when the command is done.
 	gc := debug.SetGCPercent(-1)
 	defer debug.SetGCPercent(gc)
-	name, data, err := readParseInput(e, pos[0])
+	in, err := openParseInput(e, pos[0])
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx parse: %s\n", termsafe.String(err.Error()))
 		return exitUsage
 	}
-	doc, err := edi.Parse(data)
+	// The Document and everything read from it reference the input, a
+	// mapping for large files: they must not outlive this function.
+	defer in.close()
+	doc, err := edi.Parse(in.data)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "b2bx parse: %s: %s\n", termsafe.String(name), termsafe.String(err.Error()))
+		fmt.Fprintf(e.stderr, "b2bx parse: %s: %s\n", termsafe.String(in.name), termsafe.String(err.Error()))
 		return exitUsage
 	}
 	list := segmentList{on: *withSegs || *describe, describe: *describe}
@@ -61,13 +64,21 @@ func runParse(_ context.Context, e *env, args []string) int {
 		debug.SetGCPercent(gc)
 	}
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
-	if *asJSON {
-		err = writeParseJSON(w, name, doc, list)
-	} else {
-		writeParseHuman(w, name, doc, list)
-	}
-	if err == nil {
-		err = w.Flush()
+	// The output reads segment values from the input: a file shortened
+	// meanwhile is an error, not a crash (edi.Guard).
+	err = edi.Guard(in.data, func() error {
+		if *asJSON {
+			if err := writeParseJSON(w, in.name, doc, list); err != nil {
+				return err
+			}
+		} else {
+			writeParseHuman(w, in.name, doc, list)
+		}
+		return w.Flush()
+	})
+	if errors.Is(err, edi.ErrFileChanged) {
+		fmt.Fprintf(e.stderr, "b2bx parse: %s: %s\n", termsafe.String(in.name), termsafe.String(err.Error()))
+		return exitUsage
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx parse: writing the output failed: %s\n", termsafe.String(err.Error()))
@@ -79,23 +90,38 @@ func runParse(_ context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-// readParseInput reads FILE (edi.ReadFile: a plain read, with a huge-page
-// hint for large files), or standard input for "-".
-func readParseInput(e *env, arg string) (name string, data []byte, err error) {
-	if arg == "-" {
-		data, err = io.ReadAll(io.LimitReader(e.stdin, maxStdin+1))
-		if err != nil {
-			return "-", nil, fmt.Errorf("reading standard input: %w", err)
-		}
-		return "(stdin)", data, nil
+// parseInput is what parse reads: a file (edi.OpenFile: mapped when
+// large, else read) or standard input.
+type parseInput struct {
+	name string
+	data []byte
+	file *edi.File // nil for standard input
+}
+
+// close releases a file's mapping. Unmapping read-only memory cannot
+// lose data, so its error (there is none in practice) is not reported.
+func (in parseInput) close() {
+	if in.file != nil {
+		_ = in.file.Close()
 	}
-	data, err = edi.ReadFile(arg)
+}
+
+// openParseInput opens FILE, or reads standard input for "-".
+func openParseInput(e *env, arg string) (parseInput, error) {
+	if arg == "-" {
+		data, err := io.ReadAll(io.LimitReader(e.stdin, maxStdin+1))
+		if err != nil {
+			return parseInput{name: "-"}, fmt.Errorf("reading standard input: %w", err)
+		}
+		return parseInput{name: "(stdin)", data: data}, nil
+	}
+	f, err := edi.OpenFile(arg)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return arg, nil, fmt.Errorf("cannot read %s: %w", arg, err)
+		return parseInput{name: arg}, fmt.Errorf("cannot read %s: %w", arg, err)
 	}
-	return arg, data, nil
+	return parseInput{name: arg, data: f.Bytes(), file: f}, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,5 +296,29 @@ func TestPlainASCII(t *testing.T) {
 			}
 		}
 		require.True(t, plainASCII([]byte(strings.Repeat("~", n))))
+	}
+}
+
+// TestParseLargeFile: a file large enough to be memory-mapped and indexed
+// in two halves prints exactly what the same bytes give from standard
+// input (read, not mapped), with and without the segment list.
+func TestParseLargeFile(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("UNA:+.? '\nUNB+UNOC:3+4012345000009:14+4098765000007:14+250312:1030+BIG1'\nUNH+1+ORDERS:D:96A:UN:EAN008'\nBGM+220+PO-BIG+9'\nDTM+137:20250312:102'\n")
+	lines := 16000
+	for i := 1; i <= lines; i++ {
+		fmt.Fprintf(&b, "LIN+%d++%013d:EN'\nQTY+21:%d'\nFTX+AAA+++Line ?'%d?' text'\n", i, 4000000000000+i, i%40+1, i)
+	}
+	fmt.Fprintf(&b, "UNS+S'\nCNT+2:%d'\nUNT+%d+1'\nUNZ+1+BIG1'\n", lines, 3*lines+6)
+	data := b.String()
+	require.Greater(t, len(data), 1<<20, "above the mapping and split thresholds")
+	name := filepath.Join(t.TempDir(), "big.edi")
+	require.NoError(t, os.WriteFile(name, []byte(data), 0o600))
+	for _, args := range [][]string{{"--json"}, {"--json", "--segments"}, {}} {
+		code, fromFile, errOut := runCmd(t, "", nil, append([]string{"parse", name}, args...)...)
+		require.Equal(t, exitOK, code, errOut)
+		code, fromStdin, errOut := runCmd(t, data, nil, append([]string{"parse", "-"}, args...)...)
+		require.Equal(t, exitOK, code, errOut)
+		require.Equal(t, strings.ReplaceAll(fromStdin, "(stdin)", name), fromFile, "args %v", args)
 	}
 }
