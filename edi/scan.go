@@ -106,6 +106,11 @@ func (s *scanner) scanTo(stop int) error {
 				}
 			}
 			s.scanSegment()
+			// The line break after a segment, here rather than at the top
+			// of the loop: one turn of the loop less per segment.
+			for s.pos < len(data) && s.d.isLayout(data[s.pos]) {
+				s.pos++
+			}
 		}
 		if err != nil {
 			return err
@@ -299,7 +304,7 @@ func (s *scanner) scanSegment() {
 		p := len(data)
 		for ; i+8 <= len(data); i += 8 {
 			x := binary.LittleEndian.Uint64(data[i:])
-			if m := zeroMask(x^f.term) | zeroMask(x^f.rel) | zeroMask(x^f.lf) | zeroMask(x^f.cr); m != 0 {
+			if m := zeroMask(x^f.term) | zeroMask(x^f.rel) | lessMask(x, lowest); m != 0 {
 				p = i + bits.TrailingZeros64(m)>>3
 				break
 			}
@@ -311,16 +316,16 @@ func (s *scanner) scanSegment() {
 			}
 		}
 		c := data[p]
-		if c == f.b[0] {
+		if c == f.term8 {
 			if fl&fRelease == 0 || !s.oddReleaseRun(start, p) {
 				end, fl = p, fl|fTerminated
 				break
 			}
-		} else if c == f.b[1] && s.d.seps.HasRelease {
+		} else if c == f.rel8 && s.d.seps.HasRelease {
 			fl |= fRelease
-		} else {
+		} else if s.d.isLayout(c) {
 			fl |= fLineBreak
-		}
+		} // else a control character that is data
 		i = p + 1
 	}
 	if fl&fTerminated == 0 {
@@ -396,26 +401,24 @@ func (s *scanner) hasLayout(b []byte) bool {
 }
 
 // finder locates the next byte that matters inside a segment (terminator,
-// release character, CR, LF) eight bytes at a time. Segments are short
-// (20-30 bytes), where a SWAR loop beats several bytes.IndexByte calls.
+// release character, or a control character below 0x0E, which includes
+// CR and LF) eight bytes at a time. Segments are short (20-30 bytes),
+// where a SWAR loop beats several bytes.IndexByte calls. Other control
+// characters (tab, NUL) are rare in EDIFACT; the scanner passes over them.
 type finder struct {
-	term, rel, lf, cr uint64 // broadcast bytes; unused slots repeat term
-	b                 [4]byte
+	term, rel   uint64 // broadcast bytes; rel repeats term without release character
+	term8, rel8 byte
 }
 
+// lowest bounds the control characters the finder stops at: CR and LF.
+const lowest = '\r' + 1
+
 func newFinder(d *dialect) finder {
-	t := d.seps.Segment
-	b := [4]byte{t, t, t, t}
+	t, r := d.seps.Segment, d.seps.Segment
 	if d.seps.HasRelease {
-		b[1] = d.seps.Release
+		r = d.seps.Release
 	}
-	if d.lfGap {
-		b[2] = '\n'
-	}
-	if d.crGap {
-		b[3] = '\r'
-	}
-	return finder{term: ones * uint64(b[0]), rel: ones * uint64(b[1]), lf: ones * uint64(b[2]), cr: ones * uint64(b[3]), b: b}
+	return finder{term: ones * uint64(t), rel: ones * uint64(r), term8: t, rel8: r}
 }
 
 // zeroMask has the high bit set in the first zero byte of y (bits above it
@@ -425,7 +428,7 @@ func zeroMask(y uint64) uint64 { return (y - ones) &^ y & highs }
 // tail checks the last (fewer than 8) bytes one by one.
 func (f *finder) tail(data []byte, i int) int {
 	for ; i < len(data); i++ {
-		if c := data[i]; c == f.b[0] || c == f.b[1] || c == f.b[2] || c == f.b[3] {
+		if c := data[i]; c == f.term8 || c == f.rel8 || c < lowest {
 			return i
 		}
 	}

@@ -145,8 +145,8 @@ func (s *scanner) finishScan() error {
 	return nil
 }
 
-// splitPoint returns the position after the first segment terminator at or
-// after mid (mid < 0: half-way from pos to the end) that is not escaped by
+// splitPoint returns the position after the first segment terminator (and
+// the line break after it) at or after mid (mid < 0: half-way from pos to the end) that is not escaped by
 // an odd run of release characters, or -1 when the scanner has no state to
 // hand over yet (no record, a UNA waiting for its UNB) or there is no such
 // terminator before the last byte. The terminator is only a guess; see
@@ -165,8 +165,12 @@ func (s *scanner) splitPoint(mid int) int {
 		}
 		p += k
 		if !s.d.seps.HasRelease || !s.oddReleaseRun(s.pos, p) {
-			if p+1 < len(s.data) {
-				return p + 1
+			p++ // and past the line break that follows (see scanTo)
+			for p < len(s.data) && s.d.isLayout(s.data[p]) {
+				p++
+			}
+			if p < len(s.data) {
+				return p
 			}
 			return -1
 		}
