@@ -186,25 +186,33 @@ func TestIndexSplitRenumbersIssues(t *testing.T) {
 	require.True(t, found, "%v", is)
 }
 
+// randomTokens are the pieces randomEDI strings together: separators of
+// several dialects, escapes, line breaks, service segments, junk, padding.
+var randomTokens = []string{
+	"UNA:+.? '", "UNA*#.! ~", "UNA:+.? *'", "UNB+UNOC:3+S+R+250101:1200+R1'", "UNB+UNOC:4+S+R+250101:1200+R2'",
+	"UNB+UNOA:3+S+R'", "UNH+1+ORDERS:D:96A:UN:EAN008'", "UNH+2+APERAK:D:96A:UN'", "BGM+220+1+9'", "LIN+1++4000:EN'",
+	"FTX+A+B?'C'", "FTX+??'", "IMD+F++:::a?+b'", "FTX+?A'", "QTY+21:5+'", "?", "'", "+", ":", "*", "~", "#", "!", "\r\n", "\n", "\r",
+	"UNT+3+1'", "UNZ+1+R1'", "UNG+ORDERS+S+R+250101:1200+1+UN+D:96A'", "UNE+1+1'", "junk ", "   ", "\x00", "\x1a",
+	"UNB\x1dUNOB\x1f3\x1dS\x1dR\x1c", "LIN\x1d1\x1c", "UNZ\x1d1\x1dR\x1c", "\xef\xbb\xbf", "abc", "UN", "UNA", "UNH",
+	"FTX#A!~B~", "UNB#UNOC*3#S#R~", "lin+1'", "\xfc\xdf",
+}
+
+// randomEDI returns up to n random tokens strung together.
+func randomEDI(rng *rand.Rand, n int) []byte {
+	var b strings.Builder
+	for range 1 + rng.IntN(n) {
+		b.WriteString(randomTokens[rng.IntN(len(randomTokens))])
+	}
+	return []byte(b.String())
+}
+
 // TestIndexSplitRandom: random mixtures of separators, escapes, line
 // breaks, service segments, junk and padding, split everywhere.
 func TestIndexSplitRandom(t *testing.T) {
-	tokens := []string{
-		"UNA:+.? '", "UNA*#.! ~", "UNA:+.? *'", "UNB+UNOC:3+S+R+250101:1200+R1'", "UNB+UNOC:4+S+R+250101:1200+R2'",
-		"UNB+UNOA:3+S+R'", "UNH+1+ORDERS:D:96A:UN:EAN008'", "UNH+2+APERAK:D:96A:UN'", "BGM+220+1+9'", "LIN+1++4000:EN'",
-		"FTX+A+B?'C'", "FTX+??'", "IMD+F++:::a?+b'", "?", "'", "+", ":", "*", "~", "#", "!", "\r\n", "\n", "\r",
-		"UNT+3+1'", "UNZ+1+R1'", "UNG+ORDERS+S+R+250101:1200+1+UN+D:96A'", "UNE+1+1'", "junk ", "   ", "\x00", "\x1a",
-		"UNB\x1dUNOB\x1f3\x1dS\x1dR\x1c", "LIN\x1d1\x1c", "UNZ\x1d1\x1dR\x1c", "\xef\xbb\xbf", "abc", "UN", "UNA", "UNH",
-		"FTX#A!~B~", "UNB#UNOC*3#S#R~", "lin+1'", "\xfc\xdf",
-	}
 	rng := rand.New(rand.NewPCG(9, 9))
 	joins := 0
 	for range 150 {
-		var b strings.Builder
-		for range 1 + rng.IntN(60) {
-			b.WriteString(tokens[rng.IntN(len(tokens))])
-		}
-		data := []byte(b.String())
+		data := randomEDI(rng, 60)
 		joins += checkSplits(t, data, []int{9, 1 + rng.IntN(len(data)+1)}, spread(data, 30))
 	}
 	require.Positive(t, joins)
