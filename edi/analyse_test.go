@@ -33,10 +33,10 @@ func TestAnalyseParallel(t *testing.T) {
 	clean := strings.Repeat("FTX+AAA+++text'\n", 20)
 	tail := "UNT+42+1'\nUNZ+1+X'\n"
 	cases := map[string]string{
-		"problems in both halves": head + "FTX+A?B'\nQTY+1:+'\nFTX+A\n+B'\n" + clean + clean + "FTX+C?D'\nQTY+2:+'\nFTX+C\r\n+D'\n''\n" + tail,
-		"problems only after the middle": head + clean + clean + "FTX+C?D'\nQTY+2:+'\nFTX+C\n+D'\nlin+1'\n" + tail,
+		"problems in both halves":              head + "FTX+A?B'\nQTY+1:+'\nFTX+A\n+B'\n" + clean + clean + "FTX+C?D'\nQTY+2:+'\nFTX+C\r\n+D'\n''\n" + tail,
+		"problems only after the middle":       head + clean + clean + "FTX+C?D'\nQTY+2:+'\nFTX+C\n+D'\nlin+1'\n" + tail,
 		"three interchanges across the middle": head + clean + "FTX+A?B'\n" + tail + head + clean + "QTY+2:+'" + tail + head + "FTX+A\n+B'" + tail,
-		"unterminated at the end": head + clean + clean + "FTX+?",
+		"unterminated at the end":              head + clean + clean + "FTX+?",
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
