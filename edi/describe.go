@@ -183,9 +183,11 @@ func (fd fieldDescriber) element(out []Field, e, rep int, el Element, def *dict.
 
 // value appends one non-empty value. def is the element definition (nil:
 // the position is not defined), comp the component definition for a
-// component of a composite (nil: beyond the composite's components).
+// component of a composite (nil: beyond the composite's components). A
+// value that is only a dangling release character at the end of the data
+// (an error issue of its own) is empty too.
 func (fd fieldDescriber) value(out []Field, e, c, rep int, v Value, def *dict.SegmentElement, comp *dict.Component, isComp bool) []Field {
-	if v.IsEmpty() {
+	if v.IsEmpty() || len(v.Bytes()) == 0 {
 		return out
 	}
 	f := Field{Element: e, Repetition: rep, Position: position(e), Value: v.Text()}

@@ -27,6 +27,7 @@ func addSeeds(f *testing.F, extra ...any) {
 	add([]byte("UNA:+.? 'UNB+UNOC:4+S+R+20250312:1030+X'UNH+1+ORDERS:D:96A:UN'FTX+A+B*C?*D?'E??'UNT+3+1'UNZ+1+X'"))
 	add([]byte("UNB\x1dUNOB\x1f4\x1dS\x1dR\x1c\r\n\x00"))
 	add([]byte("UNA"))
+	add([]byte("000++?")) // a value that is only a dangling release character
 	add([]byte("UNA\n\n\n\n\n\nUNB"))
 }
 
@@ -51,6 +52,7 @@ func FuzzParse(f *testing.F) {
 		}
 		checkStructure(t, d)
 		checkMessageLayer(t, d)
+		requireSameShapes(t, d)
 		for _, is := range d.Issues() {
 			if is.Offset < 0 || is.Offset > len(data) || is.Segment < -1 || is.Segment >= d.Len() || is.Message == "" {
 				t.Fatalf("bad issue %+v (len %d, %d segments)", is, len(data), d.Len())
