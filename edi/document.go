@@ -46,6 +46,9 @@ type Document struct {
 	segs     []segRec
 	dialects []dialect
 	issues   []Issue
+	// shapeCands lists, in order, the segments the segment-shape checks
+	// must look at (see scanner.shapeCandidate); on a clean file few.
+	shapeCands []int
 
 	// Interchanges in input order. Messages and segments outside any UNB
 	// belong to a "bare" interchange (HasUNB false), so every segment

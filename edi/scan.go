@@ -270,6 +270,11 @@ func (s *scanner) scanUNB() error {
 	}
 	s.scanSegment()
 	i := len(s.doc.segs) - 1
+	if c := s.doc.shapeCands; len(c) == 0 || c[len(c)-1] != i {
+		// Scanned before its dialect got the repetition separator of
+		// syntax 4: leave its shape to the full check.
+		s.doc.shapeCands = append(c, i)
+	}
 	seg := s.doc.Segment(i)
 	version := 0
 	if v := seg.Bytes(1, 2); len(v) == 1 && v[0] >= '1' && v[0] <= '9' {
@@ -300,6 +305,7 @@ func (s *scanner) scanSegment() {
 	f := &s.find
 	end, i := len(data), start
 	var fl uint8
+	releaseCheck := false // a release character before something that may not need it
 	for {
 		p := len(data)
 		for ; i+8 <= len(data); i += 8 {
@@ -323,6 +329,9 @@ func (s *scanner) scanSegment() {
 			}
 		} else if c == f.rel8 && s.d.seps.HasRelease {
 			fl |= fRelease
+			if p+1 < len(data) && !s.d.seps.isService(data[p+1]) {
+				releaseCheck = true
+			}
 		} else if s.d.isLayout(c) {
 			fl |= fLineBreak
 		} // else a control character that is data
@@ -342,6 +351,10 @@ func (s *scanner) scanSegment() {
 		s.setTag(&rec)
 	}
 	s.doc.segs = append(s.doc.segs, rec)
+	if rec.n == 0 || rec.flags&(fBadTag|fLineBreak) != 0 || fl&fTerminated == 0 || releaseCheck ||
+		(rec.n > 3 && s.d.seps.maybeTrailing(data[end-1])) {
+		s.doc.shapeCands = append(s.doc.shapeCands, len(s.doc.segs)-1)
+	}
 	s.pos = end
 	if fl&fTerminated != 0 {
 		s.pos++

@@ -49,6 +49,14 @@ func (s *Separators) isService(c byte) bool {
 		(s.HasRelease && c == s.Release) || (s.HasRepetition && c == s.Repetition)
 }
 
+// maybeTrailing reports whether c, the last byte of a segment, may be a
+// trailing separator (see checkTrailingSeparator, which decides): the
+// scanner's pre-filter. Repetition is compared even when unused, as the
+// shape check's own pre-filter does.
+func (s *Separators) maybeTrailing(c byte) bool {
+	return c == s.Element || c == s.Component || c == s.Repetition
+}
+
 // String shows the separators in UNA order, e.g. `:+.? '`.
 func (s Separators) String() string {
 	rel, rep := byte(' '), byte(' ')

@@ -210,6 +210,9 @@ func (s *scanner) join(t *scanner, all []segRec, at int) {
 	for _, k := range t.rel {
 		t.doc.issues[k].Segment += base
 	}
+	for _, i := range t.doc.shapeCands {
+		s.doc.shapeCands = append(s.doc.shapeCands, i+base)
+	}
 	s.doc.issues = append(s.doc.issues, t.doc.issues...)
 	s.doc.dialects = t.doc.dialects
 	s.pos, s.known, s.sized = t.pos, t.known, true

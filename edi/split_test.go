@@ -42,6 +42,7 @@ func requireSameDoc(t testing.TB, want, got *Document, msg string) {
 		}
 	}
 	require.Equal(t, want.dialects, got.dialects, msg)
+	require.Equal(t, want.shapeCands, got.shapeCands, msg)
 	require.Equal(t, want.issues, got.issues, msg)
 	require.Equal(t, want.Interchanges, got.Interchanges, msg)
 	require.Equal(t, want.Groups, got.Groups, msg)

@@ -31,10 +31,21 @@ func (t *tally) add(seg, off int, c byte) {
 	t.n++
 }
 
+// checkSegments runs the segment-shape checks on the interchange's
+// candidates the scanner listed (Document.shapeCands): every segment that
+// is empty, has a bad tag, is unterminated or hard-wrapped, has a release
+// character before a byte that is no service character, ends with a byte
+// that may be a separator, or is a UNB (whose separators the scanner
+// knew only in part). The others cannot have a shape problem, so a clean
+// file costs nothing here.
 func (d *Document) checkSegments(ic *Interchange) {
 	var wraps, releases, trailing tally
 	seps := ic.Separators // pre-filter: only a segment ending in a separator gets the full check
-	for i := ic.First; i <= ic.Last; i++ {
+	cands := d.shapeCands[sort.SearchInts(d.shapeCands, ic.First):]
+	for _, i := range cands {
+		if i > ic.Last {
+			break
+		}
 		r := &d.segs[i]
 		if r.flags&fUNA != 0 {
 			continue
