@@ -221,7 +221,7 @@ func (u *upload) askChoice(d spool.KeyDecision, keyFor func(int) (string, error)
 		return 0, fail(u.e, "upload", u.f.asJSON, exitUsage, err)
 	}
 	p := d.Previous
-	prev := fmt.Sprintf("key %s (upload %s, %s)", p.Key, termsafe.String(p.UploadID), p.Time.Format("2006-01-02 15:04:05Z07:00"))
+	prev := fmt.Sprintf("key %s (upload %s, %s)", termsafe.String(p.Key), termsafe.String(p.UploadID), p.Time.Format("2006-01-02 15:04:05Z07:00"))
 	if !isTerminal(u.e.stdin) {
 		return 0, fail(u.e, "upload", u.f.asJSON, exitUsage, fmt.Errorf(
 			"these bytes were already accepted under %s; nothing was sent. Choose: --replay sends them again under the same key (the server answers replay, no new order), --new uploads them as a new order under key %s", prev, newKey))
