@@ -6,6 +6,7 @@ export GOTOOLCHAIN := go1.27.3
 GO          ?= go
 BIN         ?= bin/b2bx
 STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo "$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2")
+GITLEAKS    ?= $(shell command -v gitleaks 2>/dev/null || echo "$(GO) run github.com/zricethezav/gitleaks/v8@v8.30.1")
 FUZZTIME    ?= 30s
 PKGS        := ./...
 
@@ -35,6 +36,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(STATICCHECK) $(PKGS)
+	$(GITLEAKS) git --no-banner --redact --config .gitleaks.toml .
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
