@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,14 +14,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestTerminalFetchProgress fetches the 15 MiB ORDRSP in tmux: with stderr
-// on the terminal one progress line (bytes, percent) is redrawn in place and
-// ends at 100 %, followed by the verified result; with stderr redirected
-// there is no progress at all.
+// TestTerminalFetchProgress fetches the 15 MiB ORDRSP in tmux from a
+// simulator throttled to 10 MiB/s (a slow partner link, ~1.5 s): with
+// stderr on the terminal one progress line (bytes, percent) is redrawn in
+// place, is seen part way and never goes backwards, and ends at 100 %,
+// followed by the verified result; with stderr redirected there is no
+// progress at all.
 func TestTerminalFetchProgress(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	s := startSim(t, w, "--large", "2")
+	s := startSim(t, w, "--large", "2", "--throttle", "10MiB")
 	de := s.conn(t, "acme-de")
 	var large []string
 	for _, e := range listAll(t, w, s, de) {
@@ -42,6 +45,18 @@ func TestTerminalFetchProgress(t *testing.T) {
 	w.requireNoSecret(t, "the pane", h)
 	t.Logf("progress states caught during the download: %d %q", len(partial), partial)
 	require.Equal(t, 0, code, out)
+	require.NotEmpty(t, partial, "the live indicator is seen part way through a 1.5 s download:\n%s", out)
+	percent := regexp.MustCompile(`([0-9]+)%$`)
+	last := 0
+	for _, l := range partial {
+		m := percent.FindStringSubmatch(l)
+		require.NotNil(t, m, l)
+		n, err := strconv.Atoi(m[1])
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, n, last, "progress never goes backwards: %q", partial)
+		require.Less(t, n, 100, l)
+		last = n
+	}
 
 	lines := strings.Split(out, "\n")
 	final := regexp.MustCompile(`^` + regexp.QuoteMeta(large[0]) + `  15\.0 MiB / 15\.0 MiB +100%  [0-9.]+ MB/s  \S+$`)
@@ -84,13 +99,13 @@ func TestTerminalFetchProgress(t *testing.T) {
 }
 
 // watchProgress watches the visible screen while the download started with
-// marker runs and returns the progress states it caught before 100 %
-// (logged, not required: loopback is fast enough to finish between two
-// looks).
+// marker runs and returns the progress states it caught before 100 %, in
+// order.
 func watchProgress(p *pane, marker, id string) []string {
 	var partial []string
 	progressLine := regexp.MustCompile(regexp.QuoteMeta(id) + `  [0-9.]+ [KMG]?i?B / 15\.0 MiB +[0-9]+%`)
-	done := regexp.MustCompile(regexp.QuoteMeta(marker) + ` rc=`)
+	// rc= followed by digits: the typed command line itself ends in "rc=$?".
+	done := regexp.MustCompile(regexp.QuoteMeta(marker) + ` rc=\d+`)
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
 		sc := p.screen()
 		if l := progressLine.FindString(sc); l != "" && !strings.HasSuffix(l, "100%") {

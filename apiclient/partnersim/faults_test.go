@@ -201,3 +201,24 @@ func TestSetEntryFault(t *testing.T) {
 	cr := f.claim(t, connA, id)
 	require.Equal(t, "failed", f.fetch(t, context.Background(), connA, id, cr.ClaimToken).trailer)
 }
+
+// TestThrottleSlowsEveryPayload: WithThrottle applies to entries without a
+// fault of their own (100 kB at 2 kB/s needs 50 s; the client gives up after
+// 300 ms with part of the body), and keeps their integrity outcome honest.
+func TestThrottleSlowsEveryPayload(t *testing.T) {
+	f := newFixture(t, HTTP1, WithThrottle(2000))
+	id := f.addEntry(t, connA, payload(100_000), PayloadFault{})
+	cr := f.claim(t, connA, id)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	d := f.fetch(t, ctx, connA, id, cr.ClaimToken)
+	require.Error(t, d.readErr)
+	require.Greater(t, len(d.body), 0, "some bytes trickled in")
+	require.Less(t, len(d.body), 100_000)
+
+	small := f.addEntry(t, connA, payload(500), PayloadFault{}) // 500 B at 2 kB/s: done in ~0.25 s
+	cr = f.claim(t, connA, small)
+	d = f.fetch(t, context.Background(), connA, small, cr.ClaimToken)
+	require.NoError(t, d.readErr)
+	require.Equal(t, "verified", d.trailer)
+}

@@ -96,7 +96,11 @@ func (s *Sim) stream(c *call, payload []byte, sha string, f PayloadFault) bool {
 	if f.Reset {
 		resetAt = min(max(f.ResetAt, 0), end)
 	}
-	if !s.writeBody(c, rc, payload, end, resetAt, f.BytesPerSecond) {
+	rate := f.BytesPerSecond
+	if s.throttle > 0 && (rate <= 0 || s.throttle < rate) {
+		rate = s.throttle
+	}
+	if !s.writeBody(c, rc, payload, end, resetAt, rate) {
 		return false
 	}
 	if resetAt >= 0 {

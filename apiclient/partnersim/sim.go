@@ -74,6 +74,7 @@ type Sim struct {
 	newReceipt    func() string
 	responder     Responder
 	responseDelay time.Duration
+	throttle      int64 // bytes/s for every payload stream; 0 = full speed
 	cursorKey     [32]byte
 
 	mu       sync.Mutex
@@ -111,6 +112,14 @@ func WithResponder(r Responder) Option { return func(s *Sim) { s.responder = r }
 // WithResponseDelay sets how long after an upload the responder's messages
 // become due, measured on the simulator's clock.
 func WithResponseDelay(d time.Duration) Option { return func(s *Sim) { s.responseDelay = d } }
+
+// WithThrottle limits every payload stream to bytesPerSecond (real time),
+// like a slow partner link, so progress can be watched; an entry's own
+// PayloadFault.BytesPerSecond still applies when it is slower. 0 or less
+// means full speed.
+func WithThrottle(bytesPerSecond int64) Option {
+	return func(s *Sim) { s.throttle = max(bytesPerSecond, 0) }
+}
 
 // New returns an empty simulator: no connections, keys or entries.
 func New(opts ...Option) *Sim {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,6 +76,7 @@ func runSim(ctx context.Context, e *env, args []string) int {
 	large := fs.Int("large", 1, "`copies` of the 15 MiB ORDRSP (fresh entries for repeated fetch benchmarks; they share memory)")
 	delay := fs.Duration("reply-delay", partnersim.DefaultResponseDelay, "how long after an upload the CONTRL/ORDRSP answers appear")
 	asJSON := fs.Bool("json", false, "print the base URL and demo credentials as JSON lines")
+	throttle := fs.String("throttle", "", "limit every payload stream to `RATE` bytes/s, like a slow partner link (e.g. 2MiB, 500KiB, 100000)")
 	fs.Usage = func() {
 		fmt.Fprint(e.stderr, "usage: b2bx sim [flags]\n\n"+simHelp+"\nflags:\n")
 		fs.PrintDefaults()
@@ -83,12 +85,16 @@ func runSim(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	if err := checkSimArgs(pos, *addr, *seed, *large); err != nil {
+	rate, err := parseByteRate(*throttle)
+	if err == nil {
+		err = checkSimArgs(pos, *addr, *seed, *large)
+	}
+	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx sim: %v\n", err)
 		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
-	sim := partnersim.New(partnersim.WithLogger(logger), partnersim.WithResponseDelay(*delay))
+	sim := partnersim.New(partnersim.WithLogger(logger), partnersim.WithResponseDelay(*delay), partnersim.WithThrottle(rate))
 	opt := partnersim.DemoOptions{LargeCopies: *large}
 	if *large == 0 {
 		opt.LargeSize = -1
@@ -242,4 +248,27 @@ func printSimHuman(w io.Writer, baseURL string, d *partnersim.Demo, caPath strin
 	fmt.Fprintf(&b, "\nServing until Ctrl-C.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// parseByteRate reads a --throttle value: bytes per second as a plain
+// number or with a KiB/MiB (or K/M, powers of 1024) suffix; "" is no limit.
+func parseByteRate(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	num, mult := v, int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"K", 1 << 10}, {"M", 1 << 20}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			num, mult = n, u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("--throttle %q: give bytes per second, e.g. 2MiB, 500KiB or 100000", v)
+	}
+	return n * mult, nil
 }

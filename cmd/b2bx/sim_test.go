@@ -199,3 +199,19 @@ func TestSimUsageErrors(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Contains(t, stderr, "prints a secret, on purpose")
 }
+
+func TestParseByteRate(t *testing.T) {
+	for in, want := range map[string]int64{"": 0, "100000": 100000, "500KiB": 500 << 10, "2MiB": 2 << 20, "3M": 3 << 20, "64K": 64 << 10} {
+		got, err := parseByteRate(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{"fast", "-5", "0", "2GB", "1.5MiB", "MiB"} {
+		_, err := parseByteRate(bad)
+		require.Error(t, err, bad)
+		require.Contains(t, err.Error(), "bytes per second")
+	}
+	code, _, errOut := runCmd(t, "", nil, "sim", "--throttle", "fast")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "--throttle")
+}
