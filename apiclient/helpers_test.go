@@ -1,7 +1,6 @@
 package apiclient
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -10,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nutrab2b/b2bx/internal/syncbuf"
 
 	"github.com/stretchr/testify/require"
 
@@ -46,29 +47,11 @@ func (f *fakeAfter) Waits() []time.Duration {
 	return append([]time.Duration(nil), f.waits...)
 }
 
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type testEnv struct {
 	c     *Client
 	srv   *httptest.Server
 	after *fakeAfter
-	logs  *syncBuffer
+	logs  *syncbuf.Buffer
 }
 
 // newEnv serves h on loopback and builds a client with canary credentials,
@@ -77,7 +60,7 @@ func newEnv(t *testing.T, h http.Handler, mod ...func(*Config)) *testEnv {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	env := &testEnv{srv: srv, after: &fakeAfter{}, logs: &syncBuffer{}}
+	env := &testEnv{srv: srv, after: &fakeAfter{}, logs: &syncbuf.Buffer{}}
 	cfg := Config{
 		BaseURL:      srv.URL,
 		ConnectionID: testConn,

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nutrab2b/b2bx/internal/syncbuf"
+
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
 
@@ -45,27 +47,10 @@ type simEnv struct {
 	clock   *partnersim.FakeClock
 	srv     *partnersim.Server
 	hc      *http.Client
-	logs    *lockedBuffer
-	simLogs *lockedBuffer
+	logs    *syncbuf.Buffer
+	simLogs *syncbuf.Buffer
 	waits   *waitRecorder
 	protos  *protoRecorder
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 type waitRecorder struct {
@@ -109,7 +94,7 @@ func (p *protoRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (trusting the sim's CA in TLS mode) so its defaults are what is tested.
 func newSimEnv(t *testing.T, mode partnersim.Mode, opts ...partnersim.Option) *simEnv {
 	t.Helper()
-	e := &simEnv{t: t, clock: partnersim.NewFakeClock(time.Time{}), logs: &lockedBuffer{}, simLogs: &lockedBuffer{}, waits: &waitRecorder{}}
+	e := &simEnv{t: t, clock: partnersim.NewFakeClock(time.Time{}), logs: &syncbuf.Buffer{}, simLogs: &syncbuf.Buffer{}, waits: &waitRecorder{}}
 	opts = append([]partnersim.Option{partnersim.WithClock(e.clock), partnersim.WithTokens(partnersim.SequentialTokens(simToken)),
 		partnersim.WithLogger(slog.New(slog.NewJSONHandler(e.simLogs, nil))), partnersim.WithResponder(nil)}, opts...)
 	e.sim = partnersim.New(opts...)

@@ -4,16 +4,16 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nutrab2b/b2bx/internal/syncbuf"
 
 	"github.com/stretchr/testify/require"
 )
@@ -43,26 +43,7 @@ type simProc struct {
 	Faulty      []simEntry
 	Entries     int
 
-	log *lockedBuffer // the request log (stderr)
-}
-
-// lockedBuffer is a bytes.Buffer safe for the writer goroutine of exec and
-// the test reading it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	log *syncbuf.Buffer // the request log (stderr)
 }
 
 // startSim runs `b2bx sim --json ARGS` until the test ends (SIGTERM, then
@@ -72,7 +53,7 @@ func startSim(t *testing.T, w *world, args ...string) *simProc {
 	cmd := exec.Command(bin, append([]string{"sim", "--json"}, args...)...)
 	cmd.Env = w.env
 	cmd.Dir = w.dir
-	s := &simProc{log: &lockedBuffer{}}
+	s := &simProc{log: &syncbuf.Buffer{}}
 	cmd.Stderr = s.log
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)

@@ -1,7 +1,6 @@
 package partnersim
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,31 +10,16 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nutrab2b/b2bx/internal/syncbuf"
+
 	"github.com/stretchr/testify/require"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestLogsAndAuditHoldNoSecrets runs every endpoint (with successes,
 // failures and faults) and then searches the request log, the audit log and
 // the slog output for secrets, claim tokens, payload bytes and hashes.
 func TestLogsAndAuditHoldNoSecrets(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	f := newFixture(t, HTTP2TLS, WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	p := []byte("UNB+UNOC:3+CANARY-PAYLOAD-TEXT'")
 	id := f.addEntry(t, connA, p, PayloadFault{})

@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/nutrab2b/b2bx/internal/syncbuf"
 
 	"github.com/stretchr/testify/require"
 
@@ -27,31 +28,13 @@ const (
 	testTenant   = "tenant-w"
 )
 
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type env struct {
 	sim   *partnersim.Sim
 	clock *partnersim.FakeClock
 	srv   *httptest.Server
 	store *spool.Store
 	w     *Worker
-	logs  *syncBuffer
+	logs  *syncbuf.Buffer
 }
 
 // newEnv serves a simulator with canary credentials and canary claim
@@ -72,7 +55,7 @@ func newEnv(t testing.TB, http2 bool) *env {
 	}
 	t.Cleanup(srv.Close)
 
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	client, err := apiclient.New(apiclient.Config{
 		BaseURL:      srv.URL,

@@ -7,9 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/nutrab2b/b2bx/internal/syncbuf"
 
 	"github.com/stretchr/testify/require"
 
@@ -131,7 +132,7 @@ func TestFormatProgressAndRedraw(t *testing.T) {
 	s := formatProgress(apiclient.ProgressSnapshot{Bytes: 7 << 20, Expected: 14 << 20, BytesPerSec: 120e6, Elapsed: 3 * time.Second})
 	require.Equal(t, "7.0 MiB / 14.0 MiB   50%  120.0 MB/s  3s", s)
 
-	var buf lockedWriter
+	var buf syncbuf.Buffer
 	start := time.Now()
 	stop := startProgress(&buf, "da-1", &apiclient.Progress{})
 	time.Sleep(3 * progressInterval)
@@ -143,23 +144,6 @@ func TestFormatProgressAndRedraw(t *testing.T) {
 	n := strings.Count(out, "\r")
 	require.GreaterOrEqual(t, n, 2)
 	require.LessOrEqual(t, n, ticks+1, "redrawn once per tick plus the final state, not continuously")
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *lockedWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }
 
 // pretendTerminal makes isTerminal true for the test's stdin and stderr.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -16,30 +15,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nutrab2b/b2bx/internal/syncbuf"
+
 	"github.com/stretchr/testify/require"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // simRun is a running `b2bx sim` in-process.
 type simRun struct {
 	out    *bufio.Reader
-	stderr *lockedBuffer
+	stderr *syncbuf.Buffer
 	cancel context.CancelFunc
 	code   chan int
 	drain  sync.Once
@@ -49,7 +33,7 @@ func startSim(t *testing.T, args ...string) *simRun {
 	t.Helper()
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &simRun{out: bufio.NewReader(pr), stderr: &lockedBuffer{}, cancel: cancel, code: make(chan int, 1)}
+	r := &simRun{out: bufio.NewReader(pr), stderr: &syncbuf.Buffer{}, cancel: cancel, code: make(chan int, 1)}
 	e := &env{stdin: strings.NewReader(""), stdout: pw, stderr: r.stderr, getenv: func(string) string { return "" }}
 	go func() {
 		code := run(ctx, e, append([]string{"sim"}, args...))
