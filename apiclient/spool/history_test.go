@@ -95,19 +95,35 @@ func TestReserveUploadConcurrentDistinctNumbers(t *testing.T) {
 	const workers = 12
 	var wg sync.WaitGroup
 	ns := make(chan int, workers)
+	errs := make(chan error, workers)
 	for i := range workers {
 		wg.Go(func() {
-			// a separate Store per goroutine, like separate processes
+			// A separate Store per goroutine, like separate processes.
+			// require must not run here (FailNow only works on the test
+			// goroutine): report errors back instead.
 			s2, err := Open(s.Root())
-			require.NoError(t, err)
+			if err != nil {
+				errs <- fmt.Errorf("worker %d: open: %w", i, err)
+				return
+			}
 			_, r, err := s2.ReserveUpload(KeyRequest{SenderID: "S", BusinessID: "B", SHA256: fmt.Sprintf("%02x", i)},
 				UploadRecord{ConnectionID: "c"}, keyFor)
-			require.NoError(t, err)
-			ns <- r.N
+			switch {
+			case err != nil:
+				errs <- fmt.Errorf("worker %d: reserve: %w", i, err)
+			case r == nil:
+				errs <- fmt.Errorf("worker %d: reserve returned no record", i)
+			default:
+				ns <- r.N
+			}
 		})
 	}
 	wg.Wait()
 	close(ns)
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
 	var got []int
 	for n := range ns {
 		got = append(got, n)
