@@ -7,18 +7,19 @@ GO          ?= go
 BIN         ?= bin/b2bx
 STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo "$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2")
 GITLEAKS    ?= $(shell command -v gitleaks 2>/dev/null || echo "$(GO) run github.com/zricethezav/gitleaks/v8@v8.30.1")
+GOVULNCHECK ?= $(shell command -v govulncheck 2>/dev/null || echo "$(GO) run golang.org/x/vuln/cmd/govulncheck@v1.9.0")
 FUZZTIME    ?= 30s
 PKGS        := ./...
 
-.PHONY: build test test-keyring vet race lint fmt bench fuzz generate clean
+.PHONY: build test test-keyring vet race lint vuln fmt bench fuzz generate clean
 
 # No cgo: a static binary starts ~3 ms faster (parse of a 16 MiB file
 # competes with sha256sum, see BENCHMARKS.md) and needs no libc at runtime.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/b2bx
 
-## test: what CI runs — vet, race-enabled tests, lint.
-test: vet race lint
+## test: what CI runs — vet, race-enabled tests, lint, vulnerability scan.
+test: vet race lint vuln
 
 ## test-keyring: only the real-keyring integration tests, in a private D-Bus
 ## session with a throwaway gnome-keyring (needs gnome-keyring and dbus; see
@@ -37,6 +38,11 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(STATICCHECK) $(PKGS)
 	$(GITLEAKS) git --no-banner --redact --config .gitleaks.toml .
+
+## vuln: govulncheck against the offline snapshot in ../shared/vulndb; the
+## snapshot's date is printed with the result.
+vuln:
+	GOVULNCHECK="$(GOVULNCHECK)" ./scripts/vulncheck.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
