@@ -1,0 +1,147 @@
+package logview
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/tui/common"
+)
+
+// refreshEvery is how often an open log view looks for new records.
+const refreshEvery = 500 * time.Millisecond
+
+// TickMsg asks an open log view to look for new records.
+type TickMsg struct{ gen int }
+
+// KeyMap are the log view's own keys (the viewport's, for help).
+type KeyMap struct {
+	viewport.KeyMap
+	Top, Bottom key.Binding
+}
+
+// Model is the session log screen. It reads the Handler's buffer when it
+// opens and, while open, on a tick when the buffer changed.
+type Model struct {
+	c      *common.Common
+	h      *Handler
+	vp     viewport.Model
+	keys   KeyMap
+	open   bool
+	gen    int // tick generation: a closed-then-reopened view ignores old ticks
+	seq    uint64
+	count  int
+	width  int
+	height int
+}
+
+// NewModel returns a closed log view over h.
+func NewModel(c *common.Common, h *Handler) Model {
+	vp := viewport.New(0, 0)
+	k := KeyMap{KeyMap: vp.KeyMap,
+		Top:    key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/home", "oldest")),
+		Bottom: key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", "newest")),
+	}
+	return Model{c: c, h: h, vp: vp, keys: k}
+}
+
+// Open shows the newest records and starts the refresh tick.
+func (m Model) Open() (Model, tea.Cmd) {
+	m.open = true
+	m.gen++
+	m = m.reload(true)
+	return m, m.tick()
+}
+
+// Close stops the refresh tick.
+func (m Model) Close() Model {
+	m.open = false
+	return m
+}
+
+// IsOpen reports whether the view is showing.
+func (m Model) IsOpen() bool { return m.open }
+
+func (m Model) tick() tea.Cmd {
+	gen := m.gen
+	return tea.Tick(refreshEvery, func(time.Time) tea.Msg { return TickMsg{gen: gen} })
+}
+
+// SetSize sets the area the view may use.
+func (m Model) SetSize(w, h int) Model {
+	m.width, m.height = w, h
+	m.vp.Width, m.vp.Height = w, max(h-1, 1)
+	return m
+}
+
+// Update handles the refresh tick and the scrolling keys.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case TickMsg:
+		if !m.open || msg.gen != m.gen {
+			return m, nil
+		}
+		if m.h.Seq() != m.seq {
+			m = m.reload(m.vp.AtBottom())
+		}
+		return m, m.tick()
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, m.keys.Top):
+			m.vp.GotoTop()
+			return m, nil
+		case key.Matches(msg, m.keys.Bottom):
+			m.vp.GotoBottom()
+			return m, nil
+		}
+	}
+	var cmd tea.Cmd
+	m.vp, cmd = m.vp.Update(msg)
+	return m, cmd
+}
+
+// reload copies the buffer into the viewport; follow keeps the newest
+// record in view.
+func (m Model) reload(follow bool) Model {
+	m.seq = m.h.Seq()
+	entries := m.h.Entries()
+	m.count = len(entries)
+	var b strings.Builder
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Format())
+	}
+	if len(entries) == 0 {
+		b.WriteString("Nothing logged yet: Partner API calls, retries and worker steps of this session appear here.")
+	}
+	m.vp.SetContent(b.String())
+	if follow {
+		m.vp.GotoBottom()
+	}
+	return m
+}
+
+// View renders a heading line and the records.
+func (m Model) View() string {
+	head := fmt.Sprintf("Session log (%d) · IDs, codes and timings only: never keys, tokens or payloads", m.count)
+	return m.c.Styles.Header.Render(head) + "\n" + m.vp.View()
+}
+
+// ShortHelp implements help.KeyMap.
+func (m Model) ShortHelp() []key.Binding {
+	return []key.Binding{m.keys.Up, m.keys.Down, m.keys.PageDown, m.keys.Bottom}
+}
+
+// FullHelp implements help.KeyMap.
+func (m Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown},
+		{m.keys.HalfPageUp, m.keys.HalfPageDown, m.keys.Top, m.keys.Bottom},
+	}
+}
