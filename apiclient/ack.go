@@ -28,7 +28,7 @@ func (c *Client) Acknowledge(ctx context.Context, claim *Claim) (*Receipt, error
 	}
 	cl := &call{op: "acknowledge", scope: ScopeMailboxAcknowledge, method: http.MethodPost,
 		url:   c.endpoint(nil, "mailbox", claim.DeliveryAttemptID, "acknowledge"),
-		token: tok, deliveryID: claim.DeliveryAttemptID, corr: correlationFor(ctx), mode: retryUnclear}
+		token: tok, deliveryID: claim.DeliveryAttemptID, corr: correlationFor(ctx), mode: retryUnclear, lease: claim.ExpiresAt}
 	resp, err := c.do(ctx, cl)
 	if err != nil {
 		return nil, err

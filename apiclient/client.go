@@ -8,8 +8,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/time/rate"
 
@@ -70,8 +75,11 @@ type Config struct {
 	ConnectionID string
 	// Credentials gives the key per scope.
 	Credentials CredentialProvider
-	// HTTPClient nil → DefaultHTTPClient(). The client never follows
-	// redirects (a redirect would carry the claim token to another host).
+	// HTTPClient nil → a process-wide transport shared by every Client
+	// built without one (the settings of DefaultHTTPClient), released by
+	// Close. A given HTTPClient stays the caller's: Close leaves it alone.
+	// The client never follows redirects (a redirect would carry the claim
+	// token to another host).
 	HTTPClient *http.Client
 	// Logger nil → logs are discarded.
 	Logger *slog.Logger
@@ -88,6 +96,8 @@ type Config struct {
 	// StallTimeout aborts a payload download when no byte arrives for this
 	// long. 0 → DefaultStallTimeout; negative disables the watchdog.
 	StallTimeout time.Duration
+	// MaxPages bounds Pages; 0 → MaxPages.
+	MaxPages int
 }
 
 // DefaultStallTimeout is the payload stall watchdog's default.
@@ -103,6 +113,8 @@ const (
 // concurrent use.
 type Client struct {
 	cfg     Config
+	shared  bool // c.hc uses the shared transport (released by Close)
+	closed  atomic.Bool
 	base    string // scheme://host[/prefix]/api/v1/.../connections/{id}
 	hc      *http.Client
 	log     *slog.Logger
@@ -133,9 +145,11 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, limiter: cfg.Limiter, now: cfg.Now, after: cfg.After, stall: cfg.StallTimeout}
 	c.base = u.String() + "/api/v1/b2b-exchange/partner/connections/" + url.PathEscape(cfg.ConnectionID)
+	c.cfg.Retry.Schedule = slices.Clone(cfg.Retry.Schedule)
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = DefaultHTTPClient()
+		hc = &http.Client{Transport: acquireTransport()}
+		c.shared = true
 	}
 	cp := *hc
 	cp.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -163,11 +177,16 @@ func New(cfg Config) (*Client, error) {
 // share between the clients of one partner's connections.
 func NewLimiter() *rate.Limiter { return rate.NewLimiter(DefaultRate, DefaultBurst) }
 
-// DefaultHTTPClient has connect, TLS-handshake, response-header and idle
-// timeouts but no overall timeout: a slow 16 MiB payload must not be cut
-// off; the context and the stall watchdog bound it instead. It speaks
-// HTTP/2 over TLS and pings idle HTTP/2 connections to notice dead peers.
-func DefaultHTTPClient() *http.Client {
+// DefaultHTTPClient returns a client with its own new transport (for
+// callers that change it, e.g. to trust a test CA); a Config without
+// HTTPClient shares one transport with these settings instead. It has
+// connect, TLS-handshake, response-header and idle timeouts but no overall
+// timeout: a slow 16 MiB payload must not be cut off; the context and the
+// stall watchdog bound it instead. It speaks HTTP/2 over TLS and pings
+// idle HTTP/2 connections to notice dead peers.
+func DefaultHTTPClient() *http.Client { return &http.Client{Transport: newTransport()} }
+
+func newTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	t.ForceAttemptHTTP2 = true
@@ -175,14 +194,57 @@ func DefaultHTTPClient() *http.Client {
 	t.ResponseHeaderTimeout = 60 * time.Second
 	t.IdleConnTimeout = 90 * time.Second
 	t.HTTP2 = &http.HTTP2Config{SendPingTimeout: 30 * time.Second, PingTimeout: 15 * time.Second}
-	return &http.Client{Transport: t}
+	return t
+}
+
+// shared is the process-wide transport of Clients built without an
+// HTTPClient: one connection pool per process (the app keeps clients for
+// hours), counted so the last Close drops its idle connections.
+var shared struct {
+	mu    sync.Mutex
+	t     *http.Transport
+	users int
+}
+
+func acquireTransport() *http.Transport {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.t == nil {
+		shared.t = newTransport()
+	}
+	shared.users++
+	return shared.t
+}
+
+func releaseTransport() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.users--; shared.users == 0 {
+		shared.t.CloseIdleConnections()
+	}
+}
+
+// ErrClosed is returned by calls on a Client after Close.
+var ErrClosed = errors.New("apiclient: the client is closed")
+
+// Close releases what the client owns: its share of the process-wide
+// transport (the last Close drops the idle connections). A caller's
+// Config.HTTPClient is left alone. Calls after Close fail with ErrClosed;
+// calls already running finish. Safe to call more than once.
+func (c *Client) Close() {
+	if c.closed.Swap(true) || !c.shared {
+		return
+	}
+	releaseTransport()
 }
 
 // ConnectionID is the connection this client addresses.
 func (c *Client) ConnectionID() string { return c.cfg.ConnectionID }
 
-// checkID refuses IDs that cannot be one escaped path segment. IDs come from
-// the server and are untrusted: "." and ".." would change the path.
+// checkID refuses IDs that cannot be one escaped path segment or shown
+// and stored faithfully. IDs come from the server and are untrusted: "."
+// and ".." would change the path; control characters and invalid UTF-8
+// would reach logs, terminals and file names.
 func checkID(what, id string) error {
 	switch {
 	case id == "":
@@ -191,6 +253,10 @@ func checkID(what, id string) error {
 		return fmt.Errorf("%s %q is not a valid ID", what, id)
 	case len(id) > 256:
 		return fmt.Errorf("%s is longer than 256 bytes", what)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("%s is not valid UTF-8", what)
+	case strings.ContainsFunc(id, unicode.IsControl):
+		return fmt.Errorf("%s contains control characters", what)
 	}
 	return nil
 }

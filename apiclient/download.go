@@ -132,7 +132,7 @@ func (c *Client) Download(ctx context.Context, claim *Claim, expect Expect, sink
 	defer cancel(nil)
 	cl := &call{op: "download", scope: ScopeMailboxPayloadRead, method: http.MethodGet,
 		url:   c.endpoint(nil, "mailbox", claim.DeliveryAttemptID, "payload"),
-		token: tok, deliveryID: claim.DeliveryAttemptID, corr: correlationFor(ctx), mode: retryUnclear}
+		token: tok, deliveryID: claim.DeliveryAttemptID, corr: correlationFor(ctx), mode: retryUnclear, lease: claim.ExpiresAt}
 	start := time.Now()
 	resp, err := c.do(ctx, cl)
 	if err != nil {

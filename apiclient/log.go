@@ -57,3 +57,23 @@ func (c *Client) logRetry(ctx context.Context, cl *call, ev RetryEvent) {
 	attrs = append(attrs, c.idAttrs(cl.corr, cl.deliveryID)...)
 	c.log.LogAttrs(ctx, slog.LevelInfo, "partner api retry scheduled", attrs...)
 }
+
+// logRetryRefused records a retry that was not scheduled (lease, deadline
+// or an absurd Retry-After) and the wait it would have needed.
+func (c *Client) logRetryRefused(ctx context.Context, cl *call, ev RetryEvent) {
+	attrs := []slog.Attr{slog.String("op", cl.op), slog.Int("attempt", ev.Attempt),
+		slog.Duration("wait", ev.Wait), slog.Bool("retryAfter", ev.FromRetryAfter)}
+	if !ev.LeaseExpiresAt.IsZero() {
+		attrs = append(attrs, slog.Time("leaseExpiresAt", ev.LeaseExpiresAt))
+	}
+	attrs = append(attrs, c.idAttrs(cl.corr, cl.deliveryID)...)
+	c.log.LogAttrs(ctx, slog.LevelWarn, "partner api retry not scheduled", attrs...)
+}
+
+// logSkipped records a listed entry the client refused: its position, the
+// reason and the (sanitised) ID, never hashes or other server values.
+func (c *Client) logSkipped(ctx context.Context, cl *call, index int, id, reason string) {
+	attrs := []slog.Attr{slog.String("op", cl.op), slog.Int("index", index), slog.String("reason", reason)}
+	attrs = append(attrs, c.idAttrs(cl.corr, id)...)
+	c.log.LogAttrs(ctx, slog.LevelWarn, "mailbox entry skipped", attrs...)
+}

@@ -1,13 +1,17 @@
 package apiclient
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // MaxListLimit is the largest page size the mailbox accepts.
@@ -34,11 +38,40 @@ type Page struct {
 	HasMore       bool    `json:"hasMore"`
 	NextCursor    string  `json:"nextCursor,omitempty"` // opaque; pass back unchanged
 	CorrelationID string  `json:"correlationId"`
+	// Skipped lists the entries of this page the client refused because
+	// it could not act on them safely (see ListMailbox); Entries holds
+	// the rest, in order.
+	Skipped []SkippedEntry `json:"skipped,omitempty"`
 }
 
-// mailboxBody is the wire shape; pointers notice missing members.
+// SkippedEntry is a listed entry the client refused.
+type SkippedEntry struct {
+	// Index is the entry's position in the page's data array, from 0.
+	Index int `json:"index"`
+	// DeliveryAttemptID is the ID as the server sent it (capped at 128
+	// characters), raw and untrusted: sanitise before display. "" when
+	// it was missing or not a string.
+	DeliveryAttemptID string `json:"deliveryAttemptId"`
+	// Reason says what made the entry unusable; it never quotes server
+	// values except numbers.
+	Reason string `json:"reason"`
+}
+
+// MaxPages is how many pages Pages reads at most: 1000 pages are 100,000
+// entries at limit 100 (50,000 at the server's default 50), far more than
+// a mailbox of due deliveries holds. A server whose cursor never ends is
+// stopped there with ErrPaging instead of filling memory.
+const MaxPages = 1000
+
+// ErrPaging matches a listing whose paging breaks the contract: a cursor
+// the server already returned, hasMore without a nextCursor, or more than
+// MaxPages pages.
+var ErrPaging = errors.New("mailbox paging does not end")
+
+// mailboxBody is the wire shape; pointers notice missing members. Entries
+// are decoded one by one so one bad entry does not hide the others.
 type mailboxBody struct {
-	Data *[]wireEntry `json:"data"`
+	Data *[]json.RawMessage `json:"data"`
 	Meta *struct {
 		HasMore    *bool  `json:"hasMore"`
 		NextCursor string `json:"nextCursor"`
@@ -46,18 +79,35 @@ type mailboxBody struct {
 }
 
 type wireEntry struct {
-	DeliveryAttemptID string    `json:"deliveryAttemptId"`
-	InterchangeID     string    `json:"interchangeId"`
-	MessageType       string    `json:"messageType"`
-	PayloadSize       *int64    `json:"payloadSize"`
-	PayloadSHA256     string    `json:"payloadSha256"`
-	Status            string    `json:"status"`
-	CreatedAt         time.Time `json:"createdAt"`
+	DeliveryAttemptID *string `json:"deliveryAttemptId"`
+	InterchangeID     string  `json:"interchangeId"`
+	MessageType       string  `json:"messageType"`
+	PayloadSize       *int64  `json:"payloadSize"`
+	PayloadSHA256     *string `json:"payloadSha256"`
+	Status            string  `json:"status"`
+	CreatedAt         string  `json:"createdAt"`
 }
 
 // ListMailbox reads one page. limit 0 lets the server choose (50);
 // otherwise it must be 1..100. cursor "" starts at the beginning; any other
 // value is sent exactly as the previous page's NextCursor gave it.
+//
+// Entries the client cannot act on safely are left out of Entries and
+// reported in Skipped, so one bad entry never blocks the valid ones:
+//   - deliveryAttemptId missing, not a string, empty, "." or "..", longer
+//     than 256 bytes, with control characters or invalid UTF-8, or listed
+//     twice on the page (it would address the wrong resource or file);
+//   - payloadSize missing, not a whole number, negative, or above
+//     MaxPayloadSize (the contract's limit: it cannot be downloaded
+//     safely);
+//   - payloadSha256 missing or not 64 hex digits (nothing to verify
+//     against);
+//   - an entry that is not a JSON object or has a member of the wrong type.
+//
+// interchangeId, messageType and status are informational and kept as
+// sent (untrusted text); a missing or unreadable createdAt becomes the
+// zero time. A page that is not the contract's envelope is an error
+// (ErrUnexpected); hasMore without a nextCursor also matches ErrPaging.
 func (c *Client) ListMailbox(ctx context.Context, limit int, cursor string) (*Page, error) {
 	if limit < 0 || limit > MaxListLimit {
 		return nil, fmt.Errorf("list mailbox: limit %d is outside 1..%d (0 = server default 50): %w", limit, MaxListLimit, ErrInvalidRequest)
@@ -83,45 +133,81 @@ func (c *Client) ListMailbox(ctx context.Context, limit int, cursor string) (*Pa
 		return nil, garbage(cl, resp, "mailbox answer lacks data, meta or meta.hasMore")
 	}
 	if *body.Meta.HasMore && body.Meta.NextCursor == "" {
-		return nil, garbage(cl, resp, "mailbox says hasMore but gives no nextCursor")
+		return nil, fmt.Errorf("%w: %w", ErrPaging, garbage(cl, resp, "mailbox says hasMore but gives no nextCursor"))
 	}
 	p := &Page{Entries: make([]Entry, 0, len(*body.Data)), HasMore: *body.Meta.HasMore, CorrelationID: cl.corr}
 	if p.HasMore {
 		p.NextCursor = body.Meta.NextCursor
 	}
-	for i, w := range *body.Data {
-		if err := w.check(); err != nil {
-			return nil, garbage(cl, resp, "mailbox entry %d: %v", i, err)
+	seen := make(map[string]bool, len(*body.Data))
+	for i, raw := range *body.Data {
+		e, id, reason := decodeEntry(raw, seen)
+		if reason != "" {
+			p.Skipped = append(p.Skipped, SkippedEntry{Index: i, DeliveryAttemptID: capRunes(id, 128), Reason: reason})
+			c.logSkipped(ctx, cl, i, id, reason)
+			continue
 		}
-		p.Entries = append(p.Entries, Entry{w.DeliveryAttemptID, w.InterchangeID, w.MessageType,
-			*w.PayloadSize, w.PayloadSHA256, w.Status, w.CreatedAt})
+		p.Entries = append(p.Entries, e)
 	}
 	return p, nil
 }
 
-// check notices entries the client could not act on safely.
-func (w *wireEntry) check() error {
-	switch {
-	case checkID("deliveryAttemptId", w.DeliveryAttemptID) != nil:
-		return checkID("deliveryAttemptId", w.DeliveryAttemptID)
-	case w.PayloadSize == nil:
-		return fmt.Errorf("payloadSize is missing")
-	case *w.PayloadSize < 0:
-		return fmt.Errorf("payloadSize %d is negative", *w.PayloadSize)
-	case !isSHA256Hex(w.PayloadSHA256):
-		return fmt.Errorf("payloadSha256 is not 64 hex digits")
+// decodeEntry turns one listed entry into an Entry, or says why it is
+// unusable (reason != ""), with the raw ID when there was one.
+func decodeEntry(raw json.RawMessage, seen map[string]bool) (e Entry, id, reason string) {
+	var w wireEntry
+	if err := json.Unmarshal(raw, &w); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		var idOnly struct {
+			ID string `json:"deliveryAttemptId"`
+		}
+		_ = json.Unmarshal(raw, &idOnly)
+		return Entry{}, idOnly.ID, "not a JSON object with the contract's member types"
 	}
-	return nil
+	if w.DeliveryAttemptID != nil {
+		id = *w.DeliveryAttemptID
+	}
+	switch {
+	case !utf8.Valid(raw):
+		// encoding/json would quietly turn the bad bytes into U+FFFD: the
+		// ID would no longer be the server's.
+		return Entry{}, id, "the entry contains invalid UTF-8"
+	case w.DeliveryAttemptID == nil:
+		return Entry{}, "", "deliveryAttemptId is missing"
+	case checkID("deliveryAttemptId", id) != nil:
+		return Entry{}, id, checkID("deliveryAttemptId", id).Error()
+	case seen[id]:
+		return Entry{}, id, "deliveryAttemptId is listed twice on this page"
+	case w.PayloadSize == nil:
+		return Entry{}, id, "payloadSize is missing"
+	case *w.PayloadSize < 0:
+		return Entry{}, id, fmt.Sprintf("payloadSize %d is negative", *w.PayloadSize)
+	case *w.PayloadSize > MaxPayloadSize:
+		return Entry{}, id, fmt.Sprintf("payloadSize %d exceeds the contract's 16 MiB limit (%d bytes)", *w.PayloadSize, MaxPayloadSize)
+	case w.PayloadSHA256 == nil:
+		return Entry{}, id, "payloadSha256 is missing"
+	case !isSHA256Hex(*w.PayloadSHA256):
+		return Entry{}, id, "payloadSha256 is not 64 hex digits"
+	}
+	seen[id] = true
+	created, _ := time.Parse(time.RFC3339Nano, w.CreatedAt)
+	return Entry{DeliveryAttemptID: id, InterchangeID: w.InterchangeID, MessageType: w.MessageType,
+		PayloadSize: *w.PayloadSize, PayloadSHA256: *w.PayloadSHA256, Status: w.Status, CreatedAt: created}, id, ""
 }
 
 // Pages iterates over all pages, following the cursor unchanged. It stops
-// after the first error, which it yields with a nil page, and refuses a
-// server that hands out the same cursor twice (it would loop forever).
+// after the first error, which it yields with a nil page. Paging that
+// would not end is an error matching ErrPaging: a cursor the server
+// already returned (also ErrUnexpected), hasMore without a nextCursor, or
+// more than Config.MaxPages (default MaxPages) pages.
 func (c *Client) Pages(ctx context.Context, limit int) iter.Seq2[*Page, error] {
+	maxPages := c.cfg.MaxPages
+	if maxPages <= 0 {
+		maxPages = MaxPages
+	}
 	return func(yield func(*Page, error) bool) {
 		cursor := ""
 		seen := map[string]bool{}
-		for {
+		for n := 1; ; n++ {
 			p, err := c.ListMailbox(ctx, limit, cursor)
 			if err != nil {
 				yield(nil, err)
@@ -130,9 +216,16 @@ func (c *Client) Pages(ctx context.Context, limit int) iter.Seq2[*Page, error] {
 			if !yield(p, nil) || !p.HasMore {
 				return
 			}
-			if seen[p.NextCursor] {
-				yield(nil, &APIError{Op: "list mailbox", HTTPStatus: http.StatusOK, CorrelationID: p.CorrelationID,
-					Message: "the server returned a cursor it had already returned", Action: "the server's answer breaks the API contract; tell the operator with the correlation ID"})
+			switch {
+			case seen[p.NextCursor]:
+				yield(nil, fmt.Errorf("%w: %w", ErrPaging, &APIError{Op: "list mailbox", HTTPStatus: http.StatusOK, CorrelationID: p.CorrelationID,
+					Message: fmt.Sprintf("page %d returned a cursor the server had already returned (the listing would loop forever)", n),
+					Action:  "the server's answer breaks the API contract; tell the operator with the correlation ID"}))
+				return
+			case n >= maxPages:
+				yield(nil, fmt.Errorf("list mailbox: %w: stopped after %d pages and the server still says hasMore [correlation %s]; "+
+					"process or acknowledge entries to shrink the mailbox, or continue from the last page's cursor; if it never ends, tell the operator (the server breaks the API contract)",
+					ErrPaging, n, p.CorrelationID))
 				return
 			}
 			seen[p.NextCursor] = true

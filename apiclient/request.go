@@ -43,16 +43,23 @@ type call struct {
 	contentType string
 	mode        retryMode
 	corr        string
+	// lease is the claim's ExpiresAt for calls carrying its token: no
+	// retry is scheduled that the lease cannot cover. Zero: unbounded.
+	lease time.Time
 }
 
 // do runs c with rate limiting and retries and returns a 2xx response whose
 // body the caller must read and close. Errors are *APIError, *NetworkError,
-// or the context's error.
+// the context's error, or a retry that was not scheduled (ErrLeaseTooShort,
+// ErrRetryTooLong) wrapping the last failure.
 func (c *Client) do(ctx context.Context, cl *call) (*http.Response, error) {
+	if c.closed.Load() {
+		return nil, fmt.Errorf("%s: %w", cl.op, ErrClosed)
+	}
 	pol := c.cfg.Retry
 	sched := pol.Schedule
 	if len(sched) == 0 {
-		sched = DefaultSchedule
+		sched = defaultSchedule[:]
 	}
 	maxAttempts := pol.MaxAttempts
 	if maxAttempts <= 0 {
@@ -66,20 +73,49 @@ func (c *Client) do(ctx context.Context, cl *call) (*http.Response, error) {
 		if !retriable || attempt >= maxAttempts || ctx.Err() != nil {
 			return nil, err
 		}
-		wait := sched[min(attempt, len(sched)-1)]
-		var ae *APIError
-		if errors.As(err, &ae) && ae.RetryAfter > wait {
-			wait = ae.RetryAfter
+		ev, err := c.planRetry(ctx, cl, attempt, err, sched[min(attempt, len(sched)-1)])
+		if err != nil {
+			c.logRetryRefused(ctx, cl, ev)
+			return nil, err
 		}
-		ev := RetryEvent{Op: cl.op, Attempt: attempt, Err: err, NextAt: c.now().Add(wait), Wait: wait, CorrelationID: cl.corr}
 		c.logRetry(ctx, cl, ev)
-		if pol.Notify != nil {
-			pol.Notify(ev)
+		if notify := notifierFor(ctx, pol); notify != nil {
+			notify(ev)
 		}
-		if werr := c.wait(ctx, wait); werr != nil {
-			return nil, fmt.Errorf("%s: gave up waiting to retry after %w: %w", cl.op, err, werr)
+		if werr := c.wait(ctx, ev.Wait); werr != nil {
+			return nil, fmt.Errorf("%s: gave up waiting to retry after %w: %w", cl.op, ev.Err, werr)
 		}
 	}
+}
+
+// planRetry decides the wait before the next attempt after lastErr: the
+// server's Retry-After when it sent one, else the schedule's delay. It
+// refuses (with an error wrapping lastErr) a Retry-After beyond
+// MaxRetryAfter, a wait that passes the context's deadline, and, for
+// calls carrying a claim token, a wait the lease cannot cover.
+func (c *Client) planRetry(ctx context.Context, cl *call, attempt int, lastErr error, scheduled time.Duration) (RetryEvent, error) {
+	ev := RetryEvent{Op: cl.op, Attempt: attempt, Err: lastErr, Wait: scheduled, CorrelationID: cl.corr,
+		DeliveryAttemptID: cl.deliveryID, LeaseExpiresAt: cl.lease}
+	var ae *APIError
+	if errors.As(lastErr, &ae) && ae.RetryAfter > 0 {
+		ev.Wait, ev.FromRetryAfter = ae.RetryAfter, true
+	}
+	now := c.now()
+	ev.NextAt = now.Add(ev.Wait)
+	dl, hasDeadline := ctx.Deadline()
+	switch {
+	case ev.FromRetryAfter && ev.Wait > MaxRetryAfter:
+		return ev, fmt.Errorf("%s: not retrying: the server asks to wait %s (Retry-After), longer than the %s the client waits; try again after %s: %w: %w",
+			cl.op, ev.Wait, MaxRetryAfter, ev.NextAt.UTC().Format(time.RFC3339), ErrRetryTooLong, lastErr)
+	case !cl.lease.IsZero() && now.Add(ev.Wait+LeaseMargin).After(cl.lease):
+		return ev, fmt.Errorf("%s: not retrying: the next attempt in %s (plus a %s margin) would end after the claim's lease (expires %s); nothing was acknowledged and the entry becomes due again when the lease runs out: %w: %w",
+			cl.op, ev.Wait, LeaseMargin, cl.lease.UTC().Format(time.RFC3339), ErrLeaseTooShort, lastErr)
+	case hasDeadline && ev.Wait > 0 && ev.Wait > time.Until(dl):
+		// The deadline is on the real clock, whatever c.now says.
+		return ev, fmt.Errorf("%s: not retrying: the next attempt in %s would start after the deadline (%s left): %w: %w: %w",
+			cl.op, ev.Wait, time.Until(dl).Round(time.Millisecond), ErrRetryTooLong, context.DeadlineExceeded, lastErr)
+	}
+	return ev, nil
 }
 
 // wait sleeps d, ending early on a "retry now" signal or the context.

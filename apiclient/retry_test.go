@@ -18,9 +18,10 @@ import (
 
 var fixedNow = time.Date(2025, 6, 2, 8, 0, 0, 0, time.UTC)
 
-// TestServiceUnavailableStormHonoursRetryAfter: the waits follow the
-// schedule, Retry-After wins when longer, the correlation ID stays the same
-// across attempts, and Notify sees each next attempt time.
+// TestServiceUnavailableStormHonoursRetryAfter: Retry-After sets each wait
+// (here longer than the schedule's 30 s for the first retry, shorter than
+// its 2 and 10 min for the next), the correlation ID stays the same across
+// attempts, and Notify sees each next attempt time.
 func TestServiceUnavailableStormHonoursRetryAfter(t *testing.T) {
 	var n atomic.Int32
 	var mu sync.Mutex
@@ -40,10 +41,12 @@ func TestServiceUnavailableStormHonoursRetryAfter(t *testing.T) {
 	env.c.cfg.Retry.Notify = func(e RetryEvent) { events = append(events, e) }
 	p, err := env.c.ListMailbox(context.Background(), 0, "")
 	require.NoError(t, err)
-	require.Equal(t, []time.Duration{45 * time.Second, 2 * time.Minute, 10 * time.Minute}, env.after.Waits())
+	require.Equal(t, []time.Duration{45 * time.Second, 45 * time.Second, 45 * time.Second}, env.after.Waits())
 	require.Len(t, events, 3)
 	for i, e := range events {
 		require.Equal(t, i+1, e.Attempt)
+		require.True(t, e.FromRetryAfter)
+		require.True(t, e.LeaseExpiresAt.IsZero(), "listing carries no claim token")
 		require.Equal(t, fixedNow.Add(e.Wait), e.NextAt)
 		require.ErrorIs(t, e.Err, ErrUnavailable)
 		require.Equal(t, p.CorrelationID, e.CorrelationID)
@@ -64,7 +67,27 @@ func TestRetryScheduleAndGiveUp(t *testing.T) {
 	_, err := env.c.ListMailbox(context.Background(), 0, "")
 	require.ErrorIs(t, err, ErrUnavailable)
 	require.Equal(t, int32(7), n.Load(), "seven attempts in all")
-	require.Equal(t, DefaultSchedule[1:], env.after.Waits())
+	// The contract's literal schedule (seed 000), not DefaultSchedule itself.
+	require.Equal(t, []time.Duration{30 * time.Second, 2 * time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour}, env.after.Waits())
+}
+
+// TestDefaultScheduleIsContractAndImmutable: the schedule is the contract's
+// and a caller changing its copy changes nothing for anyone else.
+func TestDefaultScheduleIsContractAndImmutable(t *testing.T) {
+	want := []time.Duration{0, 30 * time.Second, 2 * time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour}
+	s := DefaultSchedule()
+	require.Equal(t, want, s)
+	s[1] = time.Nanosecond
+	require.Equal(t, want, DefaultSchedule(), "DefaultSchedule hands out copies")
+
+	sched := []time.Duration{0, time.Minute}
+	env := newEnv(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeErr(w, http.StatusServiceUnavailable, CodeUnavailable, "down")
+	}), func(c *Config) { c.Retry.Schedule = sched })
+	sched[1] = time.Nanosecond // the caller's slice changes after New
+	_, err := env.c.ListMailbox(context.Background(), 0, "")
+	require.ErrorIs(t, err, ErrUnavailable)
+	require.Equal(t, []time.Duration{time.Minute}, env.after.Waits(), "New copied the schedule")
 }
 
 func TestNotRetried(t *testing.T) {
