@@ -79,7 +79,12 @@ type File struct {
 	Path     string
 	profiles map[string]Profile
 	raw      []byte // content as loaded; nil when the file did not exist
+	warnings []string
 }
+
+// Warnings are problems Load found that do not stop b2bx, such as a file
+// other users can read or write. Show them to the person (on stderr).
+func (f *File) Warnings() []string { return f.warnings }
 
 type fileData struct {
 	Profile map[string]Profile `toml:"profile"`

@@ -1,6 +1,7 @@
 package credentials
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -174,6 +175,15 @@ func checkID(id string, isKey bool) string {
 		}
 	}
 	return ""
+}
+
+// ValidateConnectionID checks a connection ID as Validate does: printable,
+// no spaces, at most 256 bytes, not "." or "..".
+func ValidateConnectionID(id string) error {
+	if msg := checkID(id, false); msg != "" {
+		return errors.New("connection ID " + msg)
+	}
+	return nil
 }
 
 // Validate checks every field. The error is a *FieldError naming the

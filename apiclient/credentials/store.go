@@ -36,6 +36,15 @@ type SecretStore interface {
 	Delete(ctx context.Context, profile, keyID string) error
 }
 
+// Settler is implemented by stores whose calls can outlive their timeout
+// (KeyringStore, Sticky): Settle waits until no abandoned call is still
+// running, so a write that timed out cannot land after the caller has
+// undone it. It fails when the call is still pending after the store's
+// timeout or when ctx ends.
+type Settler interface {
+	Settle(ctx context.Context) error
+}
+
 // Sentinels for errors.Is on SecretStore errors.
 var (
 	ErrNotFound  = errors.New("no secret stored")

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
@@ -59,8 +60,9 @@ func cmdLogger(e *env) *slog.Logger {
 	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
 }
 
-// newAPIConn builds the client for a resolved connection. Retries are
-// announced on stderr with the next attempt time; Ctrl-C gives up.
+// newAPIConn builds the client for a resolved connection (session, the
+// same code the app uses). Retries are announced on stderr with the next
+// attempt time; Ctrl-C gives up.
 func newAPIConn(e *env, t connTarget, op string) (*apiConn, error) {
 	log := cmdLogger(e)
 	retry := cliRetry
@@ -68,13 +70,7 @@ func newAPIConn(e *env, t connTarget, op string) (*apiConn, error) {
 		fmt.Fprintf(e.stderr, "b2bx %s: %s attempt %d failed: %s\n  next attempt at %s (in %s); Ctrl-C to give up\n",
 			op, ev.Op, ev.Attempt, termsafe.String(ev.Err.Error()), ev.NextAt.Format(time.TimeOnly), ev.Wait.Round(time.Second))
 	}
-	c, err := apiclient.New(apiclient.Config{
-		BaseURL:      t.BaseURL,
-		ConnectionID: t.ConnectionID,
-		Credentials:  apiclient.StaticCredentials{Inbox: t.Inbox, Mailbox: t.Mailbox},
-		Logger:       log,
-		Retry:        retry,
-	})
+	c, err := session.NewClient(t, session.Options{Logger: log, Retry: retry})
 	if err != nil {
 		return nil, err
 	}
@@ -82,17 +78,9 @@ func newAPIConn(e *env, t connTarget, op string) (*apiConn, error) {
 }
 
 // openSpool opens the connection's store: the profile's store directory,
-// else $B2BX_DATA_DIR, else the XDG data directory.
+// else $B2BX_DATA_DIR, else the XDG data directory (session.StoreRoot).
 func openSpool(e *env, t connTarget) (*spool.Store, error) {
-	root := t.StoreDir
-	if root == "" {
-		r, err := spool.DefaultRoot(e.getenv)
-		if err != nil {
-			return nil, err
-		}
-		root = r
-	}
-	return spool.Open(root)
+	return session.OpenSpool(t, e.getenv)
 }
 
 // writeJSON writes v as one JSON document. Strings stay exact for

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -70,36 +71,42 @@ func runConnAdd(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return connFail(e, name, exitUsage, err)
 	}
-	old, exists := file.Get(p.Name)
-	if exists && !f.force {
-		return connFail(e, name, exitUsage, fmt.Errorf("profile %q already exists in %s: pass --force to replace it, or rotate its secret with 'b2bx conn set-secret %s'", p.Name, file.Path, p.Name))
-	}
-	if err := file.Put(p); err != nil {
+	// The same checks session.SaveProfile makes, before asking for secrets.
+	if _, err := session.CheckNew(file, p, f.force); err != nil {
+		if errors.Is(err, session.ErrProfileExists) {
+			err = fmt.Errorf("profile %q already exists in %s: pass --force to replace it, or rotate its secret with 'b2bx conn set-secret %s'", p.Name, file.Path, p.Name)
+		}
 		return connFail(e, name, exitUsage, err)
 	}
 	var store credentials.SecretStore
-	var undo func()
-	if !f.noSecret {
+	var secrets map[string]secret.Value
+	if f.noSecret {
+		if f.force {
+			// Only to delete the secrets of keys a replaced profile no
+			// longer uses; without a store they stay.
+			store, _ = secretStoreFor(e)
+		}
+	} else {
 		if store, err = secretStoreFor(e); err != nil {
 			return connFail(e, name, exitUsage, err)
 		}
-		secrets, err := readSecrets(e, f.secretStdin, p)
+		list, err := readSecrets(e, f.secretStdin, p)
 		if err != nil {
 			return connFail(e, name, exitUsage, err)
 		}
-		if undo, err = storeSecrets(ctx, store, p.Name, secrets); err != nil {
-			return connFail(e, name, storeExit(err), err, "nothing was saved; to add the profile without a secret pass --no-secret")
+		secrets = map[string]secret.Value{}
+		for _, s := range list {
+			secrets[s.KeyID] = s.Secret
 		}
 	}
-	if err := file.Save(); err != nil {
-		if undo != nil {
-			undo()
-		}
-		return connFail(e, name, exitStorage, err)
+	res, err := session.SaveProfile(ctx, file, p, secrets, store, session.SaveOptions{Replace: f.force})
+	if err != nil {
+		return connAddFail(e, err)
 	}
-	if exists {
-		dropUnusedSecrets(ctx, e, store, old, p)
+	for _, l := range res.Leftovers {
+		fmt.Fprintf(e.stderr, "b2bx conn add: warning: %s\n", termsafe.String(l.Error()))
 	}
+	exists := res.Replaced
 	verb := "added"
 	if exists {
 		verb = "replaced"
@@ -147,11 +154,25 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-// keySecret is a key and the secret to store for it.
-type keySecret struct {
-	KeyID  string
-	Secret secret.Value
+// connAddFail reports a failed session.SaveProfile with the exit code and
+// advice of the step that failed.
+func connAddFail(e *env, err error) int {
+	const name = "conn add"
+	var se *session.StageError
+	errors.As(err, &se)
+	switch {
+	case se == nil || se.Stage == session.StageValidate:
+		return connFail(e, name, exitUsage, err)
+	case errors.Is(err, session.ErrRollbackFailed):
+		return connFail(e, name, exitStorage, err, "the profile was not saved, but the keyring may have changed: see above")
+	case se.Stage == session.StageSecrets:
+		return connFail(e, name, storeExit(err), err, "nothing was saved; to add the profile without a secret pass --no-secret")
+	}
+	return connFail(e, name, exitStorage, err)
 }
+
+// keySecret is a key and the secret to store for it.
+type keySecret = session.KeySecret
 
 // readSecrets reads one secret per distinct key of p, inbox key first.
 func readSecrets(e *env, useStdin bool, p credentials.Profile, only ...string) ([]keySecret, error) {
@@ -168,60 +189,6 @@ func readSecrets(e *env, useStdin bool, p credentials.Profile, only ...string) (
 		out = append(out, keySecret{KeyID: k.KeyID, Secret: v})
 	}
 	return out, nil
-}
-
-// storeSecrets writes the secrets, all or none: it first reads what is
-// there, and on failure restores it. undo does the same after a later
-// failure (saving the profile file).
-func storeSecrets(ctx context.Context, store credentials.SecretStore, profile string, secrets []keySecret) (undo func(), err error) {
-	type prior struct {
-		keyID string
-		had   bool
-		v     secret.Value
-	}
-	var done []prior
-	undo = func() {
-		for _, p := range done {
-			if p.had {
-				_ = store.Set(ctx, profile, p.keyID, p.v)
-			} else {
-				_ = store.Delete(ctx, profile, p.keyID)
-			}
-		}
-	}
-	for _, s := range secrets {
-		v, gerr := store.Get(ctx, profile, s.KeyID)
-		if gerr != nil && !errors.Is(gerr, credentials.ErrNotFound) {
-			undo()
-			return nil, gerr
-		}
-		if err := store.Set(ctx, profile, s.KeyID, s.Secret); err != nil {
-			undo()
-			return nil, err
-		}
-		done = append(done, prior{keyID: s.KeyID, had: gerr == nil, v: v})
-	}
-	return undo, nil
-}
-
-// dropUnusedSecrets deletes the keyring entries of keys the replaced
-// profile used and the new one does not. Failures only warn: the new
-// profile is saved and works.
-func dropUnusedSecrets(ctx context.Context, e *env, store credentials.SecretStore, old, cur credentials.Profile) {
-	for _, k := range old.Keys() {
-		if cur.HasKey(k.KeyID) {
-			continue
-		}
-		if store == nil {
-			var err error
-			if store, err = secretStoreFor(e); err != nil {
-				return
-			}
-		}
-		if err := store.Delete(ctx, old.Name, k.KeyID); err != nil && !errors.Is(err, credentials.ErrNotFound) {
-			fmt.Fprintf(e.stderr, "b2bx conn add: warning: the old secret of key %s stays in the keyring: %s\n", termsafe.String(k.KeyID), termsafe.String(err.Error()))
-		}
-	}
 }
 
 func runConnRm(ctx context.Context, e *env, args []string) int {
@@ -286,7 +253,10 @@ func runConnSetSecret(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return connFail(e, name, exitUsage, err)
 	}
-	if _, err := storeSecrets(ctx, store, p.Name, secrets); err != nil {
+	if _, err := session.StoreSecrets(ctx, store, p.Name, secrets); err != nil {
+		if errors.Is(err, session.ErrRollbackFailed) {
+			return connFail(e, name, exitStorage, err)
+		}
 		return connFail(e, name, storeExit(err), err, "no secret was changed")
 	}
 	for _, s := range secrets {

@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -40,23 +39,6 @@ type keyJSON struct {
 	Error  string   `json:"error,omitempty"`
 }
 
-// secretState is the one-word status of a key's secret.
-func secretState(k credentials.Key) string {
-	switch {
-	case k.Source != "":
-		return string(k.Source)
-	case errors.Is(k.StoreErr, credentials.ErrNotFound):
-		return "missing"
-	case errors.Is(k.StoreErr, credentials.ErrNoService):
-		return "no-keyring"
-	case errors.Is(k.StoreErr, credentials.ErrLocked):
-		return "locked"
-	case errors.Is(k.StoreErr, credentials.ErrTimeout):
-		return "timeout"
-	}
-	return "error"
-}
-
 func runConnLs(ctx context.Context, e *env, args []string) int {
 	const name = "conn ls"
 	fs := newFlagSet(e, name, "")
@@ -76,25 +58,20 @@ func runConnLs(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, name, *asJSON, exitUsage, err)
 	}
+	states := session.ConnStates(ctx, store, file, e.getenv)
+	missing, problem := session.Problems(states)
 	out := connLsJSON{ConfigFile: file.Path, Profiles: []profileJSON{}}
-	var problem error // the first keyring failure other than a missing secret
-	missing := 0
-	for _, n := range file.Names() {
-		p, _ := file.Get(n)
+	for _, cs := range states {
+		p := cs.Profile
 		pj := profileJSON{Name: p.Name, Partner: p.Partner, URL: p.URL, Connection: p.ConnectionID,
 			InboxKeyID: p.InboxKeyID, MailboxKeyID: p.MailboxKeyID, StoreDir: p.StoreDir}
-		for _, k := range credentials.Inspect(ctx, store, p, e.getenv) {
-			kj := keyJSON{KeyID: k.KeyID, Secret: secretState(k)}
+		for _, k := range cs.Keys {
+			kj := keyJSON{KeyID: k.KeyID, Secret: string(k.State)}
 			for _, u := range k.Uses {
 				kj.Uses = append(kj.Uses, string(u))
 			}
-			if k.Source == "" {
-				kj.Error = termsafe.String(k.StoreErr.Error())
-				if kj.Secret == "missing" {
-					missing++
-				} else if problem == nil {
-					problem = k.StoreErr
-				}
+			if k.Err != nil {
+				kj.Error = termsafe.String(k.Err.Error())
 			}
 			pj.Keys = append(pj.Keys, kj)
 		}

@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode"
 
 	"golang.org/x/term"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
+	"github.com/nutrab2b/b2bx/apiclient/session"
 )
 
 // maxSecretLine bounds one line of --secret-stdin: far above any API key
@@ -95,22 +95,9 @@ func (s *secretInput) line() (string, error) {
 	}
 }
 
-// cleanSecret trims surrounding whitespace (a pasted line ending) and
-// refuses empty secrets or ones with spaces or control characters inside,
-// which are always paste mistakes and cannot go into a Bearer header. The
-// error never quotes the input.
-func cleanSecret(raw string) (secret.Value, error) {
-	s := strings.TrimSpace(raw)
-	if s == "" {
-		return secret.Value{}, errors.New("it is empty")
-	}
-	for _, r := range s {
-		if r <= ' ' || r == 0x7f || !unicode.IsPrint(r) {
-			return secret.Value{}, fmt.Errorf("it contains spaces or control characters (%d bytes read): paste only the secret", len(s))
-		}
-	}
-	return secret.New(s), nil
-}
+// cleanSecret is session.CleanSecret: the app's form checks a pasted
+// secret the same way.
+func cleanSecret(raw string) (secret.Value, error) { return session.CleanSecret(raw) }
 
 func useList(uses []credentials.Use) string {
 	s := make([]string, len(uses))

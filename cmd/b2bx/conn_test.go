@@ -12,6 +12,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
+	"github.com/nutrab2b/b2bx/apiclient/session"
 )
 
 const (
@@ -223,11 +224,11 @@ func TestStoreSecretsRestoresOnFailure(t *testing.T) {
 	ctx := context.Background()
 	m := credentials.NewMemoryStore()
 	require.NoError(t, m.Set(ctx, "p", "a", secret.New("old-a")))
-	undo, err := storeSecrets(ctx, m, "p", []keySecret{{"a", secret.New("new-a")}, {"b", secret.New("new-b")}})
+	tx, err := session.StoreSecrets(ctx, m, "p", []keySecret{{KeyID: "a", Secret: secret.New("new-a")}, {KeyID: "b", Secret: secret.New("new-b")}})
 	require.NoError(t, err)
 	v, _ := m.Get(ctx, "p", "b")
 	require.Equal(t, "new-b", v.Reveal())
-	undo()
+	require.NoError(t, tx.Undo(ctx))
 	v, _ = m.Get(ctx, "p", "a")
 	require.Equal(t, "old-a", v.Reveal(), "an existing secret is restored, not deleted")
 	require.Equal(t, []string{"p/a"}, m.Accounts(), "a new secret is deleted")

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 
-	"github.com/nutrab2b/b2bx/apiclient/secret"
+	"github.com/nutrab2b/b2bx/apiclient/session"
 )
 
 // envAPIKey is the environment variable holding "<key-id>:<secret>" for
 // automation. It is read, never logged or echoed.
-const envAPIKey = "B2BX_API_KEY"
+const envAPIKey = session.EnvAPIKey
 
 // connFlags are the flags every API command accepts to choose a connection:
 // a profile name (-c NAME) or an explicit --url and --connection with the
@@ -31,18 +30,12 @@ func addConnFlags(fs *flag.FlagSet) *connFlags {
 }
 
 // connTarget is a resolved connection: where to talk to and with which keys.
-type connTarget struct {
-	Name         string // profile name, empty for --url/--connection
-	BaseURL      string
-	ConnectionID string
-	Inbox        secret.Credential // key for POST /inbox
-	Mailbox      secret.Credential // key for the mailbox calls
-	StoreDir     string            // spool directory override; empty means the default
-}
+type connTarget = session.Target
 
 var errNoConnection = errors.New("no connection chosen: pass -c NAME (a profile from 'b2bx conn ls') or --url URL --connection ID with $" + envAPIKey + "=<key-id>:<secret>")
 
-// resolve turns the flags into a connTarget. Errors are usage errors.
+// resolve turns the flags into a connTarget through session, the same
+// code the app uses. Errors are usage errors.
 func (f *connFlags) resolve(ctx context.Context, e *env) (connTarget, error) {
 	switch {
 	case f.profile != "" && (f.url != "" || f.connection != ""):
@@ -54,13 +47,5 @@ func (f *connFlags) resolve(ctx context.Context, e *env) (connTarget, error) {
 	case f.url == "" || f.connection == "":
 		return connTarget{}, errors.New("--url and --connection go together")
 	}
-	raw := e.getenv(envAPIKey)
-	if raw == "" {
-		return connTarget{}, fmt.Errorf("$%s is not set: export %s=<key-id>:<secret> or use a profile (-c NAME)", envAPIKey, envAPIKey)
-	}
-	cred, err := secret.ParseCredential(raw)
-	if err != nil {
-		return connTarget{}, fmt.Errorf("$%s: %w", envAPIKey, err)
-	}
-	return connTarget{BaseURL: f.url, ConnectionID: f.connection, Inbox: cred, Mailbox: cred}, nil
+	return session.ResolveURL(sessionEnv(e), f.url, f.connection)
 }

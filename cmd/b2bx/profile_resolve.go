@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
 // secretStoreFor is the secret store of the CLI: the OS keyring with the
@@ -14,64 +16,36 @@ import (
 // unreachable, later calls of the same command fail at once. Tests replace
 // it with an in-memory store.
 var secretStoreFor = func(e *env) (credentials.SecretStore, error) {
-	d, err := credentials.TimeoutFromEnv(e.getenv)
-	if err != nil {
-		return nil, err
+	return session.StoreFromEnv(e.getenv)
+}
+
+// sessionEnv is the CLI's view of the outside world for session: the
+// store is made on first need, warnings go to stderr.
+func sessionEnv(e *env) session.Env {
+	return session.Env{
+		Getenv:    e.getenv,
+		OpenStore: func() (credentials.SecretStore, error) { return secretStoreFor(e) },
+		Warn: func(msg string) {
+			fmt.Fprintf(e.stderr, "b2bx: warning: %s\n", termsafe.String(msg))
+		},
 	}
-	return credentials.Sticky(credentials.NewKeyringStore(credentials.WithTimeout(d))), nil
 }
 
 // loadProfiles reads the profile file named by the environment.
 func loadProfiles(e *env) (*credentials.File, error) {
-	path, err := credentials.ConfigPath(e.getenv)
-	if err != nil {
-		return nil, err
-	}
-	return credentials.Load(path)
+	return session.LoadProfiles(sessionEnv(e))
 }
 
 // findProfile returns the named profile or an error saying how to list or
 // add profiles.
 func findProfile(f *credentials.File, name string) (credentials.Profile, error) {
-	if err := credentials.ValidateName(name); err != nil {
-		return credentials.Profile{}, err
-	}
-	p, ok := f.Get(name)
-	if !ok {
-		return p, fmt.Errorf("no profile %q in %s: see 'b2bx conn ls', or add it with 'b2bx conn add %s --url URL --connection ID --key-id KEY'", name, f.Path, name)
-	}
-	return p, nil
+	return session.FindProfile(f, name)
 }
 
-// resolveProfile loads a named connection profile and its secrets: each
-// key from the OS keyring, else from $B2BX_API_KEY when that names the same
-// key ID. Both keys of the profile must resolve, so an upload can never go
-// out with the mailbox key by accident.
+// resolveProfile loads a named connection profile and its secrets (see
+// session.ResolveProfile).
 func resolveProfile(ctx context.Context, e *env, name string) (connTarget, error) {
-	f, err := loadProfiles(e)
-	if err != nil {
-		return connTarget{}, err
-	}
-	p, err := findProfile(f, name)
-	if err != nil {
-		return connTarget{}, err
-	}
-	store, err := secretStoreFor(e)
-	if err != nil {
-		return connTarget{}, err
-	}
-	r, err := credentials.Resolve(ctx, store, p, e.getenv)
-	if err != nil {
-		return connTarget{}, err
-	}
-	return connTarget{
-		Name:         p.Name,
-		BaseURL:      p.URL,
-		ConnectionID: p.ConnectionID,
-		Inbox:        r.Inbox.Credential,
-		Mailbox:      r.Mailbox.Credential,
-		StoreDir:     p.StoreDir,
-	}, nil
+	return session.ResolveProfile(ctx, sessionEnv(e), name)
 }
 
 // storeExit is the exit code of a failed secret-store call: a missing
