@@ -27,6 +27,11 @@ type DemoOptions struct {
 	// all sharing one []byte: fresh entries for repeated benchmark runs
 	// without holding more copies in memory.
 	LargeCopies int
+	// Bulk adds that many more small deliveries to the first connection
+	// (acme-de) with AddBulk, for a large mailbox (`b2bx sim --entries N`);
+	// 0 means none. They come after its ordinary entries and before the
+	// big ORDRSP.
+	Bulk int
 }
 
 // DemoKey is a demo API key. Secret is the raw secret: the simulator's own
@@ -61,6 +66,7 @@ type Demo struct {
 	Faulty      []DemoEntry // deliveries that fail an integrity check
 	Large       DemoEntry   // the (first) big ORDRSP; empty if none
 	LargeAll    []DemoEntry // every copy of the big ORDRSP, Large first
+	Bulk        int         // bulk deliveries on the first connection (DemoOptions.Bulk)
 }
 
 // DemoTenant is the tenant (workspace) of the demo partner.
@@ -71,7 +77,8 @@ const DemoTenant = "tenant-nordwerk"
 // key, an upload-only key and a mailbox-only key; 64 deliveries per
 // connection (ORDRSP, CONTRL and APERAK in D.96A and D.25A, CONTRL 2:2 and
 // 4:1), created over the past days; three faulty deliveries (hash
-// mismatch, truncated, trailer failed); and one 15 MiB ORDRSP.
+// mismatch, truncated, trailer failed); opt.Bulk small deliveries more on
+// acme-de; and one 15 MiB ORDRSP.
 func SeedDemo(s *Sim, opt DemoOptions) (*Demo, error) {
 	if opt.Seed == 0 {
 		opt.Seed = 1
@@ -103,6 +110,14 @@ func SeedDemo(s *Sim, opt DemoOptions) (*Demo, error) {
 			return nil, err
 		}
 		d.Connections = append(d.Connections, dc)
+	}
+	if opt.Bulk > 0 {
+		ids, err := s.AddBulk(d.Connections[0].ConnectionID, opt.Bulk, opt.Seed)
+		if err != nil {
+			return nil, err
+		}
+		d.Bulk = len(ids)
+		d.Entries += len(ids)
 	}
 	if opt.LargeSize > 0 {
 		if err := seedLarge(s, opt, g, ids, supplier, d); err != nil {

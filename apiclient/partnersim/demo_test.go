@@ -153,3 +153,17 @@ func TestSeedDemoIDsFollowContent(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedDemoBulk: Bulk adds that many deliveries to the first connection
+// only, before the big ORDRSP, and counts them.
+func TestSeedDemoBulk(t *testing.T) {
+	sim := New(WithClock(NewFakeClock(time.Time{})))
+	d, err := SeedDemo(sim, DemoOptions{Secret: canarySecrets, PerConnection: 4, LargeSize: 1 << 10, Bulk: 10_000})
+	require.NoError(t, err)
+	require.Equal(t, 10_000, d.Bulk)
+	require.Equal(t, 4+4+10_000+1, d.Entries)
+	first := sim.Entries(d.Connections[0].ConnectionID)
+	require.Len(t, first, 4+10_000+1)
+	require.Equal(t, d.Large.DeliveryAttemptID, first[len(first)-1].DeliveryAttemptID, "the big ORDRSP stays the newest")
+	require.Len(t, sim.Entries(d.Connections[1].ConnectionID), 4)
+}

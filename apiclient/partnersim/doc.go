@@ -15,14 +15,19 @@
 // X-B2B-Payload-Integrity, acknowledge with receipt and replay, and the
 // idempotent inbox with its 16 MiB limit.
 //
-// Tests shape the behaviour with per-entry [PayloadFault]s and per-endpoint
-// [EndpointFault]s, inspect what happened through [Sim.Requests],
-// [Sim.Audit], [Sim.Entry] and [Sim.Uploads], and prove secrets never leak
-// by supplying canary credentials and claim-token generators
-// ([WithTokens]). The server side keeps only SHA-256 hashes of API secrets
+// Tests shape the behaviour with per-entry [PayloadFault]s (truncation,
+// resets, wrong or hostile sizes and hashes in headers and listing, endless
+// bodies, trailers) and per-endpoint [EndpointFault]s (error statuses with
+// Retry-After, latency, dropped answers, broken paging: [PagingEndless],
+// [PagingRepeatCursor], [PagingNoCursor]); a [Delivery] may carry any ID,
+// even a hostile one like "..". [Sim.AddBulk] adds thousands of small
+// entries cheaply for a large mailbox. Tests inspect what happened through
+// [Sim.Requests], [Sim.Audit], [Sim.Entry] and [Sim.Uploads], and prove
+// secrets never leak by supplying canary credentials and claim-token
+// generators ([WithTokens]). The server side keeps only SHA-256 hashes of API secrets
 // and claim tokens, like the real service.
 //
 // [SeedDemo] fills a simulator with a realistic partner (two connections,
-// 120+ EDIFACT deliveries, a few faulty ones and one 15 MiB ORDRSP); the
-// `b2bx sim` command serves it.
+// 120+ EDIFACT deliveries, a few faulty ones, optionally a bulk of small
+// ones, and one 15 MiB ORDRSP); the `b2bx sim` command serves it.
 package partnersim

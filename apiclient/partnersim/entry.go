@@ -10,7 +10,10 @@ import (
 
 // Delivery defines a mailbox entry to add with AddEntry.
 type Delivery struct {
-	ID            string    // deliveryAttemptId; empty: a random UUID
+	// ID is the deliveryAttemptId; empty: a random UUID. Any other string
+	// is kept as given, even a hostile one ("..", control characters) for
+	// client tests: it is listed, though a client should refuse to use it.
+	ID            string
 	InterchangeID string    // empty: a random UUID
 	MessageType   string    // ORDRSP, CONTRL or APERAK
 	Payload       []byte    // the EDIFACT bytes; kept, not copied

@@ -49,6 +49,21 @@ type PayloadFault struct {
 	Trailer TrailerMode
 	// BytesPerSecond throttles the stream (real time, not the Sim clock).
 	BytesPerSecond int64
+
+	// AnnounceSize, when not 0, is the size the listing's payloadSize and
+	// the X-B2B-Payload-Size header announce instead of the real one: a
+	// hostile 1e15, or a negative size. The body is unchanged (see
+	// Endless).
+	AnnounceSize int64
+	// Endless never ends the body: after the payload it sends the payload
+	// again (or filler bytes when it is empty), over and over, until the
+	// client stops reading or goes away. No trailer ever follows.
+	Endless bool
+	// OmitListingSize leaves payloadSize out of the listing.
+	OmitListingSize bool
+	// MalformedListingHash lists a payloadSha256 that is 64 characters
+	// but not hex.
+	MalformedListingHash bool
 }
 
 func (f PayloadFault) isZero() bool { return f == PayloadFault{} }
@@ -69,6 +84,10 @@ type EndpointFault struct {
 	Status int
 	// RetryAfter is sent as Retry-After (whole seconds) with Status.
 	RetryAfter time.Duration
+	// RetryAfterHeader, when set, is sent as Retry-After with Status
+	// exactly as given (an HTTP date, a huge number, garbage), instead of
+	// RetryAfter.
+	RetryAfterHeader string
 	// DropResponse handles the request — the state change is committed
 	// (claim made, ack recorded, upload stored) — and then cuts the
 	// connection instead of answering, so the client sees a network error
@@ -77,7 +96,27 @@ type EndpointFault struct {
 	// Payload overrides the entry's PayloadFault for matching payload
 	// requests (e.g. Times: 1 to break only the first download).
 	Payload PayloadFault
+	// Paging breaks the cursor contract of matching list requests (the
+	// page's entries are the real ones).
+	Paging PagingFault
 }
+
+// PagingFault breaks GET /mailbox's paging.
+type PagingFault int
+
+const (
+	// PagingOK pages as the contract says.
+	PagingOK PagingFault = iota
+	// PagingEndless always answers hasMore: true with a fresh cursor: the
+	// due entries come round again and again, page after page (with no
+	// due entries, empty pages), and the listing never ends.
+	PagingEndless
+	// PagingRepeatCursor answers hasMore: true with the same nextCursor
+	// every time.
+	PagingRepeatCursor
+	// PagingNoCursor answers hasMore: true with an empty nextCursor.
+	PagingNoCursor
+)
 
 type faultState struct {
 	f    EndpointFault

@@ -118,6 +118,9 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if f.Status != 0 {
 			writeRetryAfter(rw, f.RetryAfter)
+			if f.RetryAfterHeader != "" {
+				rw.Header().Set("Retry-After", f.RetryAfterHeader)
+			}
 			writeError(rw, f.Status, "")
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"net/http"
+	"sort"
 	"strconv"
 	"time"
 )
@@ -15,7 +16,7 @@ type listEntry struct {
 	DeliveryAttemptID string `json:"deliveryAttemptId"`
 	InterchangeID     string `json:"interchangeId"`
 	MessageType       string `json:"messageType"`
-	PayloadSize       int64  `json:"payloadSize"`
+	PayloadSize       *int64 `json:"payloadSize,omitempty"` // nil only under OmitListingSize
 	PayloadSHA256     string `json:"payloadSha256"`
 	Status            string `json:"status"`
 	CreatedAt         string `json:"createdAt"`
@@ -35,7 +36,7 @@ type listBody struct {
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // handleList answers GET /mailbox: due, unclaimed, visible entries in
-// order, after the cursor's position.
+// order, after the cursor's position (see pageCursor for the faults).
 func (s *Sim) handleList(c *call) {
 	q := c.r.URL.Query()
 	limit := DefaultListLimit
@@ -47,49 +48,79 @@ func (s *Sim) handleList(c *call) {
 		}
 		limit = n
 	}
-	var after int64
+	var pos int64
 	if v := q.Get("cursor"); v != "" || len(q["cursor"]) > 1 {
-		seq, ok := s.openCursor(c.rt.conn, v)
+		p, ok := s.openCursor(c.rt.conn, v)
 		if !ok || len(q["cursor"]) != 1 {
 			writeError(c.w, http.StatusBadRequest, "cursor was not issued by this server; send meta.nextCursor unchanged.")
 			return
 		}
-		after = seq
+		pos = p
 	}
+	page, after := pos>>cursorPageShift, pos&(1<<cursorPageShift-1)
 	s.mu.Lock()
-	conn := s.conns[c.rt.conn]
-	now := s.clock.Now()
-	body := listBody{Data: make([]listEntry, 0, limit)}
-	var last int64
-	for _, e := range conn.entries {
-		if e.seq <= after {
-			continue
+	data, last, more := s.listLocked(s.conns[c.rt.conn], after, limit)
+	body := listBody{Data: data}
+	switch c.fault.Paging {
+	case PagingEndless:
+		if !more {
+			last = 0 // round again from the start
 		}
-		s.expireLocked(e, now)
-		if e.status != StatusDue || !e.visible(now) {
-			continue
-		}
-		if len(body.Data) == limit {
+		body.Meta = listMeta{HasMore: true, NextCursor: s.makeCursor(c.rt.conn, (page+1)<<cursorPageShift|last)}
+	case PagingRepeatCursor:
+		body.Meta = listMeta{HasMore: true, NextCursor: s.makeCursor(c.rt.conn, 0)}
+	case PagingNoCursor:
+		body.Meta = listMeta{HasMore: true}
+	default:
+		if more {
 			body.Meta = listMeta{HasMore: true, NextCursor: s.makeCursor(c.rt.conn, last)}
-			break
 		}
-		body.Data = append(body.Data, e.listing())
-		last = e.seq
 	}
 	s.mu.Unlock()
 	c.respond(http.StatusOK, body)
 }
 
+// listLocked lists up to limit due, visible entries after sequence after;
+// last is the sequence of the last one listed and more whether another
+// one follows.
+func (s *Sim) listLocked(conn *connection, after int64, limit int) (data []listEntry, last int64, more bool) {
+	now := s.clock.Now()
+	data = make([]listEntry, 0, min(limit, len(conn.entries)))
+	// Entries are in ascending sequence: skip to the cursor's position.
+	first := sort.Search(len(conn.entries), func(i int) bool { return conn.entries[i].seq > after })
+	for _, e := range conn.entries[first:] {
+		s.expireLocked(e, now)
+		if e.status != StatusDue || !e.visible(now) {
+			continue
+		}
+		if len(data) == limit {
+			return data, last, true
+		}
+		data = append(data, e.listing())
+		last = e.seq
+	}
+	return data, last, false
+}
+
 func (e *entry) listing() listEntry {
+	size := int64(len(e.payload))
 	le := listEntry{
 		DeliveryAttemptID: e.id, InterchangeID: e.interchangeID, MessageType: e.messageType,
-		PayloadSize: int64(len(e.payload)), PayloadSHA256: e.sha, Status: e.status,
+		PayloadSize: &size, PayloadSHA256: e.sha, Status: e.status,
 		CreatedAt: rfc3339(e.createdAt),
 	}
-	if e.fault.WrongListingSize {
-		le.PayloadSize++
+	switch {
+	case e.fault.OmitListingSize:
+		le.PayloadSize = nil
+	case e.fault.AnnounceSize != 0:
+		size = e.fault.AnnounceSize
+	case e.fault.WrongListingSize:
+		size++
 	}
-	if e.fault.WrongListingHash {
+	switch {
+	case e.fault.MalformedListingHash:
+		le.PayloadSHA256 = "zz" + e.sha[2:]
+	case e.fault.WrongListingHash:
 		le.PayloadSHA256 = flipLastHex(e.sha)
 	}
 	return le
@@ -112,8 +143,12 @@ func flipLastHex(h string) string {
 // Cursors are "after sequence N" positions, authenticated with an HMAC over
 // the connection and N: opaque, stable while earlier entries are claimed,
 // bound to their connection, and unforgeable (a cursor the server did not
-// issue fails the MAC and gets 400).
-const cursorMACLen = 12
+// issue fails the MAC and gets 400). Under PagingEndless the bits from
+// cursorPageShift up count pages, so every cursor is new.
+const (
+	cursorMACLen    = 12
+	cursorPageShift = 40
+)
 
 func (s *Sim) makeCursor(conn string, seq int64) string {
 	buf := make([]byte, 8, 8+cursorMACLen)

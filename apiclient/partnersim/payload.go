@@ -1,6 +1,7 @@
 package partnersim
 
 import (
+	"bytes"
 	"net/http"
 	"strconv"
 	"time"
@@ -70,7 +71,10 @@ func (s *Sim) stream(c *call, payload []byte, sha string, f PayloadFault) bool {
 	h.Set("Content-Type", "application/edifact")
 	h.Set("Cache-Control", "no-store")
 	sizeHdr, shaHdr := size, sha
-	if f.WrongSizeHeader {
+	switch {
+	case f.AnnounceSize != 0:
+		sizeHdr = f.AnnounceSize
+	case f.WrongSizeHeader:
 		sizeHdr++
 	}
 	if f.WrongHashHeader {
@@ -103,6 +107,10 @@ func (s *Sim) stream(c *call, payload []byte, sha string, f PayloadFault) bool {
 	if !s.writeBody(c, rc, payload, end, resetAt, rate) {
 		return false
 	}
+	if f.Endless {
+		s.writeForever(c, rc, payload, rate)
+		return false
+	}
 	if resetAt >= 0 {
 		c.abort()
 		return false
@@ -124,6 +132,16 @@ func (s *Sim) stream(c *call, payload []byte, sha string, f PayloadFault) bool {
 		h.Set(TrailerIntegrity, trailer)
 	}
 	return complete && trailer == "verified"
+}
+
+// writeForever keeps sending the payload (or filler when it is empty)
+// until the client stops reading or goes away: a body that never ends.
+func (s *Sim) writeForever(c *call, rc *http.ResponseController, payload []byte, bps int64) {
+	if len(payload) == 0 {
+		payload = bytes.Repeat([]byte("UNA:+.? '"), payloadChunk/9)
+	}
+	for s.writeBody(c, rc, payload, int64(len(payload)), -1, bps) {
+	}
 }
 
 // writeBody writes payload[:end] (stopping at resetAt when >= 0) in flushed

@@ -51,20 +51,24 @@ type simExtraJSON struct {
 	Faulty    []simEntryJSON `json:"faulty"`
 	CAFile    string         `json:"caFile,omitempty"`
 	Entries   int            `json:"entries"`
+	Bulk      int            `json:"bulk"`
 }
 
 const simHelp = `Serves an in-memory Partner API on a loopback address until Ctrl-C
 (SIGINT) or SIGTERM. With --seed demo it holds one partner with two
 connections (acme-de, acme-at), 128 ORDRSP/CONTRL/APERAK deliveries in
 D.96A and D.25A, three faulty ones and a 15 MiB ORDRSP; uploaded ORDERS
-are answered with a CONTRL (and an ORDRSP when accepted).
+are answered with a CONTRL (and an ORDRSP when accepted). --entries N
+adds N small deliveries more to acme-de for a large mailbox (also with
+--seed empty); they cycle through 64 generated messages, so even 100000
+start in a moment.
 
 The credentials printed are throwaway secrets of this simulator run, made
 fresh each start; this is the one place b2bx prints a secret, on purpose.
 With --json the first stdout line is
   {"baseURL":"...","connections":[{"name","connectionId","keyId","secret","scopes"}]}
 and the second lists the upload-only/mailbox-only keys and the large and
-faulty entries ({"extraKeys","large","largeAll","faulty","caFile","entries"}). Requests are logged to stderr (never tokens or payloads).
+faulty entries ({"extraKeys","large","largeAll","faulty","caFile","entries","bulk"}). Requests are logged to stderr (never tokens or payloads).
 `
 
 func runSim(ctx context.Context, e *env, args []string) int {
@@ -76,6 +80,7 @@ func runSim(ctx context.Context, e *env, args []string) int {
 	large := fs.Int("large", 1, "`copies` of the 15 MiB ORDRSP (fresh entries for repeated fetch benchmarks; they share memory)")
 	delay := fs.Duration("reply-delay", partnersim.DefaultResponseDelay, "how long after an upload the CONTRL/ORDRSP answers appear")
 	asJSON := fs.Bool("json", false, "print the base URL and demo credentials as JSON lines")
+	entries := fs.Int("entries", 0, "add `N` small deliveries to acme-de for a large mailbox (e.g. 10000)")
 	throttle := fs.String("throttle", "", "limit every payload stream to `RATE` bytes/s, like a slow partner link (e.g. 2MiB, 500KiB, 100000)")
 	fs.Usage = func() {
 		fmt.Fprint(e.stderr, "usage: b2bx sim [flags]\n\n"+simHelp+"\nflags:\n")
@@ -89,13 +94,16 @@ func runSim(ctx context.Context, e *env, args []string) int {
 	if err == nil {
 		err = checkSimArgs(pos, *addr, *seed, *large)
 	}
+	if err == nil && (*entries < 0 || *entries > partnersim.MaxBulk) {
+		err = fmt.Errorf("--entries must be from 0 to %d, not %d", partnersim.MaxBulk, *entries)
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx sim: %v\n", err)
 		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
 	sim := partnersim.New(partnersim.WithLogger(logger), partnersim.WithResponseDelay(*delay), partnersim.WithThrottle(rate))
-	opt := partnersim.DemoOptions{LargeCopies: *large}
+	opt := partnersim.DemoOptions{LargeCopies: *large, Bulk: *entries}
 	if *large == 0 {
 		opt.LargeSize = -1
 	}
@@ -193,7 +201,7 @@ func connJSON(c partnersim.DemoConnection, k partnersim.DemoKey) simConnJSON {
 
 func printSimJSON(w io.Writer, baseURL string, d *partnersim.Demo, caPath string) error {
 	first := simJSON{BaseURL: baseURL, Connections: []simConnJSON{}}
-	extra := simExtraJSON{ExtraKeys: []simConnJSON{}, Faulty: []simEntryJSON{}, LargeAll: []simEntryJSON{}, CAFile: caPath, Entries: d.Entries}
+	extra := simExtraJSON{ExtraKeys: []simConnJSON{}, Faulty: []simEntryJSON{}, LargeAll: []simEntryJSON{}, CAFile: caPath, Entries: d.Entries, Bulk: d.Bulk}
 	for _, c := range d.Connections {
 		first.Connections = append(first.Connections, connJSON(c, c.Key))
 		extra.ExtraKeys = append(extra.ExtraKeys, connJSON(c, c.InboxKey), connJSON(c, c.MailboxKey))
@@ -226,6 +234,9 @@ func printSimHuman(w io.Writer, baseURL string, d *partnersim.Demo, caPath strin
 		}{{"all scopes  ", c.Key}, {"upload only ", c.InboxKey}, {"mailbox only", c.MailboxKey}} {
 			fmt.Fprintf(&b, "  %s  %s:%s\n", k.label, k.key.ID, k.key.Secret)
 		}
+	}
+	if d.Bulk > 0 && len(d.Connections) > 0 {
+		fmt.Fprintf(&b, "\nBulk: %d small deliveries on %s\n", d.Bulk, d.Connections[0].Name)
 	}
 	for i, l := range d.LargeAll {
 		if i == 0 {

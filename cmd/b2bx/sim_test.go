@@ -136,6 +136,45 @@ func TestSimHumanOutputAndEmptySeed(t *testing.T) {
 	require.Equal(t, exitOK, r.stop(t))
 }
 
+// TestSimEntries: --entries N puts N more deliveries on acme-de, listed
+// through every cursor page (here with --seed empty: only those).
+func TestSimEntries(t *testing.T) {
+	r := startSim(t, "--json", "--seed", "empty", "--entries", "10000")
+	var doc simJSON
+	require.NoError(t, json.Unmarshal([]byte(r.line(t)), &doc))
+	var extra simExtraJSON
+	require.NoError(t, json.Unmarshal([]byte(r.line(t)), &extra))
+	require.Equal(t, 10000, extra.Bulk)
+	require.Equal(t, 10000, extra.Entries)
+	c := doc.Connections[0]
+	n, pages, cursor := 0, 0, ""
+	for {
+		req, err := http.NewRequest(http.MethodGet, doc.BaseURL+"/api/v1/b2b-exchange/partner/connections/"+c.ConnectionID+"/mailbox?limit=100"+cursor, nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+c.KeyID+":"+c.Secret)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		var list struct {
+			Data []json.RawMessage `json:"data"`
+			Meta struct {
+				HasMore    bool   `json:"hasMore"`
+				NextCursor string `json:"nextCursor"`
+			} `json:"meta"`
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&list))
+		resp.Body.Close()
+		n += len(list.Data)
+		pages++
+		if !list.Meta.HasMore {
+			break
+		}
+		cursor = "&cursor=" + list.Meta.NextCursor
+	}
+	require.Equal(t, 10000, n)
+	require.Equal(t, 100, pages)
+	require.Equal(t, exitOK, r.stop(t))
+}
+
 func TestSimHTTP2WithCAFile(t *testing.T) {
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	r := startSim(t, "--json", "--http2", "--seed", "empty", "--ca-file", ca)
@@ -171,6 +210,8 @@ func TestSimUsageErrors(t *testing.T) {
 		{"sim", "--addr", "nonsense"},
 		{"sim", "--seed", "prod"},
 		{"sim", "--large", "-1"},
+		{"sim", "--entries", "-1"},
+		{"sim", "--entries", "1000001"},
 		{"sim", "extra"},
 		{"sim", "--bogus"},
 	} {
