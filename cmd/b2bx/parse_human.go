@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/nutrab2b/b2bx/edi"
-	"github.com/nutrab2b/b2bx/edi/dict"
+	"github.com/nutrab2b/b2bx/edi/explain"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -19,16 +19,9 @@ type humanWriter struct {
 }
 
 func writeParseHuman(w *bufio.Writer, name string, doc *edi.Document, list segmentList) {
-	errs, warns := 0, 0
-	for _, is := range doc.Issues() {
-		if is.Severity == edi.SeverityError {
-			errs++
-		} else {
-			warns++
-		}
-	}
+	v := explain.VerdictOf(doc)
 	fmt.Fprintf(w, "%s: %d bytes, %d segments, %d interchange(s), %d message(s), %d error(s), %d warning(s)\n",
-		termsafe.String(name), len(doc.Data()), doc.Len(), len(doc.Interchanges), len(doc.Messages), errs, warns)
+		termsafe.String(name), len(doc.Data()), doc.Len(), len(doc.Interchanges), len(doc.Messages), v.Errors, v.Warnings)
 	h := &humanWriter{w: w, doc: doc, perMsg: structureIssuesPerMessage(doc)}
 	for _, ic := range doc.Interchanges {
 		h.interchange(ic)
@@ -62,12 +55,11 @@ func (h *humanWriter) interchange(ic edi.Interchange) {
 		if ic.Separators.FromUNA {
 			una = "UNA"
 		}
-		svc := dict.ServiceDirectory(ic.SyntaxVersion)
 		fmt.Fprintf(w, "Interchange %s  %s:%d (%s)  separators %s (%s)\n", safe(ic.ControlRef), safe(ic.SyntaxID),
 			ic.SyntaxVersion, ic.Charset, termsafe.String(ic.Separators.String()), una)
 		fmt.Fprintf(w, "  segments    %d-%d, offset %d\n", ic.First, ic.Last, ic.Offset)
-		fmt.Fprintf(w, "  sender      %s\n", party(svc, ic.Sender))
-		fmt.Fprintf(w, "  recipient   %s\n", party(svc, ic.Recipient))
+		fmt.Fprintf(w, "  sender      %s\n", explain.Party(ic.SyntaxVersion, ic.Sender))
+		fmt.Fprintf(w, "  recipient   %s\n", explain.Party(ic.SyntaxVersion, ic.Recipient))
 		prepared := safe(ic.PreparedDate) + ":" + safe(ic.PreparedTime)
 		if !ic.PreparedAt.IsZero() {
 			prepared = ic.PreparedAt.Format("2006-01-02 15:04") + " (" + prepared + ")"
@@ -213,29 +205,7 @@ func writeSegmentsHuman(w *bufio.Writer, doc *edi.Document, describe bool) {
 // reference, name, value and the code's name.
 func writeFieldsHuman(w *bufio.Writer, info edi.SegmentInfo) {
 	for _, f := range info.Fields {
-		ref := f.Ref
-		if ref == "" {
-			ref = "?"
-		}
-		pos := f.Position
-		if f.Component > 0 {
-			pos += ":" + strconv.Itoa(f.Component)
-		}
-		if f.Repetition > 0 {
-			pos += "*" + strconv.Itoa(f.Repetition)
-		}
-		name := f.Name
-		if name == "" {
-			name = "(not in the directory's segment)"
-		}
-		value := f.Display()
-		switch {
-		case f.CodeName != "":
-			value += " = " + f.CodeName
-		case f.CodeList:
-			value += " (code not in the list)"
-		}
-		fmt.Fprintf(w, "%27s%-8s %-10s %-42s %s\n", "", pos, ref, name, value)
+		fmt.Fprintf(w, "%27s%-8s %-10s %-42s %s\n", "", explain.FieldPosition(f), explain.FieldRef(f), explain.FieldName(f), explain.FieldValue(f))
 	}
 }
 
@@ -258,20 +228,3 @@ func appendLeft(b []byte, s string, n int) []byte {
 }
 
 func safe(s string) string { return termsafe.String(s) }
-
-// party shows an interchange party with its qualifier's name from the
-// service directory (0007: 14 is GS1).
-func party(svc dict.Directory, p edi.Party) string {
-	s := safe(p.ID)
-	if p.Qualifier != "" {
-		s += " (qualifier " + safe(p.Qualifier)
-		if name, ok := dict.CodeName(svc, "0007", p.Qualifier); ok {
-			s += " " + name
-		}
-		s += ")"
-	}
-	if p.Routing != "" {
-		s += " routing " + safe(p.Routing)
-	}
-	return s
-}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/explain"
 )
 
 // maxHumanItems bounds the per-item lines (changed lines, errors) of a
@@ -31,10 +32,7 @@ func (h *humanWriter) summary(in string, s *edi.Summary) {
 
 // coded shows a code and its directory name: "220 Order".
 func coded(c edi.Coded) string {
-	if c.Name == "" {
-		return safe(c.Code)
-	}
-	return safe(c.Code) + " " + c.Name
+	return explain.Coded(c)
 }
 
 // document prints BGM, the document date and the header references and
@@ -77,34 +75,11 @@ func (h *humanWriter) document(in string, d edi.DocumentSummary) {
 // dateText shows a DTM: the ISO date when b2bx understands the format,
 // with qualifier and format.
 func dateText(d edi.DateTime) string {
-	v := safe(d.Value)
-	if d.ISO != "" {
-		v = d.ISO
-	}
-	parts := []string{coded(d.Qualifier)}
-	if d.Format.Code != "" {
-		parts = append(parts, "format "+coded(d.Format))
-	}
-	if d.ISO != "" {
-		parts = append(parts, "as written "+safe(d.Value))
-	}
-	return v + "  (" + strings.Join(parts, ", ") + ")"
+	return explain.Date(d)
 }
 
 func partyText(p edi.PartySummary) string {
-	s := coded(p.Role) + ": " + safe(p.ID)
-	switch {
-	case p.GLN:
-		s += " (GLN)"
-	case p.Agency.Code != "":
-		s += " (agency " + coded(p.Agency) + ")"
-	}
-	for _, v := range []string{p.Name, p.Street, p.City, p.Country} {
-		if v != "" {
-			s += ", " + safe(v)
-		}
-	}
-	return s
+	return explain.PartySummary(p)
 }
 
 // controls prints CNT totals and whether the line count matches.
@@ -163,10 +138,7 @@ func (h *humanWriter) ordrsp(in string, o *edi.OrdrspSummary) {
 
 // codedOr is coded, or alt for an empty code.
 func codedOr(c edi.Coded, alt string) string {
-	if c.Code == "" {
-		return alt
-	}
-	return coded(c)
+	return explain.CodedOr(c, alt)
 }
 
 func (h *humanWriter) aperak(in string, a *edi.AperakSummary) {
@@ -244,54 +216,20 @@ func (h *humanWriter) contrlMessages(in, extra string, ms []edi.ContrlMessage) {
 }
 
 func partyIDText(p edi.PartyID) string {
-	s := safe(p.ID)
-	if p.Qualifier.Code != "" {
-		s += " (" + coded(p.Qualifier) + ")"
-	}
-	return s
+	return explain.PartyID(p)
 }
 
 func actionText(a edi.Coded, verdict string) string {
-	if a.Code == "" {
-		return "no action code"
-	}
-	if verdict == "" {
-		return coded(a)
-	}
-	text := safe(a.Code) + " " + verdict
-	if a.Name != "" {
-		text += " (" + a.Name + ")"
-	}
-	return text
+	return explain.Action(a, verdict)
 }
 
 // contrlErrorText shows a level's syntax error with its place, "" when
 // there is none.
 func contrlErrorText(e edi.ContrlError) string {
-	if e.SyntaxError == nil && e.ServiceSegment == "" && e.Element == nil {
-		return ""
-	}
-	text := "error"
-	if e.SyntaxError != nil {
-		text += " " + coded(*e.SyntaxError)
-	}
-	if e.ServiceSegment != "" {
-		text += " in " + safe(e.ServiceSegment)
-	}
-	if e.Element != nil {
-		text += " element " + positionText(*e.Element)
-	}
-	return text
+	return explain.ContrlError(e)
 }
 
 // positionText shows an S011 position as element[:component][*occurrence].
 func positionText(p edi.ElementPosition) string {
-	s := strconv.Itoa(p.Element)
-	if p.Component > 0 {
-		s += ":" + strconv.Itoa(p.Component)
-	}
-	if p.Occurrence > 0 {
-		s += "*" + strconv.Itoa(p.Occurrence)
-	}
-	return s
+	return explain.Position(p)
 }
