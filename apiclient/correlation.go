@@ -22,9 +22,20 @@ func WithCorrelationID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, correlationKey{}, id)
 }
 
+// CorrelationIDFrom returns the correlation ID a caller put on ctx with
+// WithCorrelationID, and whether it is one the client will send (an
+// invalid one is replaced by a fresh ID per call, so it reports false).
+func CorrelationIDFrom(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(correlationKey{}).(string)
+	if !ok || !validCorrelationID(id) {
+		return "", false
+	}
+	return id, true
+}
+
 // correlationFor returns the ID on ctx if it is valid, else a fresh one.
 func correlationFor(ctx context.Context) string {
-	if id, ok := ctx.Value(correlationKey{}).(string); ok && validCorrelationID(id) {
+	if id, ok := CorrelationIDFrom(ctx); ok {
 		return id
 	}
 	return NewCorrelationID()

@@ -42,7 +42,9 @@ type env struct {
 // whose client and own logs are captured at debug level.
 func newEnv(t testing.TB, http2 bool) *env {
 	t.Helper()
-	clock := partnersim.NewFakeClock(time.Time{})
+	// The fake clock starts at the real time: the client weighs retries
+	// of token-bearing calls against the lease's expiresAt on its own clock.
+	clock := partnersim.NewFakeClock(time.Now().UTC().Truncate(time.Second))
 	sim := partnersim.New(partnersim.WithClock(clock), partnersim.WithTokens(partnersim.SequentialTokens(canaryToken)))
 	require.NoError(t, sim.AddConnection(partnersim.Connection{ID: testConn, Tenant: testTenant, Name: "w"}))
 	require.NoError(t, sim.AddKey(partnersim.Key{ID: "key-w", Secret: canarySecret, Tenant: testTenant, Scopes: partnersim.MailboxScopes}))
@@ -95,6 +97,18 @@ func (e *env) deliveryFiles(t testing.TB) []string {
 	}
 	for _, d := range ents {
 		out = append(out, d.Name())
+	}
+	return out
+}
+
+// tempFiles lists staged (temporary) files of the test connection.
+func (e *env) tempFiles(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, n := range e.deliveryFiles(t) {
+		if strings.HasPrefix(n, ".tmp-") {
+			out = append(out, n)
+		}
 	}
 	return out
 }

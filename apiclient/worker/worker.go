@@ -12,7 +12,6 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -56,6 +55,8 @@ type Options struct {
 	// processing picks it up. Its failure is a StepExport failure, and
 	// then nothing is acknowledged.
 	Export func(st *spool.Stored) error
+	// PreflightExport, if set, runs before claiming (see ClaimOptions).
+	PreflightExport func() error
 }
 
 // Result is what happened to one entry.
@@ -113,157 +114,23 @@ func (e *StepError) Error() string {
 // Unwrap gives the step's cause.
 func (e *StepError) Unwrap() error { return e.Err }
 
-// run carries one Process call's state.
-type run struct {
-	w    *Worker
-	ctx  context.Context
-	opts Options
-	res  *Result
-}
-
-func (r *run) emit(ev Event) {
-	if r.opts.OnEvent != nil {
-		r.opts.OnEvent(ev)
-	}
-}
-
-// fail records the failed step, emits Failed and returns the result.
-func (r *run) fail(step Step, err error) *Result {
-	se := &StepError{Step: step, DeliveryAttemptID: r.res.Entry.DeliveryAttemptID, Err: err, Acknowledged: r.res.Acknowledged}
-	if !r.res.Acknowledged {
-		se.LeaseExpiresAt = r.res.LeaseExpiresAt
-	}
-	r.res.FailedStep, r.res.Err = step, se
-	r.w.log.LogAttrs(r.ctx, slog.LevelWarn, "worker step failed",
-		slog.String("step", string(step)),
-		slog.String("connectionId", r.w.client.ConnectionID()),
-		slog.String("deliveryAttemptId", r.res.Entry.DeliveryAttemptID),
-		slog.String("correlationId", r.res.CorrelationID),
-		slog.Bool("acknowledged", r.res.Acknowledged))
-	r.emit(Failed{Step: step, Err: se})
-	return r.res
-}
-
-func (r *run) done(step Step) {
-	r.w.log.LogAttrs(r.ctx, slog.LevelDebug, "worker step done",
-		slog.String("step", string(step)),
-		slog.String("connectionId", r.w.client.ConnectionID()),
-		slog.String("deliveryAttemptId", r.res.Entry.DeliveryAttemptID),
-		slog.String("correlationId", r.res.CorrelationID))
-}
-
 // Process runs claim, download, verify, store and (with opts.Ack)
 // acknowledge for entry, which must come from the mailbox listing: its
 // size and hash are the listing values the download is checked against.
-// The returned Result is never nil; Result.Err (also returned) is a
+// It is Claim, Lease.Fetch and (with opts.Ack) Lease.Ack in one call. The
+// returned Result is never nil; Result.Err (also returned) is a
 // *StepError naming the failed step. Cancelling ctx stops the current step;
-// nothing is acknowledged after a failure.
+// nothing is acknowledged after a failure. A correlation ID the caller put
+// on ctx is kept.
 func (w *Worker) Process(ctx context.Context, entry apiclient.Entry, opts Options) (*Result, error) {
-	corr := apiclient.NewCorrelationID()
-	ctx = apiclient.WithCorrelationID(ctx, corr)
-	r := &run{w: w, ctx: ctx, opts: opts, res: &Result{Entry: entry, CorrelationID: corr}}
-	res := r.process()
-	return res, res.Err
-}
-
-func (r *run) process() *Result {
-	w, id := r.w, r.res.Entry.DeliveryAttemptID
-	conn := w.client.ConnectionID()
-	// Stage before claiming: a spool that cannot even create a file must
-	// not cost the entry a lease and an attempt.
-	staged, err := w.store.Begin(conn, id)
-	if err != nil {
-		return r.fail(StepStore, err)
+	l, res := w.claim(ctx, entry, ClaimOptions{PreflightExport: opts.PreflightExport, OnEvent: opts.OnEvent})
+	if l == nil {
+		return res, res.Err
 	}
-	defer staged.Abort() // no-op after a successful Commit
-
-	claim, err := w.client.Claim(r.ctx, id)
-	if err != nil {
-		return r.fail(StepClaim, err)
+	defer l.Release() // without --ack the lease is left to expire
+	res, err := l.Fetch(ctx, FetchOptions{Progress: opts.Progress, Export: opts.Export})
+	if err != nil || !opts.Ack {
+		return res, err
 	}
-	r.res.LeaseExpiresAt = claim.ExpiresAt
-	r.done(StepClaim)
-	r.emit(Claimed{Entry: r.res.Entry, ExpiresAt: claim.ExpiresAt})
-
-	if step, err := r.download(claim, staged); err != nil {
-		return r.fail(step, err)
-	}
-
-	stored, err := staged.Commit(spool.Meta{
-		ConnectionID:      conn,
-		DeliveryAttemptID: id,
-		InterchangeID:     r.res.Entry.InterchangeID,
-		MessageType:       r.res.Entry.MessageType,
-		Size:              r.res.Report.Bytes,
-		SHA256:            r.res.Report.SHA256,
-		ReceivedAt:        w.now(),
-	})
-	if err != nil {
-		return r.fail(StepStore, err)
-	}
-	r.res.Stored = stored
-	r.done(StepStore)
-	r.emit(Stored{Stored: stored})
-
-	if r.opts.Export != nil {
-		if err := r.opts.Export(stored); err != nil {
-			return r.fail(StepExport, err)
-		}
-		r.done(StepExport)
-	}
-	if !r.opts.Ack {
-		return r.res
-	}
-	return r.acknowledge(claim)
-}
-
-// download streams into the staged file and classifies a failure: a
-// write error of the spool is a storage failure, a broken stream or
-// missing answer a download failure, a mismatch a verify failure.
-func (r *run) download(claim *apiclient.Claim, staged *spool.Staged) (Step, error) {
-	p := r.opts.Progress
-	if p == nil {
-		p = &apiclient.Progress{}
-	}
-	r.emit(Downloading{Entry: r.res.Entry, Progress: p})
-	rep, err := r.w.client.Download(r.ctx, claim, r.res.Entry.Expect(), staged, p)
-	r.res.Report = rep
-	switch {
-	case staged.Err() != nil:
-		return StepStore, staged.Err()
-	case err == nil && (rep == nil || !rep.OK()):
-		// Download's contract says this cannot happen; refuse anyway,
-		// acknowledging unverified bytes is the one unforgivable bug.
-		return StepVerify, errors.New("download returned no error but the report is not OK")
-	case err == nil:
-		r.done(StepVerify)
-		r.emit(Verified{Report: rep})
-		return "", nil
-	case rep == nil || rep.ReadErr != nil || rep.SinkErr != nil:
-		return StepDownload, err
-	}
-	return StepVerify, err
-}
-
-func (r *run) acknowledge(claim *apiclient.Claim) *Result {
-	if r.res.Report == nil || !r.res.Report.OK() || r.res.Stored == nil {
-		return r.fail(StepAcknowledge, errors.New("refusing to acknowledge: not every check passed"))
-	}
-	rcpt, err := r.w.client.Acknowledge(r.ctx, claim)
-	if err != nil {
-		return r.fail(StepAcknowledge, err)
-	}
-	r.res.Receipt, r.res.Acknowledged = rcpt, true
-	r.done(StepAcknowledge)
-	r.emit(Acknowledged{Receipt: rcpt})
-	at := rcpt.AcknowledgedAt
-	if at.IsZero() {
-		at = r.w.now()
-	}
-	st, err := r.w.store.MarkAcknowledged(r.w.client.ConnectionID(), r.res.Entry.DeliveryAttemptID, rcpt.ReceiptID, at)
-	if err != nil {
-		return r.fail(StepRecord, err)
-	}
-	r.res.Stored.Meta = st.Meta
-	return r.res
+	return l.Ack(ctx)
 }
