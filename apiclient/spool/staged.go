@@ -1,6 +1,7 @@
 package spool
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -211,13 +212,19 @@ func conflictErr(id, have, got, path string) error {
 }
 
 func hashFile(path string) (string, int64, error) {
-	f, err := os.Open(path)
+	return hashFileContext(context.Background(), path)
+}
+
+// hashFileContext hashes a regular file (never following a symlink or
+// opening a FIFO or device at path); cancelling ctx stops it.
+func hashFileContext(ctx context.Context, path string) (string, int64, error) {
+	f, err := OpenRegular(path, false)
 	if err != nil {
 		return "", 0, err
 	}
 	defer f.Close()
 	h := newHasher()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, ContextReader(ctx, f))
 	if err != nil {
 		return "", 0, err
 	}
