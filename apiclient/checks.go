@@ -23,6 +23,11 @@ func (r *IntegrityReport) check(expect Expect, rawHash, rawTrailer string) {
 		}
 	}
 
+	if r.overflow && r.HeaderSize >= 0 {
+		r.SizeHeader.OK = false
+		r.SizeHeader.Detail = fmt.Sprintf("the body went on past %d bytes; stopped reading", r.Bytes)
+	}
+
 	listingKnown := expect != Expect{}
 	r.SizeListing = CheckResult{Name: CheckSizeListing, Got: got}
 	switch {
@@ -34,6 +39,11 @@ func (r *IntegrityReport) check(expect Expect, rawHash, rawTrailer string) {
 		if !r.SizeListing.OK {
 			r.SizeListing.Detail = fmt.Sprintf("received %d bytes, the mailbox listed %d", r.Bytes, expect.Size)
 		}
+	}
+
+	if r.overflow && listingKnown {
+		r.SizeListing.OK = false
+		r.SizeListing.Detail = fmt.Sprintf("the body went on past %d bytes; stopped reading", r.Bytes)
 	}
 
 	r.HashHeader = hashCheck(CheckHashHeader, r.SHA256, rawHash, "the X-B2B-Payload-SHA256 header")

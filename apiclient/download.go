@@ -55,7 +55,7 @@ type CheckResult struct {
 // whenever the payload answer started, also on failure.
 type IntegrityReport struct {
 	DeliveryAttemptID string `json:"deliveryAttemptId"`
-	Bytes             int64  `json:"bytes"`  // bytes received and written to the sink
+	Bytes             int64  `json:"bytes"`  // bytes received and written to the sink (at most the announced size, at most 16 MiB)
 	SHA256            string `json:"sha256"` // lower-case hex of those bytes
 
 	HeaderSize   int64  `json:"headerSize"`   // X-B2B-Payload-Size; -1 if missing or invalid
@@ -74,6 +74,9 @@ type IntegrityReport struct {
 	ReadErr error `json:"-"`
 	// SinkErr is an error writing to the sink: also a failed download.
 	SinkErr error `json:"-"`
+	// overflow: the body went on past the announced size (or 16 MiB);
+	// Bytes stops there and the size checks fail.
+	overflow bool
 
 	Duration      time.Duration `json:"duration"`
 	CorrelationID string        `json:"correlationId"`
@@ -114,6 +117,11 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b 
 // X-B2B-Payload-Integrity: verified after EOF (a 200 before EOF proves
 // nothing). Any read error is a failed download.
 //
+// It never writes more than the announced size (header or listing,
+// whichever is larger) nor more than MaxPayloadSize to sink: a body that goes on is cut there
+// and fails the size checks, and an announced size above MaxPayloadSize
+// fails before any byte is read, so a hostile server cannot fill the disk.
+//
 // The error is an *IntegrityError (with the report) when the download
 // failed; an *APIError or *NetworkError when no payload answer came, in
 // which case the report is nil and nothing was written to sink.
@@ -149,15 +157,16 @@ func (c *Client) Download(ctx context.Context, claim *Claim, expect Expect, sink
 	}
 	rep.HeaderSHA256 = sanitiseValue(rawHash)
 
-	limit := max(rep.HeaderSize, expect.Size)
-	if limit <= 0 {
-		limit = MaxPayloadSize
-	}
-	p.start(cmp(rep.HeaderSize >= 0, rep.HeaderSize, expect.Size))
-	stopWatch := c.watchStall(p, cancel)
+	limit, refuse := readLimit(rep.HeaderSize, expect)
+	p.start(min(cmp(rep.HeaderSize >= 0, rep.HeaderSize, expect.Size), MaxPayloadSize))
 	h := sha256.New()
-	rep.Bytes, rep.ReadErr, rep.SinkErr = stream(resp.Body, sink, h, p, limit)
-	stopWatch()
+	if refuse != nil {
+		rep.ReadErr = refuse
+	} else {
+		stopWatch := c.watchStall(p, cancel)
+		rep.Bytes, rep.overflow, rep.ReadErr, rep.SinkErr = stream(resp.Body, sink, h, p, limit)
+		stopWatch()
+	}
 	rawTrailer := ""
 	if rep.ReadErr == nil && rep.SinkErr == nil {
 		rawTrailer = resp.Trailer.Get(TrailerPayloadIntegrity) // only set after EOF
@@ -185,31 +194,50 @@ func cmp[T any](cond bool, a, b T) T {
 	return b
 }
 
+// readLimit is the most bytes Download reads: the larger announced size
+// (header, listing; a mismatch between them fails anyway, and reading the
+// larger one lets the report say which was right) and never more than
+// MaxPayloadSize, so a hostile or broken server cannot fill the disk. An
+// announced size above MaxPayloadSize is refused before reading anything.
+func readLimit(headerSize int64, expect Expect) (int64, error) {
+	limit := int64(-1)
+	for _, n := range []int64{headerSize, cmp(expect != Expect{}, expect.Size, -1)} {
+		if n > MaxPayloadSize {
+			return 0, fmt.Errorf("the server announces %d bytes, more than the contract's 16 MiB limit (%d bytes); nothing was read", n, int64(MaxPayloadSize))
+		}
+		limit = max(limit, n)
+	}
+	return cmp(limit >= 0, limit, MaxPayloadSize), nil
+}
+
 // stream copies body to sink and h through one reused buffer: every byte
 // is read once and written once to each; nothing is copied in between.
-// It stops with an error when the body runs past limit bytes.
-func stream(body io.Reader, sink io.Writer, h hash.Hash, p *Progress, limit int64) (n int64, readErr, sinkErr error) {
+// It never writes more than limit bytes: when the body goes on past limit
+// it stops with overflow set and an error, the excess unwritten.
+func stream(body io.Reader, sink io.Writer, h hash.Hash, p *Progress, limit int64) (n int64, overflow bool, readErr, sinkErr error) {
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	buf := *bp
 	for {
 		nr, er := body.Read(buf)
+		if int64(nr) > limit-n {
+			overflow, nr = true, int(limit-n)
+		}
 		if nr > 0 {
 			if nw, ew := sink.Write(buf[:nr]); ew != nil || nw != nr {
-				return n, nil, cmp[error](ew != nil, ew, io.ErrShortWrite)
+				return n, false, nil, cmp[error](ew != nil, ew, io.ErrShortWrite)
 			}
 			h.Write(buf[:nr])
 			n += int64(nr)
 			p.bytes.Add(int64(nr))
-			if n > limit {
-				return n, fmt.Errorf("the body is longer than the announced %d bytes; stopped reading", limit), nil
-			}
 		}
 		switch {
+		case overflow:
+			return n, true, fmt.Errorf("the body goes on past the %d bytes announced; stopped reading there", limit), nil
 		case er == io.EOF:
-			return n, nil, nil
+			return n, false, nil, nil
 		case er != nil:
-			return n, er, nil
+			return n, false, er, nil
 		}
 	}
 }

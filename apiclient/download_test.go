@@ -113,7 +113,10 @@ func TestDownloadFaultMatrix(t *testing.T) {
 		{"no trailer", payloadServer{send: -1, trailer: "-"}, exp, []string{CheckTrailer}, false},
 		{"reset mid-body", payloadServer{send: 50_000, trailer: "verified", abort: true}, exp, []string{CheckSizeHeader, CheckSizeListing, CheckHashHeader, CheckHashListing, CheckTrailer}, true},
 		{"reset after all bytes", payloadServer{send: -1, trailer: "verified", abort: true}, exp, []string{CheckTrailer}, true},
-		{"longer than announced", payloadServer{send: -1, extra: []byte("X"), trailer: "verified"}, exp, []string{CheckSizeHeader, CheckSizeListing, CheckHashHeader, CheckHashListing, CheckTrailer}, true},
+		// The sink gets exactly the announced bytes (their hashes match), never the excess.
+		{"longer than announced", payloadServer{send: -1, extra: []byte("X"), trailer: "verified"}, exp, []string{CheckSizeHeader, CheckSizeListing, CheckTrailer}, true},
+		{"hostile size header", payloadServer{send: -1, extra: testPayload(1 << 20), sizeHeader: "1000000000000000", trailer: "verified"}, exp, []string{CheckSizeHeader, CheckSizeListing, CheckHashHeader, CheckHashListing, CheckTrailer}, true},
+		{"hostile listing size", payloadServer{send: -1, trailer: "verified"}, Expect{MaxPayloadSize + 1, exp.SHA256}, []string{CheckSizeHeader, CheckSizeListing, CheckHashHeader, CheckHashListing, CheckTrailer}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,6 +153,34 @@ func TestDownloadFaultMatrix(t *testing.T) {
 			require.NotContains(t, env.logs.String(), rep.SHA256, "hashes are never logged")
 		})
 	}
+}
+
+// diskSink is a small disk: it fails once more than room bytes arrive.
+type diskSink struct {
+	n, room int64
+}
+
+func (d *diskSink) Write(p []byte) (int, error) {
+	if d.n+int64(len(p)) > d.room {
+		return 0, errors.New("disk full")
+	}
+	d.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestDownloadStopsAtMaxPayloadSize: with no size announced anywhere, a
+// body that goes on is cut at 16 MiB and never reaches the sink beyond.
+func TestDownloadStopsAtMaxPayloadSize(t *testing.T) {
+	body := testPayload(1000)
+	srv := payloadServer{body: body, send: -1, extra: make([]byte, MaxPayloadSize), sizeHeader: "-", trailer: "verified"}
+	env := newEnv(t, srv)
+	sink := &diskSink{room: MaxPayloadSize + 1<<20}
+	rep, err := env.c.Download(context.Background(), testClaim("d-1"), Expect{}, sink, nil)
+	require.ErrorIs(t, err, ErrIntegrity)
+	require.NoError(t, rep.SinkErr, "the disk never filled")
+	require.Equal(t, int64(MaxPayloadSize), sink.n)
+	require.Equal(t, int64(MaxPayloadSize), rep.Bytes)
+	require.ErrorContains(t, rep.ReadErr, "goes on past the 16777216 bytes")
 }
 
 func TestDownloadAPIErrorWritesNothing(t *testing.T) {
