@@ -84,10 +84,10 @@ func openSpool(e *env, t connTarget) (*spool.Store, error) {
 }
 
 // writeJSON writes v as one JSON document. Strings stay exact for
-// machines, but every rune a terminal would interpret (C1 controls, bidi
-// overrides, ...) is written as a \u escape, so printing the raw output to
-// a terminal is as safe as the human output. encoding/json already escapes
-// C0 controls and replaces invalid UTF-8.
+// machines, but every rune a terminal would interpret (DEL, C1 controls,
+// bidi overrides, ...) is written as a \u escape, so printing the raw
+// output to a terminal is as safe as the human output. encoding/json
+// already escapes C0 controls and replaces invalid UTF-8, but not DEL.
 func writeJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -100,11 +100,14 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
+// escapeDangerous rewrites the runes of encoded JSON that a terminal
+// would interpret as \u escapes. Outside strings JSON is printable ASCII,
+// so every such rune is inside a string, where the escape is exact.
 func escapeDangerous(b []byte) []byte {
 	safe := true
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
-		if r >= 0x80 && termsafe.Dangerous(r) {
+		if needsEscape(r) {
 			safe = false
 			break
 		}
@@ -116,7 +119,7 @@ func escapeDangerous(b []byte) []byte {
 	out := make([]byte, 0, len(b)+32)
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
-		if r < 0x80 || !termsafe.Dangerous(r) {
+		if !needsEscape(r) {
 			out = append(out, b[i:i+n]...)
 		} else if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
 			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
@@ -126,6 +129,12 @@ func escapeDangerous(b []byte) []byte {
 		i += n
 	}
 	return out
+}
+
+// needsEscape reports whether encoded JSON must not carry r raw: DEL and
+// the non-ASCII runes termsafe flags (encoding/json escapes C0 itself).
+func needsEscape(r rune) bool {
+	return r == 0x7f || (r >= 0x80 && termsafe.Dangerous(r))
 }
 
 // emitJSON writes v to stdout; a failed write (a closed pipe, a full

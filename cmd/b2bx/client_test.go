@@ -113,12 +113,13 @@ func decodeJSON[T any](t *testing.T, s string) T {
 
 func TestWriteJSONEscapesTerminalControls(t *testing.T) {
 	var b bytes.Buffer
-	in := map[string]string{"v": "a\x1b[2Jb\u009b31mc\u202ed\U0001F600e\u00e9"}
+	in := map[string]string{"v": "a\x1b[2Jb\u009b31mc\u202ed\U0001F600e\u00e9f\x7fg"}
 	require.NoError(t, writeJSON(&b, in))
 	out := b.String()
-	for _, bad := range []string{"\x1b", "\u009b", "\u202e"} {
+	for _, bad := range []string{"\x1b", "\u009b", "\u202e", "\x7f"} {
 		require.NotContains(t, out, bad)
 	}
+	require.Contains(t, out, `f\u007fg`, "DEL is escaped like every other control")
 	require.Contains(t, out, `\u009b`)
 	require.Contains(t, out, `\u202e`)
 	require.Contains(t, out, "\U0001F600e\u00e9", "printable non-ASCII stays readable")
