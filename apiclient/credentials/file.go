@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -103,6 +104,9 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("profiles: %w", err)
 	}
 	f.raw = raw
+	if w := permissionWarning(path); w != "" {
+		f.warnings = append(f.warnings, w)
+	}
 	var data fileData
 	md, err := toml.Decode(string(raw), &data)
 	if err != nil {
@@ -121,12 +125,29 @@ func Load(path string) (*File, error) {
 	return f, nil
 }
 
+// readLimited reads the file at path, refusing anything but a regular
+// file before reading: a FIFO would block forever, a device or directory
+// is a mistake in $B2BX_CONFIG. The file is opened non-blocking and
+// checked again after opening, in case it was swapped in between.
 func readLimited(path string) ([]byte, error) {
-	fh, err := os.Open(path)
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(path, info); err != nil {
+		return nil, err
+	}
+	fh, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
+	if info, err = fh.Stat(); err != nil {
+		return nil, err
+	}
+	if err := checkRegular(path, info); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	n, err := buf.ReadFrom(io.LimitReader(fh, maxFileSize+1))
 	if err != nil {
@@ -136,6 +157,46 @@ func readLimited(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes; it is not a b2bx profile file (check $%s)", path, maxFileSize, EnvConfig)
 	}
 	return buf.Bytes(), nil
+}
+
+// ErrNotRegular matches a profile path that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+func checkRegular(path string, info fs.FileInfo) error {
+	if info.Mode().IsRegular() {
+		return nil
+	}
+	kind := "special file"
+	switch m := info.Mode(); {
+	case m.IsDir():
+		kind = "directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		kind = "socket"
+	case m&fs.ModeDevice != 0:
+		kind = "device"
+	}
+	return fmt.Errorf("%s is a %s, %w: point $%s at a profile file (or unset it for the default ~/.config/b2bx/profiles.toml)", path, kind, ErrNotRegular, EnvConfig)
+}
+
+// permissionWarning says when other users may read or change the profile
+// file. It holds no secrets, but it names connections and key IDs, and
+// whoever can write it can point a profile's URL at their own server.
+func permissionWarning(path string) string {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		return "" // mode bits do not describe access there
+	}
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm()&0o077 == 0 {
+		return ""
+	}
+	who := "read"
+	if info.Mode().Perm()&0o022 != 0 {
+		who = "change"
+	}
+	return fmt.Sprintf("profiles: %s has mode %04o, so other users can %s it (it names your connections and key IDs, and its URLs decide where keys are sent): restrict it with 'chmod 600 %s'",
+		path, info.Mode().Perm(), who, path)
 }
 
 // describeDecodeError reports where the file is broken without quoting

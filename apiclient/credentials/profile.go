@@ -202,6 +202,11 @@ func (p Profile) Validate() error {
 	if len(p.Partner) > maxLabelLen || strings.ContainsFunc(p.Partner, unicode.IsControl) {
 		return field("partner", fmt.Sprintf("must be at most %d characters without control characters", maxLabelLen))
 	}
+	for _, v := range []struct{ name, value string }{{"connection", p.ConnectionID}, {"partner", p.Partner}} {
+		if LooksLikeSecret(v.value, p.InboxKeyID, p.MailboxKeyID) {
+			return field(v.name, secretValueProblem(p.Name))
+		}
+	}
 	for _, k := range []struct{ name, id string }{{"inbox_key_id", p.InboxKeyID}, {"mailbox_key_id", p.MailboxKeyID}} {
 		if msg := checkID(k.id, true); msg != "" {
 			return field(k.name, "key ID "+msg+" (set both; use the same ID when one key serves inbox and mailbox)")
@@ -211,4 +216,82 @@ func (p Profile) Validate() error {
 		return field("store_dir", fmt.Sprintf("%q must be an absolute path", p.StoreDir))
 	}
 	return nil
+}
+
+// secretPrefixes start well-known secret formats (API keys, tokens);
+// compared case-insensitively.
+var secretPrefixes = []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "ghp_", "gho_", "ghs_", "github_pat_", "xoxb-", "xoxp-", "-----begin"}
+
+// LooksLikeSecret reports whether a profile value (a connection ID or a
+// partner label) looks like a pasted secret: "<key id>:<secret>" for one
+// of keyIDs, a word of the form "<id>:<token>" whose token is 20 or more
+// characters of letters and digits (both) from a key alphabet, or a
+// well-known secret prefix such as sk_live_. It errs on the side of
+// refusing: a real connection ID or label never has these shapes.
+func LooksLikeSecret(value string, keyIDs ...string) bool {
+	for _, id := range keyIDs {
+		if id != "" && strings.HasPrefix(value, id+":") {
+			return true
+		}
+	}
+	lower := strings.ToLower(value)
+	for _, pre := range secretPrefixes {
+		if strings.HasPrefix(lower, pre) || strings.Contains(lower, " "+pre) {
+			return true
+		}
+	}
+	for _, w := range strings.Fields(value) {
+		if id, tok, ok := strings.Cut(w, ":"); ok && id != "" && tokenLike(tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenLike: at least 20 characters from a key alphabet, with letters and
+// digits, and not a UUID (a connection ID may end in one).
+func tokenLike(s string) bool {
+	if len(s) < 20 || isUUID(s) {
+		return false
+	}
+	var letter, digit bool
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+			letter = true
+		case strings.ContainsRune("-_.~+/=", r):
+		default:
+			return false
+		}
+	}
+	return letter && digit
+}
+
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, r := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if r != '-' {
+				return false
+			}
+		default:
+			if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// secretValueProblem says what to do about a secret pasted into a profile
+// value; it never quotes the value.
+func secretValueProblem(profile string) string {
+	return "looks like an API key secret (<key-id>:<secret> or a known secret format), and secrets never go in the profile file: " +
+		"put the plain connection ID or label there, then store the secret in the OS keyring with 'b2bx conn set-secret " + profile +
+		"' (or export B2BX_API_KEY=<key-id>:<secret>)"
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
@@ -218,4 +219,98 @@ func TestConnCommandsRefuseAFileWithASecret(t *testing.T) {
 		require.Contains(t, errOut, `key "secret" looks like a secret`, args)
 		require.Contains(t, errOut, "delete that line", args)
 	}
+}
+
+// TestURLFlagRefusesPlainHTTPBeforeAnyRequest: --url gets the profile's
+// rule (https, or http only on loopback) before any request goes out, so
+// neither the key nor an upload travels in clear text. 0.0.0.0 is not a
+// loopback address, yet on Linux it reaches the simulator on 127.0.0.1:
+// the control call proves a request would have arrived.
+func TestURLFlagRefusesPlainHTTPBeforeAnyRequest(t *testing.T) {
+	s := newSimEnv(t)
+	exposed := strings.Replace(s.srv.URL, "127.0.0.1", "0.0.0.0", 1)
+	require.NotEqual(t, s.srv.URL, exposed)
+	cred := secret.Credential{KeyID: "key-cli", Secret: secret.New(cliCanarySecret)}
+	ctl, err := apiclient.New(apiclient.Config{BaseURL: exposed, ConnectionID: cliConn, Credentials: apiclient.StaticCredentials{Inbox: cred, Mailbox: cred}})
+	require.NoError(t, err)
+	_, err = ctl.ListMailbox(context.Background(), 1, "")
+	require.NoError(t, err, "control: the address reaches the simulator")
+	lists, uploads := s.sim.RequestCount(partnersim.EndpointList, ""), s.sim.RequestCount(partnersim.EndpointInbox, "")
+
+	po := writeFile(t, "po.edi", orders("REF1", 1, "PO-1"))
+	for _, args := range [][]string{{"mailbox", "ls"}, {"mailbox", "ls", "--json"}, {"upload", po}, {"fetch", "--next"}} {
+		code, out, errOut := runCmd(t, "", s.env, append(args, "--url", exposed, "--connection", cliConn)...)
+		require.Equal(t, exitUsage, code, args)
+		require.Contains(t, errOut, "uses plain http: use https", args)
+		require.Contains(t, errOut, "127.0.0.0/8, ::1 and localhost", args)
+		require.NotContains(t, out+errOut, cliCanarySecret)
+	}
+	require.Equal(t, lists, s.sim.RequestCount(partnersim.EndpointList, ""), "no mailbox request went out")
+	require.Equal(t, uploads, s.sim.RequestCount(partnersim.EndpointInbox, ""), "no upload went out")
+}
+
+// TestURLFlagNeverEchoesCredentials: a bad --url is reported without its
+// user info, also when it cannot be parsed at all.
+func TestURLFlagNeverEchoesCredentials(t *testing.T) {
+	s := newSimEnv(t)
+	for _, tc := range []struct{ url, want string }{
+		{"https://key1:" + cliCanarySecret + "@exa mple.com", "(unparsable URL)"},
+		{"https://key1:" + cliCanarySecret + "@api.example.com", "must not contain a user name or password"},
+		{"https://" + cliCanarySecret + "@api.example.com", "must not contain a user name or password"},
+		{"http://key1:" + cliCanarySecret + "@127.0.0.1:9", "must not contain a user name or password"},
+		{"https://api.example.com:" + cliCanarySecret, "(unparsable URL)"},
+		{"ftp://key1:" + cliCanarySecret + "@example.com", "is not an http(s) URL"},
+		{"https://api.example.com/?key=" + cliCanarySecret, "must not have a query"},
+	} {
+		for _, json := range []bool{false, true} {
+			args := []string{"mailbox", "ls", "--url", tc.url, "--connection", cliConn}
+			if json {
+				args = append(args, "--json")
+			}
+			code, out, errOut := runCmd(t, "", s.env, args...)
+			require.Equal(t, exitUsage, code, tc.url)
+			require.Contains(t, errOut, tc.want, tc.url)
+			require.NotContains(t, out+errOut, cliCanarySecret, tc.url)
+		}
+	}
+}
+
+// TestProfileFileHardening: a secret-shaped value is refused like a
+// secret key (without echoing it), a non-regular $B2BX_CONFIG is refused
+// at once, and a file other users can read draws a warning on stderr
+// from every command that loads it.
+func TestProfileFileHardening(t *testing.T) {
+	c := newConnEnv(t)
+	require.NoError(t, os.MkdirAll(filepath.Dir(c.path), 0o700))
+	table := "[profile.acme]\nurl = \"https://x.example\"\nconnection = \"%s\"\ninbox_key_id = \"k\"\nmailbox_key_id = \"k\"\n"
+	for _, v := range []string{"k:" + connCanaryIn, "sk_live_" + connCanaryIn} {
+		require.NoError(t, os.WriteFile(c.path, []byte(strings.Replace(table, "%s", v, 1)), 0o600))
+		for _, args := range [][]string{{"conn", "ls"}, {"conn", "ls", "--json"}, {"conn", "test", "acme"}, {"mailbox", "ls", "-c", "acme"}} {
+			code, _, errOut := c.run(t, "", args...)
+			require.Equal(t, exitUsage, code, args)
+			require.Contains(t, errOut, "looks like an API key secret", args)
+			require.Contains(t, errOut, "b2bx conn set-secret acme", args)
+		}
+	}
+	code, _, errOut := c.run(t, "", "conn", "add", "p", "--url", "https://x.example", "--connection", "k:"+connCanaryIn, "--key-id", "k", "--no-secret")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "looks like an API key secret", "conn add makes the same check")
+
+	require.NoError(t, os.WriteFile(c.path, []byte(strings.Replace(table, "%s", "conn-1", 1)), 0o600))
+	require.NoError(t, os.Chmod(c.path, 0o644))
+	for _, args := range [][]string{{"conn", "ls"}, {"conn", "ls", "--json"}} {
+		code, out, errOut := c.run(t, "", args...)
+		require.Equal(t, exitOK, code, errOut)
+		require.Contains(t, errOut, "b2bx: warning: profiles: "+c.path+" has mode 0644, so other users can read it", args)
+		require.Contains(t, errOut, "chmod 600", args)
+		require.NotContains(t, out, "warning", "stdout stays clean for --json")
+	}
+	code, _, errOut = c.run(t, "", "mailbox", "ls", "-c", "acme")
+	require.Equal(t, exitUsage, code, "no secret stored")
+	require.Contains(t, errOut, "other users can read it")
+
+	c.env[credentials.EnvConfig] = filepath.Dir(c.path)
+	code, _, errOut = c.run(t, "", "conn", "ls")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "is a directory, not a regular file: point $B2BX_CONFIG at a profile file")
 }
