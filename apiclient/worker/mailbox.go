@@ -4,66 +4,110 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
-// ErrEmpty means the mailbox has no due entry.
+// ErrEmpty means the mailbox has no due entry the client can process.
 var ErrEmpty = errors.New("the mailbox has no due entries")
 
 // ErrNotListed means an ID was not in the mailbox listing.
 var ErrNotListed = errors.New("not in the mailbox listing")
 
+// ErrUnusable means the ID is listed, but the client refused the entry
+// (apiclient.Page.Skipped): it cannot be checked or stored safely.
+var ErrUnusable = errors.New("listed, but the client cannot process it safely")
+
+// Choice is what Choose found: the entry to process and the listed
+// entries passed over on the pages read before it.
+type Choice struct {
+	Entry apiclient.Entry
+	// Skipped are entries the client refused (apiclient.Page.Skipped: a
+	// bad ID, size or hash, a size above apiclient.MaxPayloadSize), in
+	// listing order. Their strings
+	// are raw: sanitise before display.
+	Skipped []apiclient.SkippedEntry
+}
+
 // Select returns the entry to process: the first due one when id is ""
 // (see Next), else the listed entry id (see Find).
 func (w *Worker) Select(ctx context.Context, id string) (apiclient.Entry, error) {
-	if id == "" {
-		return w.Next(ctx)
+	c, err := w.Choose(ctx, id)
+	return c.Entry, err
+}
+
+// Choose is Select that also reports the entries it passed over, so a
+// face can say that the mailbox holds entries the client refuses. The
+// Choice's Skipped is filled on error too.
+func (w *Worker) Choose(ctx context.Context, id string) (Choice, error) {
+	var c Choice
+	for page, err := range w.client.Pages(ctx, apiclient.MaxListLimit) {
+		if err != nil {
+			return c, err
+		}
+		if id == "" {
+			if e, ok := w.first(page, &c); ok {
+				c.Entry = e
+				return c, nil
+			}
+			continue
+		}
+		for _, s := range page.Skipped {
+			if s.DeliveryAttemptID == id {
+				return c, fmt.Errorf("delivery %s: %w: %s; it is not claimed — tell the partner's operator, with the ID", termsafe.String(id), ErrUnusable, termsafe.String(s.Reason))
+			}
+		}
+		c.Skipped = append(c.Skipped, page.Skipped...)
+		for _, e := range page.Entries {
+			if e.DeliveryAttemptID == id {
+				c.Entry = e
+				return c, nil
+			}
+		}
 	}
-	return w.Find(ctx, id)
+	if id == "" {
+		return c, ErrEmpty
+	}
+	return c, fmt.Errorf("delivery %s: %w: it may be claimed right now (lease active), already acknowledged, or failed; run 'b2bx mailbox ls' to see what is due",
+		termsafe.String(id), ErrNotListed)
+}
+
+// first returns the page's first entry and adds the refused entries
+// listed before it to c.Skipped (all of them when the page has none).
+func (w *Worker) first(page *apiclient.Page, c *Choice) (apiclient.Entry, bool) {
+	if len(page.Entries) == 0 {
+		c.Skipped = append(c.Skipped, page.Skipped...)
+		return apiclient.Entry{}, false
+	}
+	// The first entry sits at the first position of the page's data
+	// array that was not refused.
+	pos := 0
+	for _, s := range page.Skipped {
+		if s.Index != pos {
+			break
+		}
+		c.Skipped = append(c.Skipped, s)
+		pos++
+	}
+	return page.Entries[0], true
 }
 
 // Next returns the first due entry the client can process, in the
 // mailbox's order: the contract's "process in the order given". Entries
-// listed above apiclient.MaxPayloadSize are passed over (Claim would
-// refuse them), so one bad entry does not block the mailbox. It fails
-// with ErrEmpty when nothing processable is due.
-func (w *Worker) Next(ctx context.Context) (apiclient.Entry, error) {
-	for page, err := range w.client.Pages(ctx, apiclient.MaxListLimit) {
-		if err != nil {
-			return apiclient.Entry{}, err
-		}
-		for _, e := range page.Entries {
-			if e.PayloadSize > apiclient.MaxPayloadSize {
-				w.log.LogAttrs(ctx, slog.LevelWarn, "worker skipped an entry above the payload limit",
-					slog.String("connectionId", w.client.ConnectionID()),
-					slog.String("deliveryAttemptId", e.DeliveryAttemptID),
-					slog.Int64("payloadSize", e.PayloadSize))
-				continue
-			}
-			return e, nil
-		}
-	}
-	return apiclient.Entry{}, ErrEmpty
-}
+// the client refuses (apiclient.Page.Skipped, e.g. listed above
+// apiclient.MaxPayloadSize) are passed over, so one bad entry does not
+// block the mailbox. It fails with ErrEmpty when nothing processable is due.
+func (w *Worker) Next(ctx context.Context) (apiclient.Entry, error) { return w.Select(ctx, "") }
 
 // Find pages through the mailbox until it meets id. The listing's size and
 // hash are what the download is checked against, so an ID typed by the
 // operator must be found there first; an entry that is claimed,
-// acknowledged or failed is not listed and fails with ErrNotListed.
+// acknowledged or failed is not listed and fails with ErrNotListed, one
+// the client refused with ErrUnusable.
 func (w *Worker) Find(ctx context.Context, id string) (apiclient.Entry, error) {
-	for page, err := range w.client.Pages(ctx, apiclient.MaxListLimit) {
-		if err != nil {
-			return apiclient.Entry{}, err
-		}
-		for _, e := range page.Entries {
-			if e.DeliveryAttemptID == id {
-				return e, nil
-			}
-		}
+	if id == "" {
+		return apiclient.Entry{}, fmt.Errorf("delivery \"\": %w", ErrNotListed)
 	}
-	return apiclient.Entry{}, fmt.Errorf("delivery %s: %w: it may be claimed right now (lease active), already acknowledged, or failed; run 'b2bx mailbox ls' to see what is due",
-		termsafe.String(id), ErrNotListed)
+	return w.Select(ctx, id)
 }
