@@ -95,8 +95,10 @@ type wireEntry struct {
 // Entries the client cannot act on safely are left out of Entries and
 // reported in Skipped, so one bad entry never blocks the valid ones:
 //   - deliveryAttemptId missing, not a string, empty, "." or "..", longer
-//     than 256 bytes, with control characters or invalid UTF-8, or listed
-//     twice on the page (it would address the wrong resource or file);
+//     than 256 bytes, or listed twice on the page (it would address the
+//     wrong resource or file); an entry with invalid UTF-8 anywhere (JSON
+//     decoding would silently change the ID). Control characters are
+//     kept: the ID is escaped in URLs and sanitised for display;
 //   - payloadSize missing, not a whole number, negative, or above
 //     MaxPayloadSize (the contract's limit: it cannot be downloaded
 //     safely);
