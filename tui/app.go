@@ -1,0 +1,114 @@
+// Package tui is the b2bx app: the root model (tabs of connections, status
+// bar, footer with errors and y/N prompts, `?` help, `:` command line, `L`
+// session log) over the start screen (connlist) and one tab per connection
+// (conntab). It only orchestrates: resolution, claims, downloads and
+// acknowledgements happen in apiclient and its sub-packages.
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/connlist"
+	"github.com/nutrab2b/b2bx/tui/logview"
+)
+
+// Options configure Run.
+type Options struct {
+	// Env is where profiles and secrets come from. Env.Store must be set:
+	// one store for the whole session, so a keyring that proved
+	// unreachable is not waited for again (session.StoreFromEnv).
+	Env session.Env
+	// StoreName names Env.Store for people ("the OS keyring").
+	StoreName string
+	// Open are connections (profile names) to open as tabs at start.
+	Open []string
+	// Demo shows the DEMO marker (b2bx demo).
+	Demo bool
+	// Log keeps the session log; nil → a new one.
+	Log *logview.Handler
+	// NewTab builds a connection's tab; nil → the conntab tab.
+	NewTab func(c *common.Common, id common.TabID, conn *session.Conn) Tab
+	// Input and Output default to the terminal (stdin/stdout).
+	Input  io.Reader
+	Output io.Writer
+	// ProgramOptions are added to the Bubble Tea program's (tests).
+	ProgramOptions []tea.ProgramOption
+}
+
+// sessionBackend connects named profiles through the session package;
+// every client logs into the session log.
+type sessionBackend struct {
+	env    session.Env
+	logger *slog.Logger
+	newTab func(c *common.Common, id common.TabID, conn *session.Conn) Tab
+}
+
+// Connect implements Backend: resolve the profile's secrets, then build
+// its client and spool (no network).
+func (b sessionBackend) Connect(ctx context.Context, name string) (*session.Conn, error) {
+	t, err := session.ResolveProfile(ctx, b.env, name)
+	if err != nil {
+		return nil, err
+	}
+	return session.Open(t, session.Options{Logger: b.logger, Getenv: b.env.Getenv})
+}
+
+// NewTab implements Backend.
+func (b sessionBackend) NewTab(c *common.Common, id common.TabID, conn *session.Conn) Tab {
+	return b.newTab(c, id, conn)
+}
+
+// NewApp builds the root model for opts (what Run runs; tests drive it
+// directly).
+func NewApp(ctx context.Context, opts Options) (Model, error) {
+	if opts.Env.Store == nil {
+		return Model{}, errors.New("tui: Options.Env.Store is required (one secret store for the session)")
+	}
+	if opts.Log == nil {
+		opts.Log = logview.New(0, nil)
+	}
+	if opts.NewTab == nil {
+		return Model{}, errors.New("tui: Options.NewTab is required")
+	}
+	c := common.New()
+	c.Demo = opts.Demo
+	be := sessionBackend{env: opts.Env, logger: slog.New(opts.Log), newTab: opts.NewTab}
+	src := connlist.SessionSource{Env: opts.Env, StoreName: opts.StoreName}
+	return New(ctx, c, be, src, opts.Log, connlist.Options{StoreName: opts.StoreName}, opts.Open), nil
+}
+
+// Run runs the app in the terminal until the person quits or ctx ends
+// (SIGINT/SIGTERM). The alternate screen is used, the mouse is left to
+// the terminal (so IDs and hashes can be selected and copied). When Run
+// returns, every tab is closed: running work cancelled, leases released.
+func Run(ctx context.Context, opts Options) error {
+	m, err := NewApp(ctx, opts)
+	if err != nil {
+		return err
+	}
+	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	popts = append(popts, opts.ProgramOptions...)
+	final, err := tea.NewProgram(m, popts...).Run()
+	if fm, ok := final.(Model); ok {
+		fm.closeAll()
+	} else {
+		m.closeAll()
+	}
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // interrupted: a normal end
+	}
+	return err
+}

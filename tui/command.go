@@ -1,0 +1,68 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
+)
+
+// commandHelp lists the command line's commands (for errors and help).
+const commandHelp = ":conn NAME (open or switch to a connection), :close, :log, :help, :q, :q! (quit without asking)"
+
+// commandKey handles a key while the command line is open.
+func (m Model) commandKey(k tea.KeyMsg) (Model, tea.Cmd) {
+	switch k.String() {
+	case "esc":
+		m.mode = modeNormal
+		m.cmdline.Blur()
+		return m.layout(), nil
+	case "enter":
+		line := m.cmdline.Value()
+		m.mode = modeNormal
+		m.cmdline.Blur()
+		m.cmdline.Reset()
+		m = m.layout()
+		return m.run(line)
+	}
+	var cmd tea.Cmd
+	m.cmdline, cmd = m.cmdline.Update(k)
+	return m, cmd
+}
+
+// run executes one command line.
+func (m Model) run(line string) (Model, tea.Cmd) {
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return m, nil
+	}
+	name, args := fields[0], fields[1:]
+	switch name {
+	case "conn", "open":
+		if len(args) != 1 {
+			return m.showError(common.ErrorMsg{Text: ":conn takes one connection name, e.g. :conn acme-de (the names are on the connections page, key 0)"}), nil
+		}
+		return m.openConn(args[0], true)
+	case "close":
+		return m.closeActive(false)
+	case "q", "quit":
+		return m.quit(false)
+	case "q!", "quit!":
+		return m.quit(true)
+	case "help":
+		m.mode = modeHelp
+		return m, nil
+	case "log":
+		var cmd tea.Cmd
+		m.mode = modeLog
+		m.log, cmd = m.log.Open()
+		return m, cmd
+	}
+	return m.showError(common.ErrorMsg{Text: "unknown command :" + termsafe.String(name) + "; the commands are " + commandHelp}), nil
+}
+
+// commandBinding documents the command line's commands in the help view.
+var commandBinding = key.NewBinding(key.WithKeys(":"), key.WithHelp(":", commandHelp))

@@ -1,0 +1,41 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap are the shell's global keys. They apply when the active page is
+// not capturing input (a form, a filter or a prompt of a tab).
+type KeyMap struct {
+	Quit, ForceQuit, Help, Command, Log key.Binding
+	PrevTab, NextTab, GoTab, Home       key.Binding
+	CloseTab, Dismiss                   key.Binding
+}
+
+// DefaultKeyMap returns the shell's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit now")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
+		Log:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "log")),
+		PrevTab:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev tab")),
+		NextTab:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next tab")),
+		GoTab:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "go to tab")),
+		Home:      key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "connections")),
+		CloseTab:  key.NewBinding(key.WithKeys("ctrl+w"), key.WithHelp("ctrl+w", "close tab")),
+		Dismiss:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "dismiss the error")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Help, k.Command, k.PrevTab, k.NextTab, k.Log, k.Quit}
+}
+
+// FullHelp implements help.KeyMap.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.PrevTab, k.NextTab, k.GoTab, k.Home, k.CloseTab},
+		{k.Command, k.Log, k.Help, k.Dismiss, k.Quit, k.ForceQuit},
+	}
+}

@@ -1,0 +1,119 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// handleKey routes a key by mode: ctrl+c always quits; a too-small
+// terminal takes only q; a prompt, the command line, help and log take
+// their keys; in normal mode a capturing page gets every key, else the
+// global keys come first and the rest goes to the active page.
+func (m Model) handleKey(k tea.KeyMsg) (Model, tea.Cmd) {
+	if key.Matches(k, m.keys.ForceQuit) {
+		return m.quit(true)
+	}
+	m.foot.info = "" // any key clears a passing note (errors stay)
+	if m.tooSmall() {
+		if key.Matches(k, m.keys.Quit) {
+			return m.quit(false)
+		}
+		return m, nil
+	}
+	switch m.mode {
+	case modePrompt:
+		return m.answer(k)
+	case modeCommand:
+		return m.commandKey(k)
+	case modeHelp:
+		switch {
+		case key.Matches(k, m.keys.Help, m.keys.Dismiss):
+			m.mode = modeNormal
+		case key.Matches(k, m.keys.Quit):
+			return m.quit(false)
+		}
+		return m, nil
+	case modeLog:
+		switch {
+		case key.Matches(k, m.keys.Log, m.keys.Dismiss):
+			m.mode, m.log = modeNormal, m.log.Close()
+			return m, nil
+		case key.Matches(k, m.keys.Quit):
+			return m.quit(false)
+		}
+		var cmd tea.Cmd
+		m.log, cmd = m.log.Update(k)
+		return m, cmd
+	}
+	if m.capturing() {
+		return m.toPage(k)
+	}
+	return m.globalKey(k)
+}
+
+// globalKey handles the shell's keys in normal mode.
+func (m Model) globalKey(k tea.KeyMsg) (Model, tea.Cmd) {
+	switch {
+	case key.Matches(k, m.keys.Dismiss) && m.foot.err != "":
+		m.foot.err = ""
+		return m.layout(), nil
+	case key.Matches(k, m.keys.Quit):
+		return m.quit(false)
+	case key.Matches(k, m.keys.Help):
+		m.mode = modeHelp
+	case key.Matches(k, m.keys.Command):
+		m.mode = modeCommand
+		m.cmdline.Reset()
+		cmd := m.cmdline.Focus()
+		return m.layout(), cmd
+	case key.Matches(k, m.keys.Log):
+		var cmd tea.Cmd
+		m.mode = modeLog
+		m.log, cmd = m.log.Open()
+		return m, cmd
+	case key.Matches(k, m.keys.PrevTab):
+		m.active = (m.active + len(m.tabs)) % (len(m.tabs) + 1)
+	case key.Matches(k, m.keys.NextTab):
+		m.active = (m.active + 1) % (len(m.tabs) + 1)
+	case key.Matches(k, m.keys.Home):
+		m.active = 0
+	case key.Matches(k, m.keys.GoTab):
+		if n := int(k.Runes[0] - '0'); n <= len(m.tabs) {
+			m.active = n
+		} else {
+			m.foot.info = "no tab " + string(k.Runes) + ": " + tabCount(len(m.tabs))
+		}
+	case key.Matches(k, m.keys.CloseTab):
+		return m.closeActive(false)
+	default:
+		return m.toPage(k)
+	}
+	return m, nil
+}
+
+// toPage gives a key to the active page.
+func (m Model) toPage(k tea.KeyMsg) (Model, tea.Cmd) {
+	var cmd tea.Cmd
+	if t := m.activeTab(); t != nil {
+		t.tab, cmd = t.tab.Update(k)
+		return m, cmd
+	}
+	m.list, cmd = m.list.Update(k)
+	return m, cmd
+}
+
+func tabCount(n int) string {
+	switch n {
+	case 0:
+		return "no connection is open yet (enter on a connection opens it)"
+	case 1:
+		return "one tab is open"
+	}
+	return "tabs 1-" + string(rune('0'+min(n, 9))) + " are open"
+}
+
+// tooSmall reports whether the terminal is below MinWidth×MinHeight (a
+// size of 0 means none is known yet).
+func (m Model) tooSmall() bool {
+	return m.c.Width > 0 && (m.c.Width < MinWidth || m.c.Height < MinHeight)
+}

@@ -1,0 +1,219 @@
+package tui
+
+import (
+	"context"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/connlist"
+	"github.com/nutrab2b/b2bx/tui/logview"
+)
+
+// mode decides who gets the keys (pug's modes).
+type mode int
+
+const (
+	modeNormal  mode = iota // global keys, then the active page
+	modeCommand             // the `:` line takes every key
+	modePrompt              // a y/N question in the footer
+	modeHelp                // `?`: the key help replaces the page
+	modeLog                 // `L`: the session log replaces the page
+)
+
+// MinWidth and MinHeight are the smallest terminal the app draws in.
+const (
+	MinWidth  = 80
+	MinHeight = 24
+)
+
+// Backend connects to a named connection (IO, inside a tea.Cmd) and builds
+// its tab (no IO, inside Update).
+type Backend interface {
+	Connect(ctx context.Context, name string) (*session.Conn, error)
+	NewTab(c *common.Common, id common.TabID, conn *session.Conn) Tab
+}
+
+// Model is the app's root model: tabs bar, the active page (the
+// connection list or a connection's tab), status bar and footer.
+type Model struct {
+	c    *common.Common
+	ctx  context.Context
+	keys KeyMap
+	be   Backend
+
+	list    connlist.Model
+	log     logview.Model
+	help    help.Model
+	cmdline textinput.Model
+
+	tabs    []openTab
+	active  int // 0: the connection list; i > 0: tabs[i-1]
+	nextID  common.TabID
+	opening map[common.TabID]pendingOpen
+	startup []common.TabID // connections Init connects (b2bx demo)
+
+	mode   mode
+	prompt *prompt
+	foot   footer
+	bodyH  int
+}
+
+// pendingOpen is a connection being connected in the background.
+type pendingOpen struct {
+	name  string
+	focus bool // make it the active tab when it opens
+}
+
+// openedMsg is the result of connecting: the shell builds the tab.
+type openedMsg struct {
+	id   common.TabID
+	name string
+	conn *session.Conn
+	err  error
+}
+
+// New builds the root model. Nothing is read or opened until the Cmds of
+// Init run, so the first frame never waits on a file, the keyring or the
+// network.
+func New(ctx context.Context, c *common.Common, be Backend, src connlist.Source, lh *logview.Handler, listOpts connlist.Options, open []string) Model {
+	ti := textinput.New()
+	ti.Prompt = ":"
+	ti.CharLimit = 200
+	_ = ti.Cursor.SetMode(cursor.CursorStatic)
+	h := help.New()
+	h.ShortSeparator = " · "
+	h.Styles.ShortKey, h.Styles.FullKey = c.Styles.Key, c.Styles.Key
+	h.Styles.ShortDesc, h.Styles.FullDesc = c.Styles.Muted, c.Styles.App
+	h.Styles.ShortSeparator, h.Styles.FullSeparator = c.Styles.Muted, c.Styles.Muted
+	m := Model{
+		c: c, ctx: ctx, keys: DefaultKeyMap(), be: be,
+		list: connlist.New(ctx, c, src, listOpts), log: logview.NewModel(c, lh),
+		help: h, cmdline: ti, nextID: 1, opening: map[common.TabID]pendingOpen{},
+	}
+	for i, name := range open {
+		id := m.newID()
+		m.opening[id] = pendingOpen{name: name, focus: i == 0}
+		m.startup = append(m.startup, id)
+	}
+	return m
+}
+
+// newID hands out the next tab ID; IDs are never reused.
+func (m *Model) newID() common.TabID {
+	id := m.nextID
+	m.nextID++
+	return id
+}
+
+// Init loads the connection list and connects the startup connections.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.list.Init()}
+	for _, id := range m.startup {
+		cmds = append(cmds, m.connect(id, m.opening[id].name))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update: window size, then keys by mode, then the shell's own messages,
+// then owner-tagged results to their tab; anything else goes to every page
+// (cursor blinks and ticks carry their own IDs).
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.c.Width, m.c.Height = msg.Width, msg.Height
+		return m.layout(), nil
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	case connlist.OpenMsg:
+		return m.openConn(msg.Name, true)
+	case openedMsg:
+		return m.opened(msg)
+	case common.Info:
+		m.foot = m.foot.withInfo(msg)
+		return m.layout(), nil
+	case common.ErrorMsg:
+		return m.showError(msg), nil
+	case logview.TickMsg:
+		var cmd tea.Cmd
+		m.log, cmd = m.log.Update(msg)
+		return m, cmd
+	case common.Owned:
+		return m.route(msg)
+	}
+	return m.broadcast(msg)
+}
+
+// route hands an owner-tagged result to its tab; a result for a closed tab
+// is dropped (its work was cancelled when it closed).
+func (m Model) route(msg common.Owned) (Model, tea.Cmd) {
+	i := m.tabIndex(msg.Owner())
+	if i < 0 {
+		return m, nil
+	}
+	var cmd tea.Cmd
+	m.tabs[i].tab, cmd = m.tabs[i].tab.Update(msg)
+	return m, cmd
+}
+
+// broadcast gives a message no one owns to every page.
+func (m Model) broadcast(msg tea.Msg) (Model, tea.Cmd) {
+	cmds := make([]tea.Cmd, 0, len(m.tabs)+1)
+	var cmd tea.Cmd
+	m.list, cmd = m.list.Update(msg)
+	cmds = append(cmds, cmd)
+	for i := range m.tabs {
+		m.tabs[i].tab, cmd = m.tabs[i].tab.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	if m.mode == modeCommand {
+		m.cmdline, cmd = m.cmdline.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	return m, tea.Batch(cmds...)
+}
+
+// tabIndex is the index in m.tabs of the tab with id, or -1.
+func (m Model) tabIndex(id common.TabID) int {
+	for i, t := range m.tabs {
+		if t.id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// activeTab is the active connection tab, or nil on the connection list.
+func (m Model) activeTab() *openTab {
+	if m.active <= 0 || m.active > len(m.tabs) {
+		return nil
+	}
+	return &m.tabs[m.active-1]
+}
+
+// capturing reports whether the active page wants every key.
+func (m Model) capturing() bool {
+	if t := m.activeTab(); t != nil {
+		return t.tab.Capturing()
+	}
+	return m.list.Capturing()
+}
+
+// layout gives every page the body's size (the terminal minus tabs bar,
+// status bar and footer).
+func (m Model) layout() Model {
+	w := m.c.Width
+	m.bodyH = max(m.c.Height-2-m.footerHeight(), 1)
+	m.list = m.list.SetSize(w, m.bodyH)
+	m.log = m.log.SetSize(w, m.bodyH)
+	m.help.Width = w
+	m.cmdline.Width = max(w-2, 10)
+	for i := range m.tabs {
+		m.tabs[i].tab = m.tabs[i].tab.SetSize(w, m.bodyH)
+	}
+	return m
+}
