@@ -7,5 +7,10 @@
 // key secrets and claim tokens redact in every formatting path and never
 // appear in URLs, logs or errors. Every operation gets a correlation ID sent
 // as X-Correlation-ID, logged, and exposed on results and errors. Transient
-// failures are retried on the contract's schedule; 4xx are never retried.
+// failures are retried on the contract's schedule, or after the server's
+// Retry-After, but never past the context's deadline or, for calls that
+// carry a claim token, the lease; 4xx are never retried. Answers are
+// bounded: paging stops after MaxPages or a repeated cursor, unusable
+// listed entries are skipped and reported, and a payload is never read
+// past its announced size or MaxPayloadSize.
 package apiclient

@@ -27,7 +27,9 @@ const MaxRetryAfter = 24 * time.Hour
 // LeaseMargin is how much of a claim's lease must be left after a retry's
 // wait: time for the request itself (a 16 MiB payload, an acknowledge
 // over a slow link). A retry that needs the claim token is not scheduled
-// when now + wait + LeaseMargin passes the claim's ExpiresAt.
+// when now + wait + LeaseMargin passes the claim's ExpiresAt. ExpiresAt is
+// the server's time and now is Config.Now, so the margin also absorbs a
+// small clock difference.
 const LeaseMargin = 30 * time.Second
 
 // ErrLeaseTooShort matches a retry of a payload read or an acknowledge
