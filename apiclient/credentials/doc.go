@@ -10,6 +10,9 @@
 // github.com/zalando/go-keyring (service "b2bx", account
 // "<profile>/<key id>"), with a timeout on every call and errors that say
 // what to do (ErrNoService, ErrLocked, ErrNotFound, ErrTooLarge,
-// ErrTimeout). Resolve finds each key's secret in the store first, then in
+// ErrTimeout). Its calls are serialised; a call that timed out may still
+// complete (an unlock prompt answered late), so until it returns further
+// calls fail at once and Settle waits for it: a rollback never runs before
+// a late write. Resolve finds each key's secret in the store first, then in
 // $B2BX_API_KEY, and says where it came from.
 package credentials

@@ -120,7 +120,25 @@ func usesText(uses []Use) string {
 // Sticky wraps store so that after a call fails because the keyring is
 // unreachable (ErrNoService, ErrLocked, ErrTimeout) later calls fail the
 // same way at once: listing twenty profiles must not wait twenty timeouts.
+// The result is a Settler: Settle waits for the wrapped store's pending
+// call and, once the keyring has answered, lifts a timeout's stickiness so
+// an undo can run.
 func Sticky(store SecretStore) SecretStore { return &sticky{SecretStore: store} }
+
+// Settle implements Settler.
+func (s *sticky) Settle(ctx context.Context) error {
+	if st, ok := s.SecretStore.(Settler); ok {
+		if err := st.Settle(ctx); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	if errors.Is(s.dead, ErrTimeout) {
+		s.dead = nil
+	}
+	s.mu.Unlock()
+	return nil
+}
 
 type sticky struct {
 	SecretStore

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/zalando/go-keyring"
@@ -94,11 +95,27 @@ func (e *StoreError) Unwrap() []error {
 
 // KeyringStore is the SecretStore on the OS keyring (Secret Service on
 // Linux and BSD, Keychain on macOS, Credential Manager on Windows).
+//
+// Calls are serialised: one keyring call at a time per store. A call that
+// times out is abandoned but may still complete (an unlock prompt answered
+// late); until it does, further calls fail at once with ErrTimeout and say
+// which call is pending, so nothing overtakes it. Settle waits for it, so
+// an undo can run after the late write instead of before it.
 type KeyringStore struct {
 	backend   keyring.Keyring
 	timeout   time.Duration
 	goos      string
 	preflight func() error // fails fast when no keyring can be reached
+
+	mu      sync.Mutex
+	current *inflight // the running call, nil when idle
+}
+
+// inflight is one running keyring call.
+type inflight struct {
+	op, profile, keyID string
+	done               chan struct{} // closed when the provider returned
+	abandoned          bool          // its caller timed out; guarded by KeyringStore.mu
 }
 
 // Option configures a KeyringStore.
@@ -185,9 +202,9 @@ func (k *KeyringStore) Delete(ctx context.Context, profile, keyID string) error 
 }
 
 // call runs f on its own goroutine and gives up after the timeout or when
-// ctx ends: some providers block on an unlock prompt or a dead bus. The
-// abandoned goroutine finishes (or not) on its own; a write it completes
-// late is harmless because the next write replaces it.
+// ctx ends: some providers block on an unlock prompt or a dead bus. Only
+// one call runs at a time; see KeyringStore for what happens to a call
+// that was given up.
 func (k *KeyringStore) call(ctx context.Context, op, profile, keyID string, f func() error) error {
 	if k.preflight != nil {
 		if err := k.preflight(); err != nil {
@@ -196,19 +213,110 @@ func (k *KeyringStore) call(ctx context.Context, op, profile, keyID string, f fu
 	}
 	tctx, cancel := context.WithTimeout(ctx, k.timeout)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- f() }()
+	c, err := k.begin(tctx, &inflight{op: op, profile: profile, keyID: keyID, done: make(chan struct{})})
+	if err != nil {
+		return k.waitErr(ctx, op, profile, keyID, err)
+	}
+	res := make(chan error, 1)
+	go func() {
+		res <- f()
+		k.mu.Lock()
+		k.current = nil
+		close(c.done)
+		k.mu.Unlock()
+	}()
 	select {
-	case err := <-done:
-		if err == nil {
-			return nil
+	case err := <-res:
+		return k.result(op, profile, keyID, err)
+	case <-tctx.Done():
+	}
+	k.mu.Lock()
+	select {
+	case <-c.done: // finished just now: take its result
+		k.mu.Unlock()
+		return k.result(op, profile, keyID, <-res)
+	default:
+		c.abandoned = true
+		k.mu.Unlock()
+	}
+	return k.waitErr(ctx, op, profile, keyID, nil)
+}
+
+// errPending is the cause of a call refused because an abandoned one is
+// still running.
+type errPending struct{ c *inflight }
+
+func (e *errPending) Error() string {
+	return "an earlier keyring call (" + e.c.op + " " + Account(e.c.profile, e.c.keyID) +
+		") did not answer in time and is still pending; b2bx makes no further keyring call until it returns"
+}
+
+// begin waits for a running call to end and registers a new one; it
+// refuses at once when the running call was abandoned.
+func (k *KeyringStore) begin(ctx context.Context, c *inflight) (*inflight, error) {
+	for {
+		k.mu.Lock()
+		cur := k.current
+		if cur == nil {
+			k.current = c
+			k.mu.Unlock()
+			return c, nil
 		}
-		return k.fail(op, profile, keyID, classify(err), err)
+		abandoned := cur.abandoned
+		k.mu.Unlock()
+		if abandoned {
+			return nil, &errPending{c: cur}
+		}
+		select {
+		case <-cur.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// waitErr is the error of a call that ran out of time (cause nil) or was
+// refused (cause *errPending).
+func (k *KeyringStore) waitErr(ctx context.Context, op, profile, keyID string, cause error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("keyring %s %s: %w", op, Account(profile, keyID), ctx.Err())
+	}
+	var pe *errPending
+	if errors.As(cause, &pe) {
+		return k.fail(op, profile, keyID, ErrTimeout, cause)
+	}
+	return k.fail(op, profile, keyID, ErrTimeout, nil)
+}
+
+func (k *KeyringStore) result(op, profile, keyID string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return k.fail(op, profile, keyID, classify(err), err)
+}
+
+// errStillPending is the cause of a Settle that waited in vain.
+var errStillPending = errors.New("still pending after waiting once more; it may complete whenever the keyring answers")
+
+// Settle implements Settler: it waits, at most the store's timeout, until
+// no abandoned call is pending.
+func (k *KeyringStore) Settle(ctx context.Context) error {
+	k.mu.Lock()
+	cur := k.current
+	k.mu.Unlock()
+	if cur == nil {
+		return nil
+	}
+	tctx, cancel := context.WithTimeout(ctx, k.timeout)
+	defer cancel()
+	select {
+	case <-cur.done:
+		return nil
 	case <-tctx.Done():
 		if ctx.Err() != nil {
-			return fmt.Errorf("keyring %s %s: %w", op, Account(profile, keyID), ctx.Err())
+			return fmt.Errorf("waiting for the keyring: %w", ctx.Err())
 		}
-		return k.fail(op, profile, keyID, ErrTimeout, nil)
+		return k.fail(cur.op, cur.profile, cur.keyID, ErrTimeout, errStillPending)
 	}
 }
 

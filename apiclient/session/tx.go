@@ -104,6 +104,15 @@ func (tx *Tx) rollbackErr(keys []prior, cause error) error {
 		}
 		accounts += credentials.Account(tx.profile, p.keyID)
 	}
-	return fmt.Errorf("%w (%v): the keyring entries %s may hold the new secret or none; check them with 'b2bx conn ls' and store the right one with 'b2bx conn set-secret %s'",
-		ErrRollbackFailed, cause, accounts, tx.profile)
+	// The store error's hint was already given with the first failure.
+	why := cause.Error()
+	var se *credentials.StoreError
+	if errors.As(cause, &se) {
+		why = se.Kind.Error()
+		if se.Err != nil && !errors.Is(se.Err, se.Kind) {
+			why += ": " + se.Err.Error()
+		}
+	}
+	return fmt.Errorf("%w (%s): the keyring entries %s may hold the new secret or none; check them with 'b2bx conn ls' and store the right one with 'b2bx conn set-secret %s'",
+		ErrRollbackFailed, why, accounts, tx.profile)
 }
