@@ -17,7 +17,7 @@ func init() {
 }
 
 // fetchChecks are the integrity checks plus the durable store, each true
-// only when it ran and passed.
+// only when it ran and passed (checkStates tells failed from not run).
 type fetchChecks struct {
 	SizeHeader  bool `json:"sizeHeader"`
 	SizeListing bool `json:"sizeListing"`
@@ -36,6 +36,7 @@ type fetchJSON struct {
 	Bytes             int64                   `json:"bytes"`
 	SHA256            string                  `json:"sha256"`
 	Checks            fetchChecks             `json:"checks"`
+	CheckStates       map[string]worker.State `json:"checkStates"` // "passed", "failed" or "not run"
 	FailedChecks      []apiclient.CheckResult `json:"failedChecks,omitempty"`
 	Path              string                  `json:"path"`
 	AlreadyStored     bool                    `json:"alreadyStored"`
@@ -48,6 +49,15 @@ type fetchJSON struct {
 	CorrelationID     string                  `json:"correlationId,omitempty"`
 	FailedStep        string                  `json:"failedStep,omitempty"`
 	Error             string                  `json:"error,omitempty"`
+	// Skipped are listed entries the client refused and passed over
+	// while looking for this one (raw strings, escaped).
+	Skipped []apiclient.SkippedEntry `json:"skipped,omitempty"`
+}
+
+// fetchEmptyJSON is the --json output when --next finds nothing due.
+type fetchEmptyJSON struct {
+	Empty   bool                     `json:"empty"`
+	Skipped []apiclient.SkippedEntry `json:"skipped,omitempty"`
 }
 
 func runFetch(ctx context.Context, e *env, args []string) int {
@@ -78,27 +88,43 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	}
 	w := worker.New(ac.client, store, ac.log)
 
-	var entry apiclient.Entry
-	if *next {
-		entry, err = w.Next(ctx)
-		if errors.Is(err, worker.ErrEmpty) {
-			fmt.Fprintln(e.stderr, "b2bx fetch: no due deliveries")
-			if *asJSON {
-				return emitJSON(e, "fetch", map[string]bool{"empty": true})
-			}
-			return exitOK
+	id := ""
+	if !*next {
+		id = pos[0]
+	}
+	choice, err := w.Choose(ctx, id)
+	reportSkipped(e, "fetch", choice.Skipped)
+	if errors.Is(err, worker.ErrEmpty) {
+		fmt.Fprintln(e.stderr, "b2bx fetch: no due deliveries")
+		if *asJSON {
+			return emitJSON(e, "fetch", fetchEmptyJSON{Empty: true, Skipped: choice.Skipped})
 		}
-	} else {
-		entry, err = w.Find(ctx, pos[0])
+		return exitOK
 	}
 	if err != nil {
 		return fail(e, "fetch", *asJSON, exitAPI, err)
 	}
-	return fetchEntry(ctx, e, w, store, entry, *ack, *out, *asJSON)
+	return fetchEntry(ctx, e, w, store, choice, *ack, *out, *asJSON)
+}
+
+// reportSkipped tells on stderr which listed entries the client refused.
+func reportSkipped(e *env, name string, skipped []apiclient.SkippedEntry) {
+	if len(skipped) == 0 {
+		return
+	}
+	fmt.Fprintf(e.stderr, "b2bx %s: %d listed deliveries cannot be processed safely and were passed over; tell the partner's operator:\n", name, len(skipped))
+	for _, s := range skipped {
+		id := termsafe.String(s.DeliveryAttemptID)
+		if id == "" {
+			id = fmt.Sprintf("(entry %d of its page, no usable ID)", s.Index)
+		}
+		fmt.Fprintf(e.stderr, "  %s: %s\n", id, termsafe.String(s.Reason))
+	}
 }
 
 // fetchEntry runs the worker for one listed entry and reports.
-func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Store, entry apiclient.Entry, ack bool, outDir string, asJSON bool) int {
+func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Store, choice worker.Choice, ack bool, outDir string, asJSON bool) int {
+	entry := choice.Entry
 	var exported string
 	var stopProgress func()
 	opts := worker.Options{Ack: ack}
@@ -112,8 +138,11 @@ func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Stor
 		}
 	}
 	if outDir != "" {
+		// Checked before claiming: an unusable target must not spend a
+		// lease and one of the entry's attempts.
+		opts.PreflightExport = func() error { return store.CheckExport(outDir, entry.DeliveryAttemptID) }
 		opts.Export = func(st *spool.Stored) error {
-			p, err := store.Export(st, outDir)
+			p, err := store.ExportContext(ctx, st, outDir)
 			exported = p
 			return err
 		}
@@ -123,7 +152,7 @@ func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Stor
 		stopProgress()
 	}
 	j := fetchResult(res)
-	j.Out = exported
+	j.Out, j.Skipped = exported, choice.Skipped
 	code := fetchExit(res)
 	if asJSON {
 		if c := emitJSON(e, "fetch", j); c != exitOK && code == exitOK {
@@ -138,21 +167,18 @@ func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Stor
 	return code
 }
 
-// fetchExit maps the failed step to the exit code: 5 for local storage,
-// 4 for a payload that failed verification or broke off mid-stream
-// (nothing acknowledged), 3 for API answers and network failures.
+// fetchExit maps the worker's failure class to the exit code: 5 for local
+// storage, 4 for a payload that failed verification or broke off
+// mid-stream (nothing acknowledged), 3 for API answers and network
+// failures.
 func fetchExit(res *worker.Result) int {
-	switch res.FailedStep {
-	case "":
+	switch worker.Classify(res) {
+	case worker.ClassOK:
 		return exitOK
-	case worker.StepStore, worker.StepExport, worker.StepRecord:
+	case worker.ClassStorage:
 		return exitStorage
-	case worker.StepVerify:
+	case worker.ClassIntegrity:
 		return exitIntegrity
-	case worker.StepDownload:
-		if errors.Is(res.Err, apiclient.ErrIntegrity) {
-			return exitIntegrity
-		}
 	}
 	return exitAPI
 }
@@ -163,15 +189,21 @@ func fetchResult(res *worker.Result) fetchJSON {
 		DeliveryAttemptID: en.DeliveryAttemptID, InterchangeID: en.InterchangeID, MessageType: en.MessageType,
 		Bytes: en.PayloadSize, SHA256: en.PayloadSHA256, CorrelationID: res.CorrelationID,
 		FailedStep: string(res.FailedStep), Acknowledged: res.Acknowledged,
+		CheckStates: map[string]worker.State{},
+	}
+	passed := map[string]*bool{apiclient.CheckSizeHeader: &j.Checks.SizeHeader, apiclient.CheckSizeListing: &j.Checks.SizeListing,
+		apiclient.CheckHashHeader: &j.Checks.HashHeader, apiclient.CheckHashListing: &j.Checks.HashListing,
+		apiclient.CheckTrailer: &j.Checks.Trailer, worker.CheckStored: &j.Checks.Stored}
+	for _, c := range res.Checks() {
+		j.CheckStates[c.Name] = c.State
+		*passed[c.Name] = c.State == worker.StatePassed
 	}
 	if r := res.Report; r != nil {
 		j.Bytes, j.SHA256 = r.Bytes, r.SHA256
-		j.Checks = fetchChecks{SizeHeader: r.SizeHeader.OK, SizeListing: r.SizeListing.OK, HashHeader: r.HashHeader.OK,
-			HashListing: r.HashListing.OK, Trailer: r.TrailerCheck.OK}
 		j.FailedChecks = r.Failed()
 	}
 	if st := res.Stored; st != nil {
-		j.Checks.Stored, j.Path, j.AlreadyStored = true, st.Path, st.AlreadyStored
+		j.Path, j.AlreadyStored = st.Path, st.AlreadyStored
 	}
 	if rc := res.Receipt; rc != nil {
 		at := rc.AcknowledgedAt.UTC()
@@ -187,24 +219,17 @@ func fetchResult(res *worker.Result) fetchJSON {
 	return j
 }
 
-func okWord(ok bool) string {
-	if ok {
+// stateWord is a check's state in the human output: a check that never
+// ran (nothing was downloaded, or an earlier step failed) is "not run",
+// not a failure.
+func stateWord(s worker.State) string {
+	switch s {
+	case worker.StatePassed:
 		return "ok"
-	}
-	return "FAILED"
-}
-
-// storedWord tells a failed durable write apart from one that was never
-// attempted because the download did not verify (or never happened).
-func storedWord(j fetchJSON) string {
-	switch {
-	case j.Checks.Stored:
-		return "ok"
-	case j.FailedStep == string(worker.StepStore):
+	case worker.StateFailed:
 		return "FAILED"
-	default:
-		return "skipped"
 	}
+	return "not run"
 }
 
 // printFetch writes the human summary; server values are sanitised.
@@ -213,9 +238,10 @@ func printFetch(e *env, j fetchJSON, ackRequested bool) {
 	fmt.Fprintf(w, "delivery      %s (%s)\n", termsafe.String(j.DeliveryAttemptID), termsafe.String(j.MessageType))
 	fmt.Fprintf(w, "size          %d bytes (%s)\n", j.Bytes, humanBytes(j.Bytes))
 	fmt.Fprintf(w, "sha256        %s\n", termsafe.String(j.SHA256))
-	c := j.Checks
+	c := j.CheckStates
 	fmt.Fprintf(w, "checks        sizeHeader %s, sizeListing %s, hashHeader %s, hashListing %s, trailer %s, stored %s\n",
-		okWord(c.SizeHeader), okWord(c.SizeListing), okWord(c.HashHeader), okWord(c.HashListing), okWord(c.Trailer), storedWord(j))
+		stateWord(c[apiclient.CheckSizeHeader]), stateWord(c[apiclient.CheckSizeListing]), stateWord(c[apiclient.CheckHashHeader]),
+		stateWord(c[apiclient.CheckHashListing]), stateWord(c[apiclient.CheckTrailer]), stateWord(c[worker.CheckStored]))
 	for _, f := range j.FailedChecks {
 		fmt.Fprintf(w, "  %-11s want %s, got %s", f.Name, termsafe.String(f.Want), termsafe.String(f.Got))
 		if f.Detail != "" {

@@ -4,13 +4,21 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 )
@@ -79,37 +87,97 @@ func TestFetchSuccess(t *testing.T) {
 	require.Contains(t, errOut, "no due deliveries")
 }
 
+// chunkingProxy serves the simulator through a reverse proxy that hands
+// payload bodies on in flushed 1 KiB chunks with short pauses, like a
+// slow link, and counts the chunks.
+func chunkingProxy(t *testing.T, target string) (string, *atomic.Int64) {
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	chunks := &atomic.Int64{}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.FlushInterval = -1 // flush after every write
+	rp.ModifyResponse = func(r *http.Response) error {
+		if strings.HasSuffix(r.Request.URL.Path, "/payload") {
+			r.Body = &chunkedBody{rc: r.Body, chunks: chunks}
+		}
+		return nil
+	}
+	srv := httptest.NewServer(rp)
+	t.Cleanup(srv.Close)
+	return srv.URL, chunks
+}
+
+type chunkedBody struct {
+	rc     io.ReadCloser
+	chunks *atomic.Int64
+}
+
+func (b *chunkedBody) Read(p []byte) (int, error) {
+	if len(p) > 1024 {
+		p = p[:1024]
+	}
+	n, err := b.rc.Read(p)
+	if n > 0 && b.chunks.Add(1)%4 == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	return n, err
+}
+
+func (b *chunkedBody) Close() error { return b.rc.Close() }
+
 func TestFetchHumanOutputAndProgress(t *testing.T) {
 	s := newSimEnv(t)
 	pretendTerminal(t)
-	id := s.add(t, "CONTRL", ediPayload(2<<20), partnersim.PayloadFault{BytesPerSecond: 8 << 20})
-	code, out, errOut := s.run(t, "", "fetch", id, "--ack")
+	data := ediPayload(2 << 20)
+	id := s.add(t, "CONTRL", data, partnersim.PayloadFault{})
+	proxy, chunks := chunkingProxy(t, s.srv.URL)
+	start := time.Now()
+	code, out, errOut := runCmd(t, "", s.env, "fetch", id, "--ack", "--url", proxy, "--connection", cliConn)
+	elapsed := time.Since(start)
 	require.Equal(t, exitOK, code, errOut)
 	require.Contains(t, out, "delivery      "+id+" (CONTRL)")
-	require.Contains(t, out, "checks        sizeHeader ok, sizeListing ok, hashHeader ok, hashListing ok, trailer ok, stored ok")
+	require.Contains(t, out, checksLine("ok", "ok", "ok", "ok", "ok", "ok"))
 	require.Contains(t, out, "acknowledged  receipt ")
 	require.Contains(t, errOut, "\r\x1b[K"+id)
 	require.Contains(t, errOut, "100%")
-	require.Less(t, strings.Count(errOut, "\r"), 40, "redrawn at ~10 Hz, not per chunk")
+
+	redraws, n := strings.Count(errOut, "\r"), chunks.Load()
+	require.GreaterOrEqual(t, n, int64(len(data)/1024), "the payload arrived in many small chunks")
+	require.GreaterOrEqual(t, redraws, 2, "drawn while running and once at the end")
+	require.Less(t, redraws*20, int(n), "redrawn on a tick, not per chunk")
+	require.LessOrEqual(t, redraws, int(elapsed/progressInterval)+2, "at most ~10 Hz plus the final state")
+}
+
+// checksLine is the human output's checks line for the six states in
+// order: sizeHeader, sizeListing, hashHeader, hashListing, trailer, stored.
+func checksLine(words ...string) string {
+	names := []string{"sizeHeader", "sizeListing", "hashHeader", "hashListing", "trailer", "stored"}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " " + words[i]
+	}
+	return "checks        " + strings.Join(parts, ", ") + "\n"
 }
 
 func TestFetchFailuresExitCodes(t *testing.T) {
 	data := ediPayload(64 << 10)
+	const ok, bad, no = "passed", "failed", "not run"
 	for _, tc := range []struct {
 		name   string
 		fault  partnersim.PayloadFault
 		ep     *partnersim.EndpointFault
 		code   int
-		check  string // a check that must be false in the JSON
+		states []string // sizeHeader, sizeListing, hashHeader, hashListing, trailer, stored
 		errMsg string
 	}{
-		{name: "hash header", fault: partnersim.PayloadFault{WrongHashHeader: true}, code: exitIntegrity, check: "hashHeader", errMsg: "hashHeader failed"},
-		{name: "listing size", fault: partnersim.PayloadFault{WrongListingSize: true}, code: exitIntegrity, check: "sizeListing", errMsg: "sizeListing failed"},
-		{name: "trailer failed", fault: partnersim.PayloadFault{Trailer: partnersim.TrailerFailed}, code: exitIntegrity, check: "trailer", errMsg: "trailer failed"},
-		{name: "truncated", fault: partnersim.PayloadFault{Truncate: true, TruncateAt: 1000}, code: exitIntegrity, check: "sizeHeader", errMsg: "sizeHeader failed"},
-		{name: "reset", fault: partnersim.PayloadFault{Reset: true, ResetAt: 1000}, code: exitIntegrity, check: "trailer", errMsg: "read failed"},
-		{name: "payload 500", ep: &partnersim.EndpointFault{Endpoint: partnersim.EndpointPayload, Status: 500}, code: exitAPI, check: "trailer", errMsg: "ERR_B2B_EXCHANGE_INTERNAL"},
-		{name: "claim conflict", ep: &partnersim.EndpointFault{Endpoint: partnersim.EndpointClaim, Status: 409}, code: exitAPI, check: "stored", errMsg: "ERR_B2B_EXCHANGE_CONFLICT"},
+		{name: "hash header", fault: partnersim.PayloadFault{WrongHashHeader: true}, code: exitIntegrity, states: []string{ok, ok, bad, ok, ok, no}, errMsg: "hashHeader failed"},
+		{name: "listing size", fault: partnersim.PayloadFault{WrongListingSize: true}, code: exitIntegrity, states: []string{ok, bad, ok, ok, ok, no}, errMsg: "sizeListing failed"},
+		{name: "trailer failed", fault: partnersim.PayloadFault{Trailer: partnersim.TrailerFailed}, code: exitIntegrity, states: []string{ok, ok, ok, ok, bad, no}, errMsg: "trailer failed"},
+		{name: "truncated", fault: partnersim.PayloadFault{Truncate: true, TruncateAt: 1000}, code: exitIntegrity, states: []string{bad, bad, bad, bad, bad, no}, errMsg: "sizeHeader failed"},
+		{name: "reset", fault: partnersim.PayloadFault{Reset: true, ResetAt: 1000}, code: exitIntegrity, states: []string{bad, bad, bad, bad, bad, no}, errMsg: "read failed"},
+		{name: "payload 500", ep: &partnersim.EndpointFault{Endpoint: partnersim.EndpointPayload, Status: 500}, code: exitAPI, states: []string{no, no, no, no, no, no}, errMsg: "ERR_B2B_EXCHANGE_INTERNAL"},
+		{name: "payload 503", ep: &partnersim.EndpointFault{Endpoint: partnersim.EndpointPayload, Status: 503, Times: 20}, code: exitAPI, states: []string{no, no, no, no, no, no}, errMsg: "ERR_B2B_EXCHANGE_UNAVAILABLE"},
+		{name: "claim conflict", ep: &partnersim.EndpointFault{Endpoint: partnersim.EndpointClaim, Status: 409}, code: exitAPI, states: []string{no, no, no, no, no, no}, errMsg: "ERR_B2B_EXCHANGE_CONFLICT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSimEnv(t)
@@ -120,8 +188,14 @@ func TestFetchFailuresExitCodes(t *testing.T) {
 			code, out, errOut := s.run(t, "", "fetch", id, "--ack", "--json")
 			require.Equal(t, tc.code, code, errOut)
 			j := decodeJSON[map[string]any](t, out)
-			require.Equal(t, false, j["checks"].(map[string]any)[tc.check])
-			require.Equal(t, false, j["checks"].(map[string]any)["stored"])
+			names := []string{"sizeHeader", "sizeListing", "hashHeader", "hashListing", "trailer", "stored"}
+			wantStates, wantBools := map[string]any{}, map[string]any{}
+			for i, n := range names {
+				wantStates[n] = tc.states[i]
+				wantBools[n] = tc.states[i] == ok
+			}
+			require.Equal(t, wantStates, j["checkStates"], "failed only where a check ran and failed")
+			require.Equal(t, wantBools, j["checks"], "the bools stay: true only when passed")
 			require.Equal(t, false, j["acknowledged"])
 			require.Contains(t, j["error"], tc.errMsg)
 			require.Contains(t, errOut, tc.errMsg)
@@ -135,10 +209,17 @@ func TestFetchFailuresExitCodes(t *testing.T) {
 			}
 
 			id2 := s.add(t, "ORDRSP", data, tc.fault) // the human output of the same failure
+			if tc.ep != nil {
+				s.sim.InjectFault(*tc.ep)
+			}
 			code, out, _ = s.run(t, "", "fetch", id2, "--ack")
 			require.Equal(t, tc.code, code)
-			require.Contains(t, out, "FAILED")
-			require.Contains(t, out, "stored skipped", "nothing was written, so the store did not fail")
+			words := map[string]string{ok: "ok", bad: "FAILED", no: "not run"}
+			var line []string
+			for _, st := range tc.states {
+				line = append(line, words[st])
+			}
+			require.Contains(t, out, checksLine(line...))
 			require.Contains(t, out, "acknowledged  no")
 		})
 	}
@@ -181,7 +262,7 @@ func TestFetchStorageFailures(t *testing.T) {
 		require.NoError(t, err)
 		code, out, _ = s.run(t, "", "fetch", id2, "--ack")
 		require.Equal(t, exitStorage, code)
-		require.Contains(t, out, "trailer ok, stored FAILED")
+		require.Contains(t, out, checksLine("ok", "ok", "ok", "ok", "ok", "FAILED"))
 	})
 	t.Run("out dir unusable", func(t *testing.T) {
 		s := newSimEnv(t)
@@ -191,8 +272,46 @@ func TestFetchStorageFailures(t *testing.T) {
 		code, out, errOut := s.run(t, "", "fetch", id, "--ack", "--out", bad, "--json")
 		require.Equal(t, exitStorage, code, errOut)
 		require.Equal(t, "export", decodeJSON[map[string]any](t, out)["failedStep"])
-		require.Zero(t, s.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
+		require.Contains(t, errOut, "choose another --out directory")
+		require.Contains(t, errOut, "no lease or attempt was spent")
+		require.Zero(t, s.sim.RequestCount(partnersim.EndpointClaim, ""), "checked before claiming")
+		st, _ := s.sim.Entry(cliConn, id)
+		require.Zero(t, st.Attempts)
 	})
+}
+
+func TestFetchPassesOverBadEntries(t *testing.T) {
+	s := newSimEnv(t)
+	bad, err := s.sim.AddEntry(cliConn, partnersim.Delivery{MessageType: "ORDRSP", Payload: []byte("x"), Fault: partnersim.PayloadFault{MalformedListingHash: true}})
+	require.NoError(t, err)
+	big, err := s.sim.AddEntry(cliConn, partnersim.Delivery{MessageType: "ORDRSP", Payload: []byte("x"), Fault: partnersim.PayloadFault{AnnounceSize: apiclient.MaxPayloadSize + 1}})
+	require.NoError(t, err)
+	good := s.add(t, "ORDRSP", ediPayload(4096), partnersim.PayloadFault{})
+
+	code, out, errOut := s.run(t, "", "fetch", "--next", "--ack", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	j := decodeJSON[map[string]any](t, out)
+	require.Equal(t, good, j["deliveryAttemptId"], "the valid entry is fetched despite the bad ones before it")
+	require.Equal(t, true, j["acknowledged"])
+	require.Len(t, j["skipped"], 2)
+	require.Contains(t, errOut, "2 listed deliveries cannot be processed safely")
+	require.Contains(t, errOut, bad+": ")
+	require.Contains(t, errOut, big+": ")
+	require.Contains(t, errOut, "16 MiB")
+
+	code, _, errOut = s.run(t, "", "fetch", big, "--ack")
+	require.Equal(t, exitAPI, code)
+	require.Contains(t, errOut, "cannot process it safely")
+	require.Contains(t, errOut, "16 MiB")
+	require.NotContains(t, errOut, "not in the mailbox listing")
+	require.Zero(t, s.sim.RequestCount(partnersim.EndpointClaim, big), "no lease spent on it")
+	require.Zero(t, s.sim.RequestCount(partnersim.EndpointClaim, bad))
+
+	code, out, _ = s.run(t, "", "fetch", "--next", "--json")
+	require.Equal(t, exitOK, code)
+	e := decodeJSON[map[string]any](t, out)
+	require.Equal(t, true, e["empty"], "only refused entries are left")
+	require.Len(t, e["skipped"], 2)
 }
 
 func TestFetchOut(t *testing.T) {
