@@ -1,0 +1,113 @@
+package conntab
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/worker"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
+)
+
+// infoCmd and infoErrCmd put a short note into the shell's footer.
+func infoCmd(text string) tea.Cmd {
+	return func() tea.Msg { return common.Info{Text: text} }
+}
+
+func infoErrCmd(text string) tea.Cmd {
+	return func() tea.Msg { return common.Info{Text: text, Err: true} }
+}
+
+// maxErrText caps an error's text in the footer.
+const maxErrText = 400
+
+// apiErrorMsg is an ErrorMsg without the tab, for errorMsgCmd.
+type apiErrorMsg struct{ text, code, action, corr string }
+
+func (m Model) errorMsgCmd(e apiErrorMsg) tea.Cmd {
+	msg := common.ErrorMsg{Tab: m.id, Code: e.code, Action: e.action, CorrelationID: e.corr, Text: e.text}
+	return func() tea.Msg { return msg }
+}
+
+// errorCmd reports err in the footer with its stable code, the client
+// action and the correlation ID (corr when the error carries none).
+func (m Model) errorCmd(err error, corr string) tea.Cmd {
+	return m.errorMsgCmd(describe(err, corr))
+}
+
+// describe extracts what the footer shows from a domain error. Every
+// string is sanitised: error texts can quote server values.
+func describe(err error, corr string) apiErrorMsg {
+	e := apiErrorMsg{text: capText(termsafe.String(err.Error())), corr: corr}
+	var (
+		ae *apiclient.APIError
+		ne *apiclient.NetworkError
+		ie *apiclient.IntegrityError
+		se *worker.StepError
+	)
+	if errors.As(err, &ae) {
+		e.code = termsafe.String(ae.Code)
+		if e.code == "" && ae.HTTPStatus != 0 {
+			e.code = "HTTP " + strconv.Itoa(ae.HTTPStatus)
+		}
+		e.action = ae.Action
+		if ae.CorrelationID != "" {
+			e.corr = ae.CorrelationID
+		}
+		e.text = ae.Op + ": HTTP " + strconv.Itoa(ae.HTTPStatus)
+		if ae.Message != "" {
+			e.text += ": " + capText(termsafe.String(ae.Message))
+		}
+	}
+	if errors.As(err, &ne) {
+		if ne.CorrelationID != "" {
+			e.corr = ne.CorrelationID
+		}
+		e.action = "check the network and the base URL; retry (the same token and correlation ID are reused)"
+	}
+	if errors.As(err, &ie) && ie.Report != nil {
+		if ie.Report.CorrelationID != "" {
+			e.corr = ie.Report.CorrelationID
+		}
+		e.action = "nothing will be acknowledged; the lease runs out and the entry becomes due again — tell the partner's operator with the correlation ID"
+	}
+	if errors.As(err, &se) && se.Step != "" && ae != nil {
+		e.text = string(se.Step) + " " + termsafe.String(se.DeliveryAttemptID) + ": " + e.text
+	}
+	if errors.Is(err, apiclient.ErrLeaseTooShort) {
+		e.action = "nothing was acknowledged; the entry becomes due again when the lease runs out: claim it again then"
+	}
+	return e
+}
+
+func capText(s string) string {
+	if utf8.RuneCountInString(s) <= maxErrText {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:maxErrText]) + "…"
+}
+
+// clock shows a time on the local clock, to the second.
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.Local().Format("15:04:05")
+}
+
+// countdown formats a duration left as m:ss (h:mm:ss above an hour).
+func countdown(d time.Duration) string {
+	d = max(d, 0).Round(time.Second)
+	h, mnt, s := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d", h, mnt, s)
+	}
+	return fmt.Sprintf("%d:%02d", mnt, s)
+}

@@ -1,0 +1,274 @@
+package conntab
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/worker"
+	"github.com/nutrab2b/b2bx/tui/common"
+)
+
+const testTab common.TabID = 7
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// testClock is the tab's clock (Common.Now) and the fake lease's.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// fakeBackend serves pages from memory and hands out fake leases. A
+// claimed entry leaves the listing, like on the server.
+type fakeBackend struct {
+	mu       sync.Mutex
+	clock    *testClock
+	entries  []apiclient.Entry
+	claims   []string
+	leases   []*fakeLease
+	fetchErr map[string]error // Fetch fails for these IDs
+}
+
+func (b *fakeBackend) List(ctx context.Context, limit int, cursor string) (*apiclient.Page, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	start := 0
+	if cursor != "" {
+		if _, err := fmt.Sscanf(cursor, "c%d", &start); err != nil {
+			return nil, err
+		}
+	}
+	start = min(start, len(b.entries))
+	end := min(start+limit, len(b.entries))
+	p := &apiclient.Page{Entries: slices.Clone(b.entries[start:end]), HasMore: end < len(b.entries), CorrelationID: "corr-list"}
+	if p.HasMore {
+		p.NextCursor = fmt.Sprintf("c%d", end)
+	}
+	return p, nil
+}
+
+func (b *fakeBackend) Pages(ctx context.Context, limit int) iter.Seq2[*apiclient.Page, error] {
+	return func(yield func(*apiclient.Page, error) bool) {
+		cursor := ""
+		for {
+			p, err := b.List(ctx, limit, cursor)
+			if !yield(p, err) || err != nil || !p.HasMore {
+				return
+			}
+			cursor = p.NextCursor
+		}
+	}
+}
+
+func (b *fakeBackend) Claim(_ context.Context, e apiclient.Entry) (lease, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.claims = append(b.claims, e.DeliveryAttemptID)
+	b.entries = slices.DeleteFunc(b.entries, func(x apiclient.Entry) bool { return x.DeliveryAttemptID == e.DeliveryAttemptID })
+	l := &fakeLease{entry: e, expires: b.clock.Now().Add(5 * time.Minute), clock: b.clock, fetchErr: b.fetchErr[e.DeliveryAttemptID]}
+	b.leases = append(b.leases, l)
+	return l, nil
+}
+
+func (b *fakeBackend) claimed() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.claims)
+}
+
+func (b *fakeBackend) lastLease() *fakeLease {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.leases[len(b.leases)-1]
+}
+
+// fakeLease follows worker.Lease's rules: CanAck only after a successful
+// Fetch and within the lease.
+type fakeLease struct {
+	mu       sync.Mutex
+	entry    apiclient.Entry
+	expires  time.Time
+	clock    *testClock
+	fetchErr error
+	verified bool
+	acks     int
+	fetches  int
+	released bool
+}
+
+func (l *fakeLease) Entry() apiclient.Entry   { return l.entry }
+func (l *fakeLease) ExpiresAt() time.Time     { return l.expires }
+func (l *fakeLease) CorrelationID() string    { return "corr-lease" }
+func (l *fakeLease) Remaining() time.Duration { return max(l.expires.Sub(l.clock.Now()), 0) }
+
+func (l *fakeLease) Fetch(context.Context, worker.FetchOptions) (*worker.Result, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.fetches++
+	res := &worker.Result{Entry: l.entry}
+	if l.fetchErr != nil {
+		res.FailedStep, res.Err = worker.StepVerify, l.fetchErr
+		return res, l.fetchErr
+	}
+	l.verified = true
+	return res, nil
+}
+
+func (l *fakeLease) CanAck() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.released:
+		return worker.ErrReleased
+	case !l.verified:
+		return fmt.Errorf("acknowledge %s: %w", l.entry.DeliveryAttemptID, worker.ErrNotVerified)
+	case l.Remaining() <= 0:
+		return worker.ErrLeaseExpired
+	}
+	return nil
+}
+
+func (l *fakeLease) Ack(context.Context) (*worker.Result, error) {
+	if err := l.CanAck(); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.acks++
+	return &worker.Result{Entry: l.entry, Acknowledged: true,
+		Receipt: &apiclient.Receipt{ReceiptID: "rcpt-" + l.entry.DeliveryAttemptID, AcknowledgedAt: l.clock.Now()}}, nil
+}
+
+func (l *fakeLease) Release() {
+	l.mu.Lock()
+	l.released = true
+	l.mu.Unlock()
+}
+
+func (l *fakeLease) ackCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.acks
+}
+
+func testEntries(n int) []apiclient.Entry {
+	out := make([]apiclient.Entry, n)
+	types := []string{"ORDRSP", "CONTRL", "APERAK"}
+	for i := range out {
+		out[i] = apiclient.Entry{
+			DeliveryAttemptID: fmt.Sprintf("da-%05d", i),
+			InterchangeID:     fmt.Sprintf("ic-%05d", i),
+			MessageType:       types[i%3],
+			PayloadSize:       int64(1000 + i),
+			PayloadSHA256:     strings.Repeat(fmt.Sprintf("%x", i%16), 64),
+			Status:            "due",
+			CreatedAt:         t0.Add(-time.Duration(n-i) * time.Minute),
+		}
+	}
+	return out
+}
+
+// newTest builds a tab over n fake entries with the first page loaded.
+// Ticks are not scheduled (tests deliver tickMsg themselves).
+func newTest(t testing.TB, n, pageSize int) (Model, *fakeBackend, *testClock) {
+	t.Helper()
+	clk := &testClock{t: t0}
+	be := &fakeBackend{clock: clk, entries: testEntries(n)}
+	c := &common.Common{Width: 120, Height: 40, Styles: common.NewStyles(true), Now: clk.Now}
+	m := newModel(c, testTab, be, Options{PageSize: pageSize, Name: "acme-de"})
+	m.tick = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	m, _ = settle(t, m, m.Init())
+	require.True(t, m.pager.loaded)
+	return m, be, clk
+}
+
+func keyMsg(s string) tea.KeyMsg {
+	switch s {
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+}
+
+// press sends a key and runs what it starts to the end (settle).
+func press(t testing.TB, m Model, k string) (Model, []tea.Msg) {
+	t.Helper()
+	m, cmd := m.Update(keyMsg(k))
+	return settle(t, m, cmd)
+}
+
+// settle is a synchronous event loop: it runs cmd, feeds the tab's own
+// results back into Update until nothing is left, and returns the
+// footer notes (common.Info, common.ErrorMsg). Batches run in order, so a
+// job's work runs before its retry watcher.
+func settle(t testing.TB, m Model, cmd tea.Cmd) (Model, []tea.Msg) {
+	t.Helper()
+	var notes []tea.Msg
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(append([]tea.Cmd{}, msg...), queue...)
+		case common.Info, common.ErrorMsg:
+			notes = append(notes, msg)
+		case common.Owned:
+			var next tea.Cmd
+			m, next = m.Update(msg)
+			queue = append(queue, next)
+		default:
+			t.Fatalf("unexpected message %T", msg)
+		}
+	}
+	return m, notes
+}
+
+// infoText joins the text of the notes.
+func infoText(msgs []tea.Msg) string {
+	var parts []string
+	for _, m := range msgs {
+		switch m := m.(type) {
+		case common.Info:
+			parts = append(parts, m.Text)
+		case common.ErrorMsg:
+			parts = append(parts, m.Line())
+		}
+	}
+	return strings.Join(parts, "\n")
+}

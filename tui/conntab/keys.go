@@ -1,0 +1,54 @@
+package conntab
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is the connection tab's keys. The shell's global keys (q, [, ],
+// 1-9, :, ?, L, ctrl+c) are not used here.
+type KeyMap struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+
+	Next, Prev, Refresh, Bigger, Smaller, Filter, Backlog key.Binding
+
+	Claim, Download, Ack, Process, Enter, Worker, Drop key.Binding
+
+	RetryNow, Cancel key.Binding
+
+	Yes, No key.Binding
+}
+
+// DefaultKeyMap is the tab's key map (shown by the shell's `?` help).
+func DefaultKeyMap() KeyMap {
+	b := func(keys []string, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		Up:       b([]string{"up", "k"}, "↑/k", "up"),
+		Down:     b([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:   b([]string{"pgup", "ctrl+u"}, "pgup", "screen up"),
+		PageDown: b([]string{"pgdown", "ctrl+d"}, "pgdn", "screen down"),
+		Top:      b([]string{"home", "g"}, "g", "first row"),
+		Bottom:   b([]string{"end", "G"}, "G", "last row"),
+
+		Next:    b([]string{"n"}, "n", "next page"),
+		Prev:    b([]string{"p"}, "p", "previous page"),
+		Refresh: b([]string{"r"}, "r", "refresh"),
+		Bigger:  b([]string{"+", "="}, "+", "larger pages"),
+		Smaller: b([]string{"-"}, "-", "smaller pages"),
+		Filter:  b([]string{"/"}, "/", "filter"),
+		Backlog: b([]string{"A"}, "A", "backlog: all pages"),
+
+		Claim:    b([]string{"c"}, "c", "claim"),
+		Download: b([]string{"d"}, "d", "download + verify"),
+		Ack:      b([]string{"a"}, "a", "acknowledge"),
+		Process:  b([]string{"P"}, "P", "process head"),
+		Enter:    b([]string{"enter"}, "enter", "process (head)"),
+		Worker:   b([]string{"W"}, "W", "worker mode on/off"),
+		Drop:     b([]string{"x"}, "x", "drop claim"),
+
+		RetryNow: b([]string{"R"}, "R", "retry now"),
+		Cancel:   b([]string{"esc"}, "esc", "cancel / give up / back"),
+
+		Yes: b([]string{"y", "Y"}, "y", "yes"),
+		No:  b([]string{"n", "N", "esc", "enter"}, "N", "no"),
+	}
+}

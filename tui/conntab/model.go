@@ -1,0 +1,228 @@
+// Package conntab is one connection's tab in the b2bx app: the mailbox
+// table (paging, filter, details, the whole backlog), and the contract's
+// worker order on one entry at a time with live panels: claim with a lease
+// countdown, download with progress and one line per integrity check,
+// acknowledge with the receipt, process the head (P) and worker mode (W).
+//
+// The domain work is apiclient's and worker's; this package only starts
+// it in tea.Cmds and shows it. Every async result is a message tagged
+// with the tab's ID (common.Owned) and a request ID; a result the tab is
+// no longer waiting for is dropped. The claim token lives only inside
+// worker.Lease.
+package conntab
+
+import (
+	"context"
+	"iter"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/apiclient/worker"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/conntab/table"
+)
+
+// DefaultPageSize is the page size a tab starts with (the server's default).
+const DefaultPageSize = 50
+
+// PageSizes are the steps of the + and - keys.
+var PageSizes = []int{10, 20, 50, 100}
+
+// Options tune a tab. The zero value is fine.
+type Options struct {
+	// PageSize is the mailbox page size, 1..100; 0 → DefaultPageSize.
+	PageSize int
+	// Name overrides the tab title (default: the profile name, else the
+	// connection ID).
+	Name string
+	// Export, if set, runs after the durable store and before any
+	// acknowledge (like `b2bx fetch --out`).
+	Export func(st *spool.Stored) error
+}
+
+// lease is what the tab uses of a *worker.Lease (a seam for tests).
+type lease interface {
+	Entry() apiclient.Entry
+	ExpiresAt() time.Time
+	Remaining() time.Duration
+	CorrelationID() string
+	Fetch(ctx context.Context, opts worker.FetchOptions) (*worker.Result, error)
+	CanAck() error
+	Ack(ctx context.Context) (*worker.Result, error)
+	Release()
+}
+
+// backend is the domain calls the tab makes.
+type backend interface {
+	List(ctx context.Context, limit int, cursor string) (*apiclient.Page, error)
+	Pages(ctx context.Context, limit int) iter.Seq2[*apiclient.Page, error]
+	Claim(ctx context.Context, e apiclient.Entry) (lease, error)
+}
+
+// domain is the real backend: the connection's client and a worker.
+type domain struct {
+	client *apiclient.Client
+	w      *worker.Worker
+}
+
+func (d domain) List(ctx context.Context, limit int, cursor string) (*apiclient.Page, error) {
+	return d.client.ListMailbox(ctx, limit, cursor)
+}
+
+func (d domain) Pages(ctx context.Context, limit int) iter.Seq2[*apiclient.Page, error] {
+	return d.client.Pages(ctx, limit)
+}
+
+func (d domain) Claim(ctx context.Context, e apiclient.Entry) (lease, error) {
+	l, err := d.w.Claim(ctx, e, worker.ClaimOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// viewKind is what the table shows.
+type viewKind int
+
+const (
+	viewPage    viewKind = iota // one page of the mailbox
+	viewBacklog                 // every page, loaded by A
+)
+
+// Model is one connection's tab. It is a value; Update returns the new one.
+type Model struct {
+	c      *common.Common
+	id     common.TabID
+	name   string
+	be     backend
+	keys   KeyMap
+	export func(st *spool.Stored) error
+
+	width, height int
+
+	table table.Model
+	view  viewKind
+	pager pager
+	back  *backlogState // the loaded backlog (view == viewBacklog) or nil
+
+	filter    textinput.Model
+	filtering bool
+	prompt    *prompt
+
+	req  uint64 // last request id handed out
+	list *job   // running page or backlog load
+	work *job   // running claim, fetch or ack
+
+	claim   *claimState          // the current (or last) claim; nil when none
+	blocked map[string]time.Time // dropped leases that may still run: ID → about when they end
+
+	auto       bool // P: go on claim → fetch → ack by itself
+	workerMode bool // W: after an acknowledged entry, take the next head
+	stopAfter  bool // W pressed again: stop after this entry
+
+	tick      func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests replace it
+	tickGen   uint64
+	tickEvery time.Duration // 0: no tick scheduled
+
+	initCmd tea.Cmd
+
+	pane string // the bottom pane, rendered in Update (see layout)
+	tabH int    // table height
+}
+
+// New builds the tab for an open connection. Nothing goes over the
+// network until the Cmd of Init runs.
+func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Model {
+	be := domain{client: conn.Client, w: worker.New(conn.Client, conn.Spool, conn.Log)}
+	if opts.Name == "" {
+		opts.Name = conn.Target.Name
+	}
+	if opts.Name == "" {
+		opts.Name = conn.Target.ConnectionID
+	}
+	return newModel(c, id, be, opts)
+}
+
+func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model {
+	size := opts.PageSize
+	if size <= 0 || size > apiclient.MaxListLimit {
+		size = DefaultPageSize
+	}
+	ti := textinput.New()
+	ti.Prompt = "/"
+	ti.Placeholder = "type, interchange, id, status or sha256"
+	ti.CharLimit = 200
+	ti.Cursor.SetMode(cursor.CursorStatic) // no blink ticks: the tab only ticks for countdowns and progress
+	m := Model{
+		c: c, id: id, name: termsafe.String(opts.Name), be: be, keys: DefaultKeyMap(), export: opts.Export,
+		table:  table.New(c.Styles, c.Now),
+		pager:  pager{limit: size, stack: []pageRef{{first: 1}}},
+		filter: ti,
+		tick:   tea.Tick,
+	}
+	m.width, m.height = c.Width, c.Height
+	// The first page's job is made here, so the model the caller keeps
+	// already waits for its answer; Init only hands out its Cmd (once).
+	m, m.initCmd = m.loadPage(m.pager.stack, thenNothing)
+	return m.layout()
+}
+
+// Init loads the first page. Its Cmd runs once even if Init is called
+// again.
+func (m Model) Init() tea.Cmd { return m.initCmd }
+
+// ID is the tab's ID.
+func (m Model) ID() common.TabID { return m.id }
+
+// Title is the tab's title: the connection name, sanitised.
+func (m Model) Title() string { return m.name }
+
+// SetSize sets the tab's area.
+func (m Model) SetSize(w, h int) Model {
+	m.width, m.height = w, h
+	return m.layout()
+}
+
+// Capturing reports whether a text input or a y/N prompt wants every key,
+// so the shell must not take q, [, ], 1-9, :, ? for itself.
+func (m Model) Capturing() bool { return m.filtering || m.prompt != nil }
+
+// Pending says why closing the tab (or quitting) would lose something, or
+// "" when nothing would be lost.
+func (m Model) Pending() string {
+	if m.hasActiveClaim() {
+		cl := m.claim
+		return "an active claim on " + termsafe.String(cl.entry.DeliveryAttemptID) +
+			": nothing is acknowledged, its lease expires at " + clock(cl.expiresAt) + " and uses a delivery attempt"
+	}
+	if m.work != nil {
+		return "a running " + m.work.what + " on this connection"
+	}
+	return ""
+}
+
+// Close cancels running work and releases the lease (the token is
+// forgotten). The server is not told: an unacknowledged lease runs out.
+func (m Model) Close() {
+	for _, j := range []*job{m.list, m.work} {
+		if j != nil {
+			j.cancel()
+		}
+	}
+	if m.claim != nil && m.claim.lease != nil {
+		m.claim.lease.Release()
+	}
+}
+
+// nextReq hands out a request id.
+func (m *Model) nextReq() uint64 {
+	m.req++
+	return m.req
+}
