@@ -112,7 +112,7 @@ func reportSkipped(e *env, name string, skipped []apiclient.SkippedEntry) {
 	if len(skipped) == 0 {
 		return
 	}
-	fmt.Fprintf(e.stderr, "b2bx %s: %d listed deliveries cannot be processed safely and were passed over; tell the partner's operator:\n", name, len(skipped))
+	fmt.Fprintf(e.stderr, "b2bx %s: %d listed deliveries cannot be processed safely and are left out; tell the partner's operator:\n", name, len(skipped))
 	for _, s := range skipped {
 		id := termsafe.String(s.DeliveryAttemptID)
 		if id == "" {

@@ -294,7 +294,7 @@ func TestFetchPassesOverBadEntries(t *testing.T) {
 	require.Equal(t, good, j["deliveryAttemptId"], "the valid entry is fetched despite the bad ones before it")
 	require.Equal(t, true, j["acknowledged"])
 	require.Len(t, j["skipped"], 2)
-	require.Contains(t, errOut, "2 listed deliveries cannot be processed safely")
+	require.Contains(t, errOut, "2 listed deliveries cannot be processed safely and are left out")
 	require.Contains(t, errOut, bad+": ")
 	require.Contains(t, errOut, big+": ")
 	require.Contains(t, errOut, "16 MiB")

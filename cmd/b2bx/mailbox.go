@@ -20,6 +20,9 @@ type mailboxJSON struct {
 	Entries    []apiclient.Entry `json:"entries"`
 	HasMore    bool              `json:"hasMore"`
 	NextCursor string            `json:"nextCursor,omitempty"`
+	// Skipped are listed entries the client refused (bad ID, size or
+	// hash; above 16 MiB): not processable, reported, never dropped silently.
+	Skipped []apiclient.SkippedEntry `json:"skipped,omitempty"`
 }
 
 func runMailboxLs(ctx context.Context, e *env, args []string) int {
@@ -28,7 +31,7 @@ func runMailboxLs(ctx context.Context, e *env, args []string) int {
 	limit := fs.Int("limit", 0, "entries per page, 1-100 (default: the server's, 50)")
 	all := fs.Bool("all", false, "follow the cursor and list every page")
 	cursor := fs.String("cursor", "", "continue from a previous page's nextCursor (see --json)")
-	asJSON := fs.Bool("json", false, "print JSON: {entries, hasMore, nextCursor}")
+	asJSON := fs.Bool("json", false, "print JSON: {entries, hasMore, nextCursor, skipped}")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -57,6 +60,7 @@ func runMailboxLs(ctx context.Context, e *env, args []string) int {
 				return fail(e, "mailbox ls", *asJSON, exitAPI, err)
 			}
 			out.Entries = append(out.Entries, page.Entries...)
+			out.Skipped = append(out.Skipped, page.Skipped...)
 		}
 	} else {
 		page, err := ac.client.ListMailbox(ctx, *limit, *cursor)
@@ -64,8 +68,10 @@ func runMailboxLs(ctx context.Context, e *env, args []string) int {
 			return fail(e, "mailbox ls", *asJSON, exitAPI, err)
 		}
 		out.Entries = append(out.Entries, page.Entries...)
+		out.Skipped = page.Skipped
 		out.HasMore, out.NextCursor = page.HasMore, page.NextCursor
 	}
+	reportSkipped(e, "mailbox ls", out.Skipped)
 	if *asJSON {
 		return emitJSON(e, "mailbox ls", out)
 	}

@@ -107,3 +107,36 @@ func TestMailboxLsErrors(t *testing.T) {
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "no connection chosen")
 }
+
+func TestMailboxLsReportsSkippedEntries(t *testing.T) {
+	s := newSimEnv(t)
+	first := s.add(t, "ORDRSP", []byte("payload 0"), partnersim.PayloadFault{})
+	bad, err := s.sim.AddEntry(cliConn, partnersim.Delivery{MessageType: "ORDRSP", Payload: []byte("x"), Fault: partnersim.PayloadFault{MalformedListingHash: true}})
+	require.NoError(t, err)
+	_, err = s.sim.AddEntry(cliConn, partnersim.Delivery{ID: "..", MessageType: "ORDRSP", Payload: []byte("x")})
+	require.NoError(t, err)
+	last := s.add(t, "CONTRL", []byte("payload 3"), partnersim.PayloadFault{})
+
+	for _, args := range [][]string{{"mailbox", "ls"}, {"mailbox", "ls", "--all", "--limit", "2"}} {
+		code, out, errOut := s.run(t, "", args...)
+		require.Equal(t, exitOK, code, errOut)
+		require.Contains(t, out, first)
+		require.Contains(t, out, last)
+		require.Contains(t, out, "2 deliveries", "the valid entries are listed")
+		require.NotContains(t, out, bad)
+		require.Contains(t, errOut, "2 listed deliveries cannot be processed safely", args)
+		require.Contains(t, errOut, bad+": ")
+		require.Contains(t, errOut, "payloadSha256")
+	}
+
+	code, out, errOut := s.run(t, "", "mailbox", "ls", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	page := decodeJSON[mailboxJSON](t, out)
+	require.Len(t, page.Entries, 2)
+	require.Len(t, page.Skipped, 2)
+	require.Equal(t, bad, page.Skipped[0].DeliveryAttemptID)
+	require.Equal(t, 1, page.Skipped[0].Index)
+	require.Equal(t, "..", page.Skipped[1].DeliveryAttemptID)
+	require.NotEmpty(t, page.Skipped[1].Reason)
+	require.Contains(t, errOut, "cannot be processed safely", "stderr too, so a script sees it")
+}
