@@ -33,7 +33,7 @@ type Options struct {
 	Demo bool
 	// Log keeps the session log; nil → a new one.
 	Log *logview.Handler
-	// NewTab builds a connection's tab; nil → the conntab tab.
+	// NewTab builds a connection's tab; nil → ConnTab.
 	NewTab func(c *common.Common, id common.TabID, conn *session.Conn) Tab
 	// Input and Output default to the terminal (stdin/stdout).
 	Input  io.Reader
@@ -75,7 +75,7 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 		opts.Log = logview.New(0, nil)
 	}
 	if opts.NewTab == nil {
-		return Model{}, errors.New("tui: Options.NewTab is required")
+		opts.NewTab = ConnTab
 	}
 	c := common.New()
 	c.Demo = opts.Demo

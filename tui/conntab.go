@@ -1,0 +1,85 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/conntab"
+)
+
+// leaseWarn is when the status bar starts warning about a lease.
+const leaseWarn = 60 * time.Second
+
+// connTab adapts conntab.Model (a value whose Update returns its own
+// type) to Tab.
+type connTab struct{ m conntab.Model }
+
+// ConnTab builds the real tab of an open connection: mailbox, claim,
+// download with live integrity checks, acknowledge, worker mode.
+func ConnTab(c *common.Common, id common.TabID, conn *session.Conn) Tab {
+	return connTab{m: conntab.New(c, id, conn, conntab.Options{})}
+}
+
+func (t connTab) Init() tea.Cmd { return t.m.Init() }
+
+func (t connTab) Update(msg tea.Msg) (Tab, tea.Cmd) {
+	var cmd tea.Cmd
+	t.m, cmd = t.m.Update(msg)
+	return t, cmd
+}
+
+func (t connTab) View() string              { return t.m.View() }
+func (t connTab) SetSize(w, h int) Tab      { t.m = t.m.SetSize(w, h); return t }
+func (t connTab) ShortHelp() []key.Binding  { return t.m.ShortHelp() }
+func (t connTab) FullHelp() [][]key.Binding { return t.m.FullHelp() }
+func (t connTab) Title() string             { return t.m.Title() }
+func (t connTab) Pending() string           { return t.m.Pending() }
+func (t connTab) Capturing() bool           { return t.m.Capturing() }
+func (t connTab) Close()                    { t.m.Close() }
+func (t connTab) Status() Status            { return statusOf(t.m.Status()) }
+
+// statusOf turns the tab's state into the status bar's words.
+func statusOf(s conntab.Status) Status {
+	out := Status{Connection: s.Connection, Transfer: s.Transfer}
+	switch {
+	case s.Backlog:
+		out.Page = fmt.Sprintf("backlog: %d entries", s.Entries)
+	default:
+		out.Page = fmt.Sprintf("page %d: %d entries", s.Page, s.Entries)
+		if s.HasMore {
+			out.Page += ", more (n)"
+		}
+	}
+	if s.Claim != "" {
+		out.Claim = "claim " + s.Claim
+		switch {
+		case s.LeaseExpired:
+			out.Claim += " lease expired"
+			out.ClaimWarn = true
+		case s.LeaseLeft > 0:
+			out.Claim += " lease " + countdown(s.LeaseLeft)
+			out.ClaimWarn = s.LeaseLeft < leaseWarn
+		}
+	}
+	if s.Busy != "" {
+		if out.Transfer != "" {
+			out.Transfer += " · "
+		}
+		out.Transfer += s.Busy
+	}
+	if s.Worker != "" {
+		out.Worker = "worker " + s.Worker
+	}
+	return out
+}
+
+// countdown formats a duration as m:ss.
+func countdown(d time.Duration) string {
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
+}
