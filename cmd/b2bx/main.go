@@ -64,11 +64,11 @@ func main() {
 // run dispatches to the longest matching command name ("conn add" before
 // "conn").
 func run(ctx context.Context, e *env, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		return runApp(ctx, e, nil) // the app in a terminal, else the usage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(e.stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
 		return exitOK
 	}
 	for n := min(len(args), 2); n >= 1; n-- {

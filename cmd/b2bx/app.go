@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/tui"
+)
+
+func init() {
+	register(&command{name: "app", summary: "open the terminal app (the same as b2bx with no arguments)", run: runApp})
+}
+
+// runTUI runs the app; tests replace it (they have no terminal).
+var runTUI = tui.Run
+
+func runApp(ctx context.Context, e *env, args []string) int {
+	const name = "app"
+	fs := newFlagSet(e, name, "")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		fmt.Fprintln(e.stderr, "b2bx app: takes no arguments; see 'b2bx app -h'")
+		return exitUsage
+	}
+	if !isTerminal(e.stdin) || !isTerminal(e.stdout) {
+		fmt.Fprintln(e.stderr, "b2bx: the app needs a terminal on stdin and stdout; the commands below work without one.")
+		fmt.Fprintln(e.stderr)
+		usage(e.stderr)
+		return exitUsage
+	}
+	// One store for the whole session: a keyring that proved unreachable
+	// is not waited for again (session.StoreFromEnv is sticky).
+	store, err := session.StoreFromEnv(e.getenv)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "b2bx: %v\n", err)
+		return exitUsage
+	}
+	err = runTUI(ctx, tui.Options{Env: session.Env{Getenv: e.getenv, Store: store}, StoreName: "the OS keyring",
+		Input: e.stdin, Output: e.stdout})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(e.stderr, "b2bx: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/partnersim"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/tui"
+)
+
+func init() {
+	register(&command{name: "demo", summary: "open the app against a built-in simulator (temporary files, secrets in memory)", run: runDemo})
+}
+
+const demoHelp = `Opens the b2bx app against the Partner API simulator, started inside this
+process on a loopback address with the demo data (two connections, acme-de
+and acme-at, opened as tabs; 128 deliveries, three faulty ones, a 15 MiB
+ORDRSP). Profiles, downloads and the upload history go to a temporary
+directory removed on exit; the secrets live in memory only. Your profiles,
+your OS keyring and your store of downloaded files are never touched.
+
+The demo is the terminal app; without a terminal, run the scripted CLI
+tour instead: make tour.
+`
+
+// demoStoreName names the demo's secret store for people.
+const demoStoreName = "the demo's in-memory secret store"
+
+// demoOptions are the simulator settings of `b2bx demo`.
+type demoOptions struct {
+	throttle   int64
+	replyDelay time.Duration
+	entries    int
+}
+
+func runDemo(ctx context.Context, e *env, args []string) int {
+	const name = "demo"
+	fs := newFlagSet(e, name, "")
+	delay := fs.Duration("reply-delay", partnersim.DefaultResponseDelay, "how long after an upload the partner's CONTRL/ORDRSP answers appear")
+	throttle := fs.String("throttle", "", "limit every payload stream to `RATE` bytes/s to watch progress (e.g. 2MiB, 500KiB)")
+	entries := fs.Int("entries", 0, "add `N` small deliveries to acme-de for a large mailbox (e.g. 10000)")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, "usage: b2bx demo [flags]\n\n"+demoHelp+"\nflags:\n")
+		fs.PrintDefaults()
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	opt := demoOptions{replyDelay: *delay, entries: *entries}
+	opt.throttle, err = parseByteRate(*throttle)
+	switch {
+	case err != nil:
+	case len(pos) > 0:
+		err = errors.New("demo takes no arguments; see 'b2bx demo -h'")
+	case *entries < 0 || *entries > partnersim.MaxBulk:
+		err = fmt.Errorf("--entries must be from 0 to %d, not %d", partnersim.MaxBulk, *entries)
+	case *delay < 0:
+		err = fmt.Errorf("--reply-delay must not be negative, not %s", *delay)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "b2bx demo: %v\n", err)
+		return exitUsage
+	}
+	if !isTerminal(e.stdin) || !isTerminal(e.stdout) {
+		fmt.Fprintln(e.stderr, "b2bx demo: the demo is the terminal app and needs a terminal on stdin and stdout.")
+		fmt.Fprintln(e.stderr, "Without one, run the scripted CLI tour: make tour")
+		return exitUsage
+	}
+	w, err := startDemo(ctx, opt)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "b2bx demo: %v\n", err)
+		return exitStorage
+	}
+	defer w.Close()
+	err = runTUI(ctx, tui.Options{Env: w.env, StoreName: demoStoreName, Open: w.names, Demo: true,
+		Input: e.stdin, Output: e.stdout})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "b2bx demo: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// demoWorld is the demo's private world: the simulator, a temp directory
+// for profiles and downloads, and secrets in memory.
+type demoWorld struct {
+	dir   string
+	srv   *partnersim.Server
+	env   session.Env
+	names []string
+	demo  *partnersim.Demo
+}
+
+// startDemo starts the simulator on loopback, seeds the demo data and
+// writes a profile per demo connection into a temp dir, with the secrets
+// in a memory store. The environment it gives the app is closed: only
+// the temp dir's paths, never the user's config, data or $B2BX_API_KEY.
+func startDemo(ctx context.Context, opt demoOptions) (w *demoWorld, err error) {
+	dir, err := os.MkdirTemp("", "b2bx-demo-")
+	if err != nil {
+		return nil, fmt.Errorf("creating the temp dir: %w", err)
+	}
+	w = &demoWorld{dir: dir}
+	defer func() {
+		if err != nil {
+			w.Close()
+		}
+	}()
+	vars := map[string]string{
+		credentials.EnvConfig: filepath.Join(dir, "config", "profiles.toml"),
+		spool.EnvDataDir:      filepath.Join(dir, "data"),
+		"HOME":                filepath.Join(dir, "home"),
+		"XDG_CONFIG_HOME":     filepath.Join(dir, "config"),
+		"XDG_DATA_HOME":       filepath.Join(dir, "share"),
+	}
+	w.env = session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}
+
+	sim := partnersim.New(partnersim.WithResponseDelay(opt.replyDelay), partnersim.WithThrottle(opt.throttle))
+	if w.demo, err = partnersim.SeedDemo(sim, partnersim.DemoOptions{Bulk: opt.entries}); err != nil {
+		return w, fmt.Errorf("seeding the simulator: %w", err)
+	}
+	if w.srv, err = partnersim.ServeAddr("127.0.0.1:0", sim, partnersim.HTTP1); err != nil {
+		return w, err
+	}
+	file, err := session.LoadProfiles(w.env)
+	if err != nil {
+		return w, err
+	}
+	for _, c := range w.demo.Connections {
+		p := credentials.Profile{Name: c.Name, URL: w.srv.URL, ConnectionID: c.ConnectionID,
+			Partner: "ACME (demo)", InboxKeyID: c.Key.ID, MailboxKeyID: c.Key.ID}
+		if err := session.AddProfile(ctx, file, p, map[string]secret.Value{c.Key.ID: secret.New(c.Key.Secret)}, w.env.Store); err != nil {
+			return w, fmt.Errorf("demo profile %s: %w", c.Name, err)
+		}
+		w.names = append(w.names, c.Name)
+	}
+	return w, nil
+}
+
+// Close stops the simulator and removes the temp dir.
+func (w *demoWorld) Close() {
+	if w.srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = w.srv.Shutdown(sctx)
+		cancel()
+	}
+	if w.dir != "" && strings.Contains(filepath.Base(w.dir), "b2bx-demo-") {
+		_ = os.RemoveAll(w.dir)
+	}
+}
