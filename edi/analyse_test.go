@@ -50,12 +50,7 @@ func TestAnalyseParallel(t *testing.T) {
 	require.Contains(t, codes, CodeLineBreakInSegment)
 	require.Contains(t, codes, CodeSegmentEmpty)
 
-	var files []string
-	for _, pattern := range []string{filepath.Join(fixtureDir, "*", "*.edi"), filepath.Join(fixtureDir, "*.edi"), filepath.Join(corpusDir, "*.edi")} {
-		m, _ := filepath.Glob(pattern)
-		files = append(files, m...)
-	}
-	for _, name := range files {
+	for _, name := range testFiles(t, filepath.Join(fixtureDir, "*", "*.edi"), filepath.Join(fixtureDir, "*.edi")) {
 		data, err := os.ReadFile(name)
 		require.NoError(t, err)
 		analyseBoth(t, data)

@@ -2,26 +2,53 @@ package edi
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nutrab2b/b2bx/internal/testshared"
 	"github.com/stretchr/testify/require"
 )
 
 // corpusDir holds real interchanges from public projects (see its
-// MANIFEST.tsv). It lives outside the repository; tests skip without it.
-const corpusDir = "../../shared/corpus"
+// MANIFEST.tsv). It lives outside the repository: tests that need it skip
+// without it, or fail with B2BX_REQUIRE_SHARED=1 (see testshared).
+var corpusDir = testshared.Dir("corpus")
 
 func corpusFile(t *testing.T, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(corpusDir, name))
 	if os.IsNotExist(err) {
-		t.Skipf("corpus not available: %v", err)
+		testshared.Missing(t, "the corpus", err)
 	}
 	require.NoError(t, err)
 	return data
+}
+
+// corpusGlob returns the corpus files, or none when the corpus is absent
+// (a failure with B2BX_REQUIRE_SHARED=1): for tests that also run on the
+// repository's fixtures.
+func corpusGlob(t testing.TB) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.edi"))
+	if len(files) == 0 && testshared.Required() {
+		testshared.Missing(t, "the corpus", fmt.Errorf("no *.edi in %s", corpusDir))
+	}
+	return files
+}
+
+// testFiles returns the files matching the fixture patterns followed by
+// the corpus files (see corpusGlob).
+func testFiles(t testing.TB, patterns ...string) []string {
+	t.Helper()
+	var files []string
+	for _, p := range patterns {
+		m, _ := filepath.Glob(p)
+		files = append(files, m...)
+	}
+	return append(files, corpusGlob(t)...)
 }
 
 func codes(d *Document) []Code {
@@ -174,8 +201,7 @@ func TestCorpus(t *testing.T) {
 			}
 		})
 	}
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.edi"))
-	for _, f := range files {
+	for _, f := range corpusGlob(t) {
 		require.True(t, seen[filepath.Base(f)], "corpus file %s has no expectations", f)
 	}
 }

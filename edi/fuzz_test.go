@@ -13,15 +13,10 @@ import (
 // followed by the extra arguments of the fuzz target.
 func addSeeds(f *testing.F, extra ...any) {
 	add := func(data []byte) { f.Add(append([]any{data}, extra...)...) }
-	for _, pattern := range []string{
-		filepath.Join(fixtureDir, "*.edi"), filepath.Join(fixtureDir, "errors", "*.edi"), filepath.Join(fixtureDir, "structure", "*.edi"),
-		filepath.Join(corpusDir, "*.edi"),
-	} {
-		files, _ := filepath.Glob(pattern)
-		for _, name := range files {
-			if data, err := os.ReadFile(name); err == nil && len(data) < 64<<10 {
-				add(data)
-			}
+	for _, name := range testFiles(f, filepath.Join(fixtureDir, "*.edi"), filepath.Join(fixtureDir, "errors", "*.edi"),
+		filepath.Join(fixtureDir, "structure", "*.edi")) {
+		if data, err := os.ReadFile(name); err == nil && len(data) < 64<<10 {
+			add(data)
 		}
 	}
 	add([]byte("UNA:+.? 'UNB+UNOC:4+S+R+20250312:1030+X'UNH+1+ORDERS:D:96A:UN'FTX+A+B*C?*D?'E??'UNT+3+1'UNZ+1+X'"))

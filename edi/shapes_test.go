@@ -44,13 +44,10 @@ func requireSameShapes(t testing.TB, d *Document) {
 // checking every segment finds; and a clean file has next to none.
 func TestShapeCandidates(t *testing.T) {
 	var inputs [][]byte
-	for _, pattern := range []string{filepath.Join(fixtureDir, "*", "*.edi"), filepath.Join(fixtureDir, "*.edi"), filepath.Join(corpusDir, "*.edi")} {
-		files, _ := filepath.Glob(pattern)
-		for _, name := range files {
-			data, err := os.ReadFile(name)
-			require.NoError(t, err)
-			inputs = append(inputs, data)
-		}
+	for _, name := range testFiles(t, filepath.Join(fixtureDir, "*", "*.edi"), filepath.Join(fixtureDir, "*.edi")) {
+		data, err := os.ReadFile(name)
+		require.NoError(t, err)
+		inputs = append(inputs, data)
 	}
 	for _, s := range []string{
 		"UNB+UNOC:4+S+R+250101:1200+X*'UNH+1+ORDERS:D:96A:UN'FTX+A*'FTX+A+'FTX+A:'FTX+A?*'FTX+A??*'UNT+6+1'UNZ+1+X'",

@@ -96,17 +96,9 @@ func spread(data []byte, n int) []int {
 // TestIndexSplitFiles: every fixture and corpus file gives the same
 // Document split anywhere as in one pass.
 func TestIndexSplitFiles(t *testing.T) {
-	var files []string
-	for _, pattern := range []string{
-		filepath.Join(fixtureDir, "*.edi"), filepath.Join(fixtureDir, "errors", "*.edi"),
-		filepath.Join(fixtureDir, "structure", "*.edi"), filepath.Join(corpusDir, "*.edi"),
-	} {
-		m, _ := filepath.Glob(pattern)
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Skip("no fixtures or corpus files")
-	}
+	files := testFiles(t, filepath.Join(fixtureDir, "*.edi"), filepath.Join(fixtureDir, "errors", "*.edi"),
+		filepath.Join(fixtureDir, "structure", "*.edi"))
+	require.NotEmpty(t, files, "the fixtures are in the repository")
 	joins := 0
 	for _, name := range files {
 		data, err := os.ReadFile(name)

@@ -1,9 +1,11 @@
 package edi
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
+	"github.com/nutrab2b/b2bx/internal/testshared"
 	"github.com/stretchr/testify/require"
 )
 
@@ -252,11 +254,13 @@ func TestCorpusStructure(t *testing.T) {
 	}
 }
 
-// corpusNames lists the corpus files (skipping the test without them).
+// corpusNames lists the corpus files (skipping the test without them, or
+// failing it with B2BX_REQUIRE_SHARED=1).
 func corpusNames(t *testing.T) []string {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.edi"))
+	t.Helper()
+	files := corpusGlob(t)
 	if len(files) == 0 {
-		t.Skip("corpus not available")
+		testshared.Missing(t, "the corpus", fmt.Errorf("no *.edi in %s", corpusDir))
 	}
 	var names []string
 	for _, f := range files {

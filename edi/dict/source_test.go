@@ -11,20 +11,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nutrab2b/b2bx/internal/testshared"
 	"github.com/stretchr/testify/require"
 )
 
-// sourceDir is the directory sources' location from this package; tests
-// that read them skip when it is absent (CI clones only the repository).
+// sourceDir is the directory sources' location ($B2BX_EDIFACT_DIR, else
+// ../shared/edifact-directory); tests that read them skip when it is
+// absent (CI clones only the repository), or fail with
+// B2BX_REQUIRE_SHARED=1 (see testshared).
 func sourceDir(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("B2BX_EDIFACT_DIR")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "edifact-directory")
+		dir = testshared.Dir("edifact-directory")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "unece-d96a", "d96a.zip")); err != nil {
-		t.Skipf("EDIFACT directory sources not available: %v", err)
-	}
+	testshared.Require(t, "the EDIFACT directory sources", filepath.Join(dir, "unece-d96a", "d96a.zip"))
 	return dir
 }
 
