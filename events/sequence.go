@@ -1,0 +1,337 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+var errTrailingJSON = errors.New("data after the end of the JSON array")
+
+// Stream is the ordering state of one sender+subject after the set was
+// processed.
+type Stream struct {
+	Sender  string `json:"sender"`
+	Subject string `json:"subject"`
+	// First is the sequence the stream was assumed to start at.
+	First int64 `json:"first"`
+	// LastProcessed is the highest sequence processed without a gap.
+	LastProcessed int64 `json:"lastProcessed"`
+	// Parked are sequences still waiting for a gap to fill (NB-E006).
+	Parked []int64 `json:"parked"`
+	// Missing are the sequences the sender must (re)send, as ranges
+	// "3-5", "7".
+	Missing []string `json:"missing"`
+}
+
+type streamKey struct{ sender, subject string }
+
+type streamState struct {
+	Stream
+	parked   map[int64]int // sequence -> event index
+	rejected map[int64]int // sequence -> first rejected event with it
+	order    int
+}
+
+// simulate replays the events through a receiver: idempotency keys per
+// receiver, then ordering per sender+subject. It sets each Outcome.
+func (c *checker) simulate(evs []Event, startAtOne bool) []Stream {
+	streams := c.newStreams(evs, startAtOne)
+	keys := map[[2]string]int{} // receiver+key -> first event with it
+	ids := map[string]int{}
+	for i := range evs {
+		ev := &evs[i]
+		if ev.IdempotencyKey != "" {
+			rk := [2]string{ev.Receiver, ev.IdempotencyKey}
+			if first, ok := keys[rk]; ok {
+				c.duplicate(ev, &evs[first])
+				continue
+			}
+			keys[rk] = i
+		}
+		if prev, ok := ids[ev.ID]; ok && ev.ID != "" && evs[prev].IdempotencyKey != ev.IdempotencyKey {
+			c.add(SevWarning, CodeDuplicateID, ev.Delivery, ev, "id",
+				"event id %q was already sent as event #%d under another idempotency key, so a receiver processes both (idempotency is by key): a redelivery must reuse the original key", clip(ev.ID, 80), prev)
+		} else if !ok && ev.ID != "" {
+			ids[ev.ID] = i
+		}
+		if ev.hasErr {
+			ev.Outcome = OutcomeRejected
+			if st := streams[streamKey{ev.Sender, ev.Subject}]; st != nil && ev.Sequence > 0 {
+				if _, seen := st.rejected[ev.Sequence]; !seen {
+					st.rejected[ev.Sequence] = i
+				}
+			}
+			continue
+		}
+		st := streams[streamKey{ev.Sender, ev.Subject}]
+		if st == nil || ev.Sequence == 0 {
+			ev.Outcome = OutcomeProcessed
+		} else {
+			c.order(evs, st, ev)
+		}
+	}
+	return c.finishStreams(evs, streams)
+}
+
+// newStreams finds every sender+subject with a valid sequence and its
+// starting point.
+func (c *checker) newStreams(evs []Event, startAtOne bool) map[streamKey]*streamState {
+	streams := map[streamKey]*streamState{}
+	for _, ev := range evs {
+		if ev.Sequence == 0 || ev.Sender == "" || ev.Subject == "" {
+			continue
+		}
+		k := streamKey{ev.Sender, ev.Subject}
+		st := streams[k]
+		if st == nil {
+			st = &streamState{Stream: Stream{Sender: ev.Sender, Subject: ev.Subject, First: ev.Sequence},
+				parked: map[int64]int{}, rejected: map[int64]int{}, order: len(streams)}
+			streams[k] = st
+		}
+		st.First = min(st.First, ev.Sequence)
+	}
+	for _, st := range streams {
+		if startAtOne {
+			st.First = 1
+		}
+		st.LastProcessed = st.First - 1
+	}
+	return streams
+}
+
+// order applies one accepted event to its stream: process, park or
+// reject.
+func (c *checker) order(evs []Event, st *streamState, ev *Event) {
+	s := ev.Sequence
+	if j, ok := st.parked[s]; ok || s <= st.LastProcessed {
+		ev.Outcome = OutcomeRejected
+		why := fmt.Sprintf("not above the last processed sequence %d", st.LastProcessed)
+		if ok {
+			why = fmt.Sprintf("already parked as event #%d", j)
+		}
+		c.add(SevError, CodeRegression, ev.Delivery, ev, "sequence",
+			"sequence %d for sender %s, subject %s is %s: the receiver rejects it (a lower sequence than already processed); if it is a new event it needs the next sequence, if it is a redelivery it must keep its original idempotency key",
+			s, clip(st.Sender, 40), clip(st.Subject, 60), why)
+		return
+	}
+	if s > st.LastProcessed+1 {
+		ev.Outcome = OutcomeParked
+		st.parked[s] = ev.Index
+		return
+	}
+	ev.Outcome = OutcomeProcessed
+	st.LastProcessed = s
+	for {
+		j, ok := st.parked[st.LastProcessed+1]
+		if !ok {
+			return
+		}
+		delete(st.parked, st.LastProcessed+1)
+		st.LastProcessed++
+		evs[j].Outcome = OutcomeReleased
+		c.add(SevInfo, CodeOutOfOrder, evs[j].Delivery, &evs[j], "sequence",
+			"sequence %d arrived before %d: the receiver parked it (%s) and processed it once event #%d filled the gap; nothing to do",
+			evs[j].Sequence, s, NBParked, ev.Index)
+	}
+}
+
+// finishStreams reports what is still parked and what the sender must
+// replay.
+func (c *checker) finishStreams(evs []Event, streams map[streamKey]*streamState) []Stream {
+	list := make([]*streamState, 0, len(streams))
+	for _, st := range streams {
+		list = append(list, st)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].order < list[j].order })
+	out := make([]Stream, 0, len(list))
+	for _, st := range list {
+		if st.First > 1 {
+			c.add(SevInfo, CodeSequenceStart, -1, nil, "", "sender %s, subject %s: the first sequence in this set is %d; sequences %s are assumed processed before (use --from-start if the set should start at 1)",
+				clip(st.Sender, 40), clip(st.Subject, 60), st.First, rangeText(1, st.First-1))
+		}
+		st.Parked = make([]int64, 0, len(st.parked))
+		for s := range st.parked {
+			st.Parked = append(st.Parked, s)
+		}
+		slices64(st.Parked)
+		st.Missing = missingRanges(st.LastProcessed, st.Parked)
+		if len(st.Parked) > 0 {
+			c.reportGap(evs, st)
+		}
+		if st.Missing == nil {
+			st.Missing = []string{}
+		}
+		out = append(out, st.Stream)
+	}
+	return out
+}
+
+func (c *checker) reportGap(evs []Event, st *streamState) {
+	parked := make([]string, 0, len(st.Parked))
+	for i, s := range st.Parked {
+		if i == 10 {
+			parked = append(parked, fmt.Sprintf("and %d more", len(st.Parked)-10))
+			break
+		}
+		parked = append(parked, fmt.Sprintf("%d (event #%d)", s, st.parked[s]))
+	}
+	var rejected []string
+	for s, j := range st.rejected {
+		if s > st.LastProcessed && s < st.Parked[len(st.Parked)-1] {
+			rejected = append(rejected, fmt.Sprintf("%d (event #%d)", s, j))
+		}
+	}
+	sort.Strings(rejected)
+	msg := fmt.Sprintf("sender %s, subject %s: processed up to sequence %d; parked (%s), waiting for the gap: %s. The sender must replay sequence %s unchanged (same idempotency key); receivers detect the gap through HEARTBEAT last_sequences",
+		clip(st.Sender, 40), clip(st.Subject, 60), st.LastProcessed, NBParked, strings.Join(parked, ", "), strings.Join(st.Missing, ", "))
+	if len(rejected) > 0 {
+		msg += fmt.Sprintf(". Rejected, so still missing: %s: fix and send them with a new idempotency key and the same sequence", strings.Join(rejected, ", "))
+	}
+	first := &evs[st.parked[st.Parked[0]]]
+	c.add(SevError, CodeSequenceGap, first.Delivery, first, "sequence", "%s", msg)
+}
+
+func slices64(s []int64) { sort.Slice(s, func(i, j int) bool { return s[i] < s[j] }) }
+
+// missingRanges lists the sequences after last and below the highest
+// parked one that are not parked, as ranges.
+func missingRanges(last int64, parked []int64) []string {
+	var out []string
+	next := last + 1
+	for _, p := range parked {
+		if p > next {
+			out = append(out, rangeText(next, p-1))
+			if len(out) == 20 {
+				return append(out, "…")
+			}
+		}
+		next = p + 1
+	}
+	return out
+}
+
+func rangeText(a, b int64) string {
+	if a == b {
+		return strconv.FormatInt(a, 10)
+	}
+	return strconv.FormatInt(a, 10) + "-" + strconv.FormatInt(b, 10)
+}
+
+// duplicate reports a repeated idempotency key: the receiver answers
+// DUPLICATE with the original result and does not process the repeat.
+func (c *checker) duplicate(ev, first *Event) {
+	ev.Outcome = OutcomeDuplicate
+	diff := diffMembers(first.members, ev.members)
+	origRejected := first.Outcome == OutcomeRejected
+	switch {
+	case len(diff) == 0 && origRejected:
+		c.add(SevWarning, CodeDuplicate, ev.Delivery, ev, "idempotencykey",
+			"repeat of rejected event #%d with the same key and body: the receiver answers DUPLICATE with the original rejection (%s); never retry a rejection unchanged: fix the event and send it with a new idempotency key and the same sequence",
+			first.Index, NBDuplicate)
+	case len(diff) == 0:
+		c.add(SevWarning, CodeDuplicate, ev.Delivery, ev, "idempotencykey",
+			"redelivery of event #%d (at-least-once delivery): the receiver answers DUPLICATE with the original result (%s, %s) and does not process it again; nothing to do unless the sender keeps retrying (then it is not getting the ACK)",
+			first.Index, first.Outcome, NBDuplicate)
+	case origRejected:
+		c.add(SevError, CodeDuplicateConflict, ev.Delivery, ev, "idempotencykey",
+			"changed version (%s differ) of rejected event #%d under the same idempotency key: the receiver answers DUPLICATE with the original rejection (%s) and never processes the fix; send the fixed event with a new idempotency key and the same sequence",
+			strings.Join(diff, ", "), first.Index, NBDuplicate)
+	default:
+		c.add(SevError, CodeDuplicateConflict, ev.Delivery, ev, "idempotencykey",
+			"same idempotency key as event #%d but a different body (%s differ): the receiver answers DUPLICATE with the original result (%s) and silently drops this version, which is worse than a plain duplicate; a changed event needs a new idempotency key (a redelivery must be byte-identical)",
+			first.Index, strings.Join(diff, ", "), NBDuplicate)
+	}
+}
+
+// diffMembers lists the top-level members whose JSON values differ
+// (compared as values, so member order and whitespace do not count).
+func diffMembers(a, b map[string]json.RawMessage) []string {
+	var out []string
+	for k, av := range a {
+		bv, ok := b[k]
+		if !ok || !sameJSON(av, bv) {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	if a == nil || b == nil {
+		if !(a == nil && b == nil) {
+			out = append(out, "(body)")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var va, vb any
+	da := json.NewDecoder(bytes.NewReader(a))
+	da.UseNumber()
+	db := json.NewDecoder(bytes.NewReader(b))
+	db.UseNumber()
+	if da.Decode(&va) != nil || db.Decode(&vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// checkCausation checks causationid against the ids in the set.
+func (c *checker) checkCausation(evs []Event) {
+	ids := map[string]int{}
+	for i, ev := range evs {
+		if _, ok := ids[ev.ID]; !ok && ev.ID != "" {
+			ids[ev.ID] = i
+		}
+	}
+	for i := range evs {
+		ev := &evs[i]
+		if ev.CausationID == "" {
+			continue
+		}
+		j, ok := ids[ev.CausationID]
+		switch {
+		case ev.CausationID == ev.ID:
+			c.add(SevWarning, CodeCausationSelf, ev.Delivery, ev, "causationid", "causationid is the event's own id; it must name the event that triggered this one")
+		case !ok:
+			c.add(SevWarning, CodeCausation, ev.Delivery, ev, "causationid", "causationid %q is not an event in this set: fine if that event was delivered earlier, otherwise check the id", clip(ev.CausationID, 80))
+		case evs[j].CorrelationID != "" && ev.CorrelationID != "" && evs[j].CorrelationID != ev.CorrelationID:
+			c.add(SevWarning, CodeCausationCorr, ev.Delivery, ev, "correlationid", "the causing event #%d has correlationid %q, this one %q: events of one business conversation share one correlationid",
+				j, clip(evs[j].CorrelationID, 60), clip(ev.CorrelationID, 60))
+		}
+	}
+}
+
+// checkEnv warns when one set mixes environments.
+func (c *checker) checkEnv(evs []Event) {
+	seen := map[string]int{}
+	var order []string
+	for _, ev := range evs {
+		if ev.Env == "" {
+			continue
+		}
+		if _, ok := seen[ev.Env]; !ok {
+			order = append(order, ev.Env)
+		}
+		seen[ev.Env]++
+	}
+	if len(order) > 1 {
+		parts := make([]string, len(order))
+		for i, e := range order {
+			parts[i] = fmt.Sprintf("%q (%d)", clip(e, 20), seen[e])
+		}
+		c.add(SevWarning, CodeEnvMixed, -1, nil, "env", "the set mixes environments %s: an event of one env at a receiver of another is misrouted", strings.Join(parts, ", "))
+	}
+}
