@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -156,6 +158,9 @@ type errorJSON struct {
 // --json) and returns code.
 func fail(e *env, name string, asJSON bool, code int, err error) int {
 	msg := termsafe.String(err.Error())
+	if errors.Is(err, context.DeadlineExceeded) && !strings.Contains(msg, "--timeout") {
+		msg += " (the overall --timeout ran out: raise it or check the network)"
+	}
 	fmt.Fprintf(e.stderr, "b2bx %s: %s\n", name, msg)
 	if asJSON {
 		_ = writeJSON(e.stdout, errorJSON{Error: msg})

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,4 +171,44 @@ func TestOpenSpoolPrecedence(t *testing.T) {
 	info, err := os.Stat(s.Root())
 	require.NoError(t, err)
 	require.Equal(t, fs.FileMode(0o700), info.Mode().Perm())
+}
+
+// TestTimeoutFlagBoundsAPICommands: --timeout gives an API command an
+// overall deadline; a server that never answers makes it fail with an
+// error that names the flag, instead of hanging.
+func TestTimeoutFlagBoundsAPICommands(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	envv := map[string]string{envAPIKey: "key-cli:" + cliCanarySecret, "B2BX_DATA_DIR": t.TempDir(), "HOME": t.TempDir()}
+	po := writeFile(t, "po.edi", orders("REF1", 1, "PO-1"))
+	for _, args := range [][]string{{"mailbox", "ls"}, {"mailbox", "ls", "--json"}, {"fetch", "--next"}, {"upload", po}} {
+		code, out, errOut := runCmd(t, "", envv, append(args, "--url", srv.URL, "--connection", cliConn, "--timeout", "150ms")...)
+		require.NotEqual(t, exitOK, code, args)
+		require.NotEqual(t, exitUsage, code, args)
+		require.Contains(t, errOut, "--timeout", args)
+		require.NotContains(t, out+errOut, cliCanarySecret)
+	}
+	code, _, errOut := runCmd(t, "", envv, "mailbox", "ls", "--url", srv.URL, "--connection", cliConn, "--timeout", "-1s")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "--timeout must be a positive duration")
+}
+
+func TestDeadlineErrorMatchesDeadlineExceeded(t *testing.T) {
+	ctx, cancel := (&connFlags{timeout: time.Nanosecond}).withTimeout(context.Background())
+	defer cancel()
+	<-ctx.Done()
+	require.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
+	require.ErrorIs(t, context.Cause(ctx), context.DeadlineExceeded)
+	require.ErrorContains(t, context.Cause(ctx), "the overall --timeout of 1ns ran out")
+	ctx, cancel = (&connFlags{}).withTimeout(context.Background())
+	defer cancel()
+	_, has := ctx.Deadline()
+	require.False(t, has, "no --timeout: no deadline")
 }

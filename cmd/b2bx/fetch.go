@@ -74,6 +74,8 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	if (len(pos) == 1) == *next || len(pos) > 1 {
 		return fail(e, "fetch", *asJSON, exitUsage, errors.New("give exactly one delivery ID, or --next for the first due delivery"))
 	}
+	ctx, cancel := cf.withTimeout(ctx)
+	defer cancel()
 	t, err := cf.resolve(ctx, e)
 	if err != nil {
 		return fail(e, "fetch", *asJSON, exitUsage, err)

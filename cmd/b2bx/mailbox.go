@@ -45,6 +45,8 @@ func runMailboxLs(ctx context.Context, e *env, args []string) int {
 	if *all && *cursor != "" {
 		return fail(e, "mailbox ls", *asJSON, exitUsage, errors.New("--all starts at the beginning; drop --cursor"))
 	}
+	ctx, cancel := cf.withTimeout(ctx)
+	defer cancel()
 	t, err := cf.resolve(ctx, e)
 	if err != nil {
 		return fail(e, "mailbox ls", *asJSON, exitUsage, err)

@@ -76,6 +76,8 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if err := f.validate(pos); err != nil {
 		return fail(e, "upload", f.asJSON, exitUsage, err)
 	}
+	ctx, cancel := cf.withTimeout(ctx)
+	defer cancel()
 	t, err := cf.resolve(ctx, e)
 	if err != nil {
 		return fail(e, "upload", f.asJSON, exitUsage, err)
