@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -83,7 +82,7 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 		return fail(e, "upload", f.asJSON, exitUsage, err)
 	}
 	u := &upload{e: e, f: f}
-	if err := u.readPayload(pos[0]); err != nil {
+	if err := u.readPayload(ctx, pos[0]); err != nil {
 		return fail(e, "upload", f.asJSON, exitUsage, err)
 	}
 	ac, err := newAPIConn(e, t, "upload")
@@ -116,12 +115,18 @@ func (f *uploadFlags) validate(pos []string) error {
 	return nil
 }
 
-// readPayload checks the file before anything is sent: a regular file,
-// not empty, at most 16 MiB (checked from its size before reading, and
-// again while reading in case it grows), exactly one interchange of
-// ORDERS only.
-func (u *upload) readPayload(path string) error {
-	f, err := os.Open(path)
+// readPayload checks the file before anything is sent: a regular file
+// (a FIFO, device or directory is refused without opening it, so a pipe
+// or /dev/zero can neither block nor feed it forever; a symlink to a
+// regular file is fine), not empty, at most 16 MiB (checked from its size
+// before reading, and again while reading in case it grows), exactly one
+// interchange of ORDERS only. Cancelling ctx stops the read.
+func (u *upload) readPayload(ctx context.Context, path string) error {
+	name := termsafe.String(path)
+	f, err := spool.OpenRegular(path, true)
+	if errors.Is(err, spool.ErrNotRegular) {
+		return fmt.Errorf("%w; upload reads only regular files: copy the interchange into one first", err)
+	}
 	if err != nil {
 		return fmt.Errorf("cannot read the file: %w", err)
 	}
@@ -130,16 +135,13 @@ func (u *upload) readPayload(path string) error {
 	if err != nil {
 		return fmt.Errorf("cannot read the file: %w", err)
 	}
-	name := termsafe.String(path)
 	switch {
-	case !info.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file", name)
 	case info.Size() == 0:
 		return fmt.Errorf("%s is empty: nothing to upload", name)
 	case info.Size() > apiclient.MaxPayloadSize:
 		return fmt.Errorf("%s has %d bytes; the Partner API accepts at most 16 MiB (%d bytes): split the orders into several interchanges", name, info.Size(), apiclient.MaxPayloadSize)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, apiclient.MaxPayloadSize+1))
+	data, err := io.ReadAll(io.LimitReader(spool.ContextReader(ctx, f), apiclient.MaxPayloadSize+1))
 	if err != nil {
 		return fmt.Errorf("cannot read the file: %w", err)
 	}
