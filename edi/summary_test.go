@@ -71,15 +71,14 @@ func TestOrdrspSummary(t *testing.T) {
 	}, o.Actions)
 	require.Equal(t, 2, o.ChangedLines)
 	require.Equal(t, []LineChange{
-		{Line: "2", Item: "4000862141411", ItemType: Coded{Code: "SRV", Name: o.Changed[0].ItemType.Name}, Action: Coded{"3", "Changed"},
+		{Line: "2", Item: "4000862141411", ItemType: Coded{"SRV", "GS1 Global Trade Item Number"}, Action: Coded{"3", "Changed"},
 			Quantities: []Quantity{
 				{Qualifier: Coded{"21", "Ordered quantity"}, Value: "12", Segment: 11},
 				{Qualifier: Coded{"113", "Quantity to be delivered"}, Value: "6", Segment: 12},
 			}, Segment: 10},
-		{Line: "3", Item: "4000862141428", ItemType: Coded{Code: "SRV", Name: o.Changed[1].ItemType.Name}, Action: Coded{"7", "Not accepted"},
+		{Line: "3", Item: "4000862141428", ItemType: Coded{"SRV", "GS1 Global Trade Item Number"}, Action: Coded{"7", "Not accepted"},
 			Quantities: []Quantity{{Qualifier: Coded{"21", "Ordered quantity"}, Value: "10", Segment: 14}}, Segment: 13},
 	}, o.Changed)
-	require.NotEmpty(t, o.Changed[0].ItemType.Name)
 
 	// Lines without action code are unchanged and counted as such.
 	o = mustParse(t, []byte("UNH+1+ORDRSP:D:96A:UN'BGM+231+R+4'DTM+137:20250312:102'LIN+1'LIN+2+4'LIN+3+11'LIN+4'UNS+S'UNT+8+1'")).Messages[0].Summary.Ordrsp

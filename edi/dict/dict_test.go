@@ -47,7 +47,7 @@ func TestDirectoryString(t *testing.T) {
 func TestResolver(t *testing.T) {
 	r, note := NewResolver("D", "25A", 4)
 	require.Equal(t, Resolver{Dir: D24A, Service: Service4}, r)
-	require.Equal(t, D25ANote, note)
+	require.Equal(t, "D.25A checked with the D.24A structure", note)
 
 	seg, dir, ok := r.Segment("UNB")
 	require.True(t, ok)
