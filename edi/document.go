@@ -80,7 +80,7 @@ func Parse(data []byte) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.SortIssues()
+	d.sortIssues()
 	return d, nil
 }
 
@@ -219,11 +219,6 @@ func (d *Document) GapAfter(i int) []byte {
 	}
 	return d.data[end:next]
 }
-
-// SetPathID records the segment-group path id of segment i. Parse assigns
-// them: the index of the segment's entry in its message structure
-// (dict.Message.Entries) plus one; 0 means none.
-func (d *Document) SetPathID(i int, id uint16) { d.segs[i].path = id }
 
 // MessageOf returns the index in Messages of the message containing
 // segment i (UNH through UNT), or -1.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -205,11 +206,22 @@ func TestOutsideMessageRunsAggregate(t *testing.T) {
 	require.Equal(t, 6, got[1].Segment)
 }
 
-func TestAddIssueAndSort(t *testing.T) {
+func TestSortIssuesStable(t *testing.T) {
 	d := mustParse(t, fixture(t, "errors/unt_count.edi"))
-	d.AddIssue(Issue{Severity: SeverityWarning, Code: "LATER_X", Segment: 1, Offset: 51, Message: "later layer"})
-	d.SortIssues()
+	d.issues = append(d.issues, Issue{Severity: SeverityWarning, Code: "LATER_X", Segment: 1, Offset: 51, Message: "later layer"})
+	d.sortIssues()
 	require.Equal(t, Code("LATER_X"), d.Issues()[0].Code)
 	require.Equal(t, []Code{"LATER_X", CodeSegmentMissing, CodeSegmentMissing, CodeUNTCountMismatch}, codes(d),
 		"stable: the structure issues at UNT's start come before the count issue at its element 1")
+}
+
+// TestIssuesReadOnly: appending to what Issues returns never writes into
+// the Document's own list.
+func TestIssuesReadOnly(t *testing.T) {
+	d := mustParse(t, fixture(t, "errors/unt_count.edi"))
+	d.issues = append(make([]Issue, 0, len(d.issues)+8), d.issues...) // spare capacity
+	before := slices.Clone(d.Issues())
+	_ = append(d.Issues(), Issue{Code: "CALLER"})
+	require.Equal(t, before, d.issues[:len(d.issues)+1][:len(before)])
+	require.NotEqual(t, Code("CALLER"), d.issues[:len(d.issues)+1][len(before)].Code, "the caller's append did not land in the spare capacity")
 }

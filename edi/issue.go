@@ -145,17 +145,15 @@ func (i Issue) String() string {
 	return fmt.Sprintf("%s %s at segment %d (offset %d): %s", i.Severity, i.Code, i.Segment, i.Offset, i.Message)
 }
 
-// AddIssue records an issue. Later validation layers (message structure
-// against the directory) use it; issues stay ordered by offset when read
-// through Document.Issues after SortIssues.
-func (d *Document) AddIssue(is Issue) { d.issues = append(d.issues, is) }
-
 // Issues returns the issues in input order (by offset, then as found).
-func (d *Document) Issues() []Issue { return d.issues }
+// The slice is the Document's own, shared by every caller: read it, never
+// modify it (its capacity is clipped, so appending to it copies).
+func (d *Document) Issues() []Issue { return d.issues[:len(d.issues):len(d.issues)] }
 
-// SortIssues orders issues by offset, keeping the order of issues at the
-// same offset. Parse calls it; callers that AddIssue call it again.
-func (d *Document) SortIssues() {
+// sortIssues orders issues by offset, keeping the order of issues at the
+// same offset. Parse calls it once, when every layer has added its issues:
+// a Document has no mutators after Parse.
+func (d *Document) sortIssues() {
 	sort.SliceStable(d.issues, func(a, b int) bool { return d.issues[a].Offset < d.issues[b].Offset })
 }
 

@@ -90,10 +90,10 @@ func (s Segment) Separators() Separators { return s.dia.seps }
 // Charset returns the encoding declared for this segment's interchange.
 func (s Segment) Charset() Charset { return s.dia.charset }
 
-// PathID is the segment-group path id (see Document.SetPathID): the
-// segment's entry index in its message structure plus one, 0 when the
-// message has no structure or the segment did not fit it. Path, FullPath
-// and Entry resolve it.
+// PathID is the segment-group path id Parse assigned: the segment's
+// entry index in its message structure (dict.Message.Entries) plus one, 0
+// when the message has no structure or the segment did not fit it. Path,
+// FullPath and Entry resolve it.
 func (s Segment) PathID() uint16 { return s.doc.segs[s.index].path }
 
 // Message returns the index in Document.Messages of the message holding

@@ -28,7 +28,7 @@ func parseWith(t testing.TB, data []byte, scan func(*scanner) error) *Document {
 	d, err := indexWith(data, scan)
 	require.NoError(t, err)
 	require.NoError(t, d.analyse())
-	d.SortIssues()
+	d.sortIssues()
 	return d
 }
 
