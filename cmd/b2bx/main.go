@@ -54,11 +54,47 @@ func register(c *command) {
 	commands[c.name] = c
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
-	stop()
-	os.Exit(code)
+func main() { os.Exit(realMain(os.Args[1:])) }
+
+// realMain runs one command with the process's stdio and environment.
+func realMain(args []string) int {
+	ctx, stop := notifyInterrupt(context.Background(), os.Stderr, os.Exit)
+	defer stop()
+	return run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, args)
+}
+
+// exitInterrupted is the exit code of a second Ctrl-C (128 + SIGINT).
+const exitInterrupted = 130
+
+// notifyInterrupt returns a context that the first SIGINT or SIGTERM
+// cancels, so the command stops cleanly (nothing acknowledged, staged
+// files removed). A second signal exits at once with 130: the way out of
+// a step that does not honour the context. stop ends the watch.
+func notifyInterrupt(parent context.Context, stderr io.Writer, exit func(int)) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		cancel()
+		fmt.Fprintln(stderr, "b2bx: interrupted: stopping; press Ctrl-C again to quit at once")
+		select {
+		case <-sigs:
+			fmt.Fprintln(stderr, "b2bx: interrupted again: quitting now")
+			exit(exitInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
 }
 
 // run dispatches to the longest matching command name ("conn add" before
