@@ -8,6 +8,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -75,13 +76,9 @@ func sourceText(k credentials.Key) string {
 // explains the outcome.
 func checkMailbox(ctx context.Context, e *env, p credentials.Profile, r credentials.Resolved, timeout time.Duration) int {
 	const name = "conn test"
-	c, err := apiclient.New(apiclient.Config{
-		BaseURL:      p.URL,
-		ConnectionID: p.ConnectionID,
-		Credentials:  apiclient.StaticCredentials{Inbox: r.Inbox.Credential, Mailbox: r.Mailbox.Credential},
-		Logger:       cmdLogger(e),
-		Retry:        apiclient.RetryPolicy{MaxAttempts: 1},
-	})
+	t := session.Target{Name: p.Name, BaseURL: p.URL, ConnectionID: p.ConnectionID, Partner: p.Partner,
+		Inbox: r.Inbox.Credential, Mailbox: r.Mailbox.Credential, StoreDir: p.StoreDir}
+	c, err := session.NewClient(t, session.Options{Logger: cmdLogger(e), Retry: apiclient.RetryPolicy{MaxAttempts: 1}})
 	if err != nil {
 		return connFail(e, name, exitUsage, err)
 	}
