@@ -1,0 +1,81 @@
+package viewer
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+)
+
+// startFlow runs the standalone viewer over a fixture in a 120x40 test
+// terminal.
+func startFlow(t *testing.T, name string) *teatest.TestModel {
+	t.Helper()
+	src, err := Open(fixture(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	return teatest.NewTestModel(t, NewStandalone(testCommon(), src, Options{}), teatest.WithInitialTermSize(120, 40))
+}
+
+func waitFor(t *testing.T, tm *teatest.TestModel, what ...string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		for _, w := range what {
+			if !bytes.Contains(b, []byte(w)) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+}
+
+func finalView(t *testing.T, tm *teatest.TestModel) Standalone {
+	t.Helper()
+	return tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Standalone)
+}
+
+// TestFlowRejectingContrl: b2bx view on a rejecting CONTRL shows the
+// verdict and the error count first, and q quits.
+func TestFlowRejectingContrl(t *testing.T) {
+	tm := startFlow(t, "contrl_22_rejected.edi")
+	waitFor(t, tm, "REJECTED, 2 errors", "? all keys")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	s := finalView(t, tm)
+	v := s.View()
+	for _, want := range []string{"CONTRL for interchange ICR0009: REJECTED, 2 errors", "File check  ✓ VALID", "> "} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("final view lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+// TestFlowSearchAndJump: / finds a tag, n the next one, the issues list
+// jumps to a segment; ? shows every key; ctrl+c quits even while typing.
+func TestFlowSearchAndJump(t *testing.T) {
+	tm := startFlow(t, "structure/unexpected_segment.edi")
+	waitFor(t, tm, "ORDERS PO-S1")
+	tm.Type("/qty")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, "Segment 7 QTY Quantity")
+	tm.Type("g")
+	tm.Type("i")
+	waitFor(t, tm, "SEGMENT_UNEXPECTED")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, "Segment 5 FTX Free text")
+	tm.Type("?")
+	waitFor(t, tm, "search tags and values")
+	tm.Type("?/un")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	s := finalView(t, tm)
+	if c := s.Viewer().Cursor(); c != 8 { // UNS, the first after FTX with "un" in it
+		t.Fatalf("cursor %d, want 8 (UNS)", c)
+	}
+	if !s.Viewer().Capturing() {
+		t.Fatal("ctrl+c should quit from the search input")
+	}
+}
