@@ -49,6 +49,18 @@ const (
 	StateNotRun State = "not run"
 )
 
+// Label is the word both faces show for the state: "ok", "FAILED" (upper
+// case, so it stands out in a line of oks) or "not run".
+func (s State) Label() string {
+	switch s {
+	case StatePassed:
+		return "ok"
+	case StateFailed:
+		return "FAILED"
+	}
+	return "not run"
+}
+
 // Check names beyond apiclient's five integrity checks.
 const (
 	CheckStored = "stored" // the durable write into the spool

@@ -381,6 +381,31 @@ func TestChecksAndClassify(t *testing.T) {
 	})
 }
 
+func TestStateLabel(t *testing.T) {
+	require.Equal(t, "ok", StatePassed.Label())
+	require.Equal(t, "FAILED", StateFailed.Label())
+	require.Equal(t, "not run", StateNotRun.Label())
+}
+
+func TestLeaseReleaseDuringFetch(t *testing.T) {
+	e := newEnv(t, false)
+	entry := e.add(t, payload(256<<10), partnersim.PayloadFault{BytesPerSecond: 1 << 20})
+	l, err := e.w.Claim(t.Context(), entry, ClaimOptions{})
+	require.NoError(t, err)
+	res, err := l.Fetch(t.Context(), FetchOptions{OnEvent: func(ev Event) {
+		if _, ok := ev.(Downloading); ok {
+			go l.Release() // e.g. the operator closed the screen
+		}
+	}})
+	require.NoError(t, err, "the fetch itself finishes")
+	require.NotNil(t, res.Stored)
+	require.ErrorIs(t, l.CanAck(), ErrReleased)
+	_, err = l.Ack(t.Context())
+	require.ErrorIs(t, err, ErrReleased)
+	require.Zero(t, e.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
+	require.Empty(t, e.tempFiles(t))
+}
+
 func TestSelect(t *testing.T) {
 	e := newEnv(t, false)
 	_, err := e.w.Select(t.Context(), "")

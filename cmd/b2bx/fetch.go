@@ -224,15 +224,7 @@ func fetchResult(res *worker.Result) fetchJSON {
 // stateWord is a check's state in the human output: a check that never
 // ran (nothing was downloaded, or an earlier step failed) is "not run",
 // not a failure.
-func stateWord(s worker.State) string {
-	switch s {
-	case worker.StatePassed:
-		return "ok"
-	case worker.StateFailed:
-		return "FAILED"
-	}
-	return "not run"
-}
+func stateWord(s worker.State) string { return s.Label() }
 
 // printFetch writes the human summary; server values are sanitised.
 func printFetch(e *env, j fetchJSON, ackRequested bool) {
