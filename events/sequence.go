@@ -244,8 +244,8 @@ func (c *checker) duplicate(ev, first *Event) {
 			strings.Join(diff, ", "), first.Index, NBDuplicate)
 	default:
 		c.add(SevError, CodeDuplicateConflict, ev.Delivery, ev, "idempotencykey",
-			"same idempotency key as event #%d but a different body (%s differ): the receiver answers DUPLICATE with the original result (%s) and silently drops this version, which is worse than a plain duplicate; a changed event needs a new idempotency key (a redelivery must be byte-identical)",
-			first.Index, strings.Join(diff, ", "), NBDuplicate)
+			"same idempotency key as event #%d but a different body (%s differ): the receiver answers DUPLICATE with the original result (%s, %s) and silently drops this version, which is worse than a plain duplicate; a changed event needs a new idempotency key (a redelivery must be byte-identical)",
+			first.Index, strings.Join(diff, ", "), first.Outcome, NBDuplicate)
 	}
 }
 

@@ -140,11 +140,11 @@ func TestVerifyExplainsSkew(t *testing.T) {
 	r, err := Verify(h, nil, []Secret{key}, time.Unix(1412, 0))
 	require.NoError(t, err)
 	require.Equal(t, int64(412), r.SkewSeconds)
-	require.Contains(t, r.Explain(), "412s old")
+	require.Contains(t, r.Explain(), "412s behind the clock")
 	require.Contains(t, r.Explain(), "±300s")
 	r, err = Verify(h, nil, []Secret{key}, time.Unix(600, 0))
 	require.NoError(t, err)
-	require.Contains(t, r.Explain(), "400s in the future")
+	require.Contains(t, r.Explain(), "400s ahead of the clock")
 }
 
 func TestVerifyWithoutClockSkipsTimestamp(t *testing.T) {

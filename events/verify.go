@@ -155,7 +155,7 @@ func (r Result) Explain() string {
 	if r.Valid {
 		msg := fmt.Sprintf("valid: v1 number %d matches secret %d; t=%s", r.MatchedV1, r.MatchedSecret, r.Signature.T)
 		if r.TimestampChecked {
-			msg += fmt.Sprintf(", %s from the clock (limit ±%ds)", skewText(r.Skew), int64(r.Tolerance/time.Second))
+			msg += fmt.Sprintf(", %s (limit ±%ds)", skewText(r.Skew), int64(r.Tolerance/time.Second))
 		}
 		return msg
 	}
@@ -168,7 +168,7 @@ func (r Result) Explain() string {
 			msg += fmt.Sprintf(" no v1 (%d given) matches the HMAC-SHA256 of t + \".\" + the raw body under the %s; check that the body is byte for byte what was received (no re-encoding, pretty-printing or added newline) and that sender and receiver use the same secret.",
 				len(r.Signature.V1), plural(r.Secrets, "secret", "secrets"))
 		case ReasonSkew:
-			msg += fmt.Sprintf(" the timestamp t=%s is %s from the clock, more than the ±%ds allowed; check both clocks (NTP), or whether this is a replay of an old delivery.",
+			msg += fmt.Sprintf(" the timestamp t=%s is %s, more than the ±%ds allowed; check both clocks (NTP), or whether this is a replay of an old delivery.",
 				r.Signature.T, skewText(r.Skew), int64(r.Tolerance/time.Second))
 		}
 	}
@@ -182,14 +182,15 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// skewText shows a skew as "412s behind" / "35s ahead".
+// skewText shows a skew as "412s behind the clock" / "35s ahead of the
+// clock".
 func skewText(d time.Duration) string {
 	s := int64(d / time.Second)
 	switch {
 	case s > 0:
-		return fmt.Sprintf("%ds old", s)
+		return fmt.Sprintf("%ds behind the clock", s)
 	case s < 0:
-		return fmt.Sprintf("%ds in the future", -s)
+		return fmt.Sprintf("%ds ahead of the clock", -s)
 	}
-	return "0s"
+	return "on the clock"
 }
