@@ -4,7 +4,10 @@
 // Profiles live in a human-editable TOML file (see ConfigPath): base URL,
 // connection ID, an optional partner label, the key ID for the inbox and the
 // key ID for the mailbox, and an optional spool directory. The file never
-// holds a secret; Load rejects one.
+// holds a secret; Load rejects one (a key named like a secret, or a
+// connection or partner value shaped like one), refuses a path that is not
+// a regular file without blocking on it, and warns (File.Warnings) when
+// other users can read or write the file.
 //
 // Secrets live in a SecretStore. KeyringStore is the OS keyring through
 // github.com/zalando/go-keyring (service "b2bx", account
