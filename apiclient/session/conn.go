@@ -18,8 +18,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Retry is the client's retry policy (zero → the contract schedule).
 	Retry apiclient.RetryPolicy
-	// HTTPClient nil → a client of its own (apiclient.DefaultHTTPClient),
-	// whose idle connections Conn.Close releases.
+	// HTTPClient nil → apiclient's process-wide transport, whose share
+	// Conn.Close releases; a caller's client is left alone.
 	HTTPClient *http.Client
 	// Limiter nil → apiclient's default; share one between the
 	// connections of one partner.
@@ -36,8 +36,6 @@ type Conn struct {
 	Client *apiclient.Client
 	Spool  *spool.Store
 	Log    *slog.Logger
-
-	ownHTTP *http.Client // the HTTP client Open made, nil when the caller gave one
 }
 
 // Open checks t (the same rules as ResolveURL) and builds its API client
@@ -47,10 +45,6 @@ func Open(t Target, opts Options) (*Conn, error) {
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 		opts.Logger = c.Log
-	}
-	if opts.HTTPClient == nil {
-		c.ownHTTP = apiclient.DefaultHTTPClient()
-		opts.HTTPClient = c.ownHTTP
 	}
 	cl, err := NewClient(t, opts)
 	if err != nil {
@@ -68,11 +62,12 @@ func Open(t Target, opts Options) (*Conn, error) {
 	return c, nil
 }
 
-// Close releases the idle HTTP connections of a client Open made itself.
-// It is safe to call more than once.
+// Close closes the API client (apiclient.Client.Close: its share of the
+// shared transport; later calls fail with apiclient.ErrClosed). The spool
+// needs no closing. It is safe to call more than once.
 func (c *Conn) Close() {
-	if c != nil && c.ownHTTP != nil {
-		c.ownHTTP.CloseIdleConnections()
+	if c != nil && c.Client != nil {
+		c.Client.Close()
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 )
@@ -158,6 +159,8 @@ func TestOpenChecksTargetAndOpensSpool(t *testing.T) {
 	require.NotNil(t, c.Log)
 	c.Close()
 	c.Close()
+	_, err = c.Client.ListMailbox(context.Background(), 1, "")
+	require.ErrorIs(t, err, apiclient.ErrClosed, "Close closes the client")
 }
 
 func TestStoreRootPrecedence(t *testing.T) {
