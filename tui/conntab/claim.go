@@ -10,6 +10,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // phase is where the current claim stands in the worker order.
@@ -256,12 +257,28 @@ func (m Model) onAck(msg ackMsg) (Model, tea.Cmd) {
 }
 
 // stopWork ends P and W after a failure: a failed entry is never skipped.
-func (m Model) stopWork(cmd tea.Cmd) (Model, tea.Cmd) {
-	if m.workerMode {
-		cmd = tea.Batch(cmd, infoErrCmd("worker mode stopped: this entry did not pass; it is not skipped"))
+// In worker mode the note (one Info or ErrorMsg) says so, in the same
+// message so the footer cannot show one without the other.
+func (m Model) stopWork(note tea.Cmd) (Model, tea.Cmd) {
+	if m.workerMode && note != nil {
+		inner := note
+		note = func() tea.Msg {
+			const stopped = " — worker mode stopped: this entry did not pass; it is not skipped"
+			switch msg := inner().(type) {
+			case common.ErrorMsg:
+				msg.Text += stopped
+				return msg
+			case common.Info:
+				msg.Text += stopped
+				msg.Err = true
+				return msg
+			default:
+				return msg
+			}
+		}
 	}
 	m.auto, m.workerMode, m.stopAfter = false, false, false
-	return m, cmd
+	return m, note
 }
 
 // dropClaim is the x key: asks before forgetting an active lease's token;

@@ -180,7 +180,7 @@ func (m Model) outcomeLines() []string {
 		case cl.cancelled || errors.Is(cl.err, context.Canceled):
 			why = "the download was cancelled"
 		case len(failed) > 0:
-			why = "NOT VERIFIED: " + strings.Join(failed, ", ") + " failed"
+			why = "NOT VERIFIED — failed: " + strings.Join(failed, ", ")
 		}
 		return []string{
 			s.Error.Render(s.Marks.Fail + " " + why),

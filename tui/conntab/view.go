@@ -198,8 +198,8 @@ func (m Model) bar(f float64, w int) string {
 	return "[" + s.OK.Render(strings.Repeat("█", n)) + s.Muted.Render(strings.Repeat("░", w-n)) + "]"
 }
 
-// rate formats bytes per second.
-func rate(bps float64) string { return table.HumanSize(int64(bps)) + "/s" }
+// rateText formats bytes per second.
+func rateText(bps float64) string { return table.HumanSize(int64(bps)) + "/s" }
 
 // progressLine: bar, bytes of expected, percentage and rate.
 func (m Model) progressLine(p apiclient.ProgressSnapshot, listed int64) string {
@@ -211,5 +211,5 @@ func (m Model) progressLine(p apiclient.ProgressSnapshot, listed int64) string {
 	if exp > 0 {
 		f = min(float64(p.Bytes)/float64(exp), 1)
 	}
-	return fmt.Sprintf("%s %s / %s  %3d%%  %s", m.bar(f, 24), table.HumanSize(p.Bytes), table.HumanSize(exp), int(f*100), rate(p.BytesPerSec))
+	return fmt.Sprintf("%s %s / %s  %3d%%  %s", m.bar(f, 24), table.HumanSize(p.Bytes), table.HumanSize(exp), int(f*100), rateText(p.BytesPerSec))
 }
