@@ -27,6 +27,9 @@ type SegmentInfo struct {
 	// Note is the message's DirectoryNote (D.25A described with D.24A...).
 	Note   string  `json:"note,omitempty"`
 	Fields []Field `json:"fields"`
+	// More counts the non-empty values after the first maxFields (1000),
+	// which Fields leaves out: only a broken or hostile segment has them.
+	More int `json:"more,omitempty"`
 }
 
 // Field is one non-empty data value of a segment: a simple element, or a
@@ -115,8 +118,14 @@ func (d *Document) resolverFor(i int) dict.Resolver {
 	return dict.Resolver{Service: dict.ServiceDirectory(syntax)}
 }
 
+// maxFields bounds the values Describe lists per segment; the rest are
+// counted in SegmentInfo.More. A real segment has a few dozen.
+const maxFields = 1000
+
 // Describe explains segment i (0-based; it panics out of range like
-// Segment). It reads only that segment: call it for the rows on screen.
+// Segment). It reads only that segment, each byte once: call it for the
+// rows on screen. It lists at most maxFields (1000) values and counts the
+// rest in More.
 func (d *Document) Describe(i int) SegmentInfo {
 	s := d.Segment(i)
 	info := SegmentInfo{Index: i, Offset: s.Offset(), Number: s.Number(), Tag: s.Tag()}
@@ -134,51 +143,77 @@ func (d *Document) Describe(i int) SegmentInfo {
 	if s.IsUNA() || !s.TagValid() {
 		return info
 	}
-	fd := fieldDescriber{r: r, s: s}
-	n := s.ElementCount()
-	info.Fields = make([]Field, 0, 2*n)
-	for e := 1; e <= n; e++ {
+	fd := fieldDescriber{r: r, s: s, out: make([]Field, 0, 8)}
+	seps := &s.dia.seps
+	// One pass over the segment: elements, within them repetitions, within
+	// those components, each split as it is reached (Segment.Element(e)
+	// would scan from the start of the segment for every element).
+	els := newSplitter(s.body, seps.Element, s.dia, s.hasRelease())
+	els.next() // the tag
+	for e := 1; ; e++ {
+		raw, ok := els.next()
+		if !ok {
+			break
+		}
+		if len(raw) == 0 {
+			continue
+		}
 		var def *dict.SegmentElement
 		if known && e <= len(seg.Elements) {
 			def = &seg.Elements[e-1]
 		}
-		el := s.Element(e)
-		for k := 0; k < el.RepetitionCount(); k++ {
-			info.Fields = fd.element(info.Fields, e, k, el.Repetition(k), def)
+		if !seps.HasRepetition {
+			fd.element(e, 0, raw, def)
+			continue
+		}
+		reps := newSplitter(raw, seps.Repetition, s.dia, s.hasRelease())
+		for k := 0; ; k++ {
+			rep, ok := reps.next()
+			if !ok {
+				break
+			}
+			fd.element(e, k, rep, def)
 		}
 	}
+	info.Fields, info.More = fd.out, fd.more
 	return info
 }
 
-// fieldDescriber turns element values into Fields.
+// fieldDescriber turns element values into Fields, up to maxFields.
 type fieldDescriber struct {
-	r dict.Resolver
-	s Segment
+	r    dict.Resolver
+	s    Segment
+	out  []Field
+	more int // values beyond maxFields
 }
 
-// element appends the fields of one repetition of element e.
-func (fd fieldDescriber) element(out []Field, e, rep int, el Element, def *dict.SegmentElement) []Field {
-	n := el.ComponentCount()
-	if def == nil || !def.Composite() {
-		// A simple element (or an unknown position): one value, and any
-		// components the data has beyond it as extra values.
-		for c := 1; c <= n; c++ {
-			if c > 1 || def == nil {
-				out = fd.value(out, e, c, rep, el.Component(c), nil, nil, n > 1)
-				continue
-			}
-			out = fd.value(out, e, 0, rep, el.Component(1), def, nil, false)
-		}
-		return out
+// element adds the fields of repetition rep (raw, still escaped) of
+// element e.
+func (fd *fieldDescriber) element(e, rep int, raw []byte, def *dict.SegmentElement) {
+	if len(raw) == 0 {
+		return
 	}
+	dia, rel := fd.s.dia, fd.s.hasRelease()
+	n := countParts(raw, dia.seps.Component, dia, rel)
+	comps := newSplitter(raw, dia.seps.Component, dia, rel)
 	for c := 1; c <= n; c++ {
-		var comp *dict.Component
-		if c <= len(def.Components) {
-			comp = &def.Components[c-1]
+		part, _ := comps.next()
+		v := Value{raw: part, dia: dia, rel: rel}
+		switch {
+		case def != nil && def.Composite():
+			var comp *dict.Component
+			if c <= len(def.Components) {
+				comp = &def.Components[c-1]
+			}
+			fd.value(e, c, rep, v, def, comp, true)
+		case c > 1 || def == nil:
+			// A simple element (or an unknown position): one value, and
+			// any components the data has beyond it as extra values.
+			fd.value(e, c, rep, v, nil, nil, n > 1)
+		default:
+			fd.value(e, 0, rep, v, def, nil, false)
 		}
-		out = fd.value(out, e, c, rep, el.Component(c), def, comp, true)
 	}
-	return out
 }
 
 // value appends one non-empty value. def is the element definition (nil:
@@ -186,9 +221,13 @@ func (fd fieldDescriber) element(out []Field, e, rep int, el Element, def *dict.
 // component of a composite (nil: beyond the composite's components). A
 // value that is only a dangling release character at the end of the data
 // (an error issue of its own) is empty too.
-func (fd fieldDescriber) value(out []Field, e, c, rep int, v Value, def *dict.SegmentElement, comp *dict.Component, isComp bool) []Field {
+func (fd *fieldDescriber) value(e, c, rep int, v Value, def *dict.SegmentElement, comp *dict.Component, isComp bool) {
 	if v.IsEmpty() || len(v.Bytes()) == 0 {
-		return out
+		return
+	}
+	if len(fd.out) == maxFields {
+		fd.more++
+		return
 	}
 	f := Field{Element: e, Repetition: rep, Position: position(e), Value: v.Text()}
 	f.Raw = f.Value
@@ -210,7 +249,7 @@ func (fd fieldDescriber) value(out []Field, e, c, rep int, v Value, def *dict.Se
 		f.CodeName, _ = fd.r.CodeName(id, f.Value) // codes are ASCII: the text is the code
 		f.CodeList = dict.HasCodeList(fd.r.Dir, id) || dict.HasCodeList(fd.r.Service, id)
 	}
-	return append(out, f)
+	fd.out = append(fd.out, f)
 }
 
 // position renders element position e as the directories print it: the

@@ -1,8 +1,13 @@
 package edi
 
 import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/nutrab2b/b2bx/edi/dict"
 	"github.com/stretchr/testify/require"
 )
 
@@ -122,4 +127,130 @@ func TestDescribeDoesNotAllocateMuchPerRow(t *testing.T) {
 	d := mustParse(t, fixture(t, "orders_d96a.edi"))
 	allocs := testing.AllocsPerRun(50, func() { _ = d.Describe(6) })
 	require.LessOrEqual(t, allocs, 16.0, "NAD with 8 values: the fields slice, the Latin-1 texts, the component refs")
+}
+
+// describeScan describes segment i of data and returns the bytes the part
+// scanners looked at (see scanCount).
+func describeScan(t *testing.T, d *Document, i int) (SegmentInfo, int64) {
+	t.Helper()
+	scanCount.bytes.Store(0)
+	scanCount.on.Store(true)
+	defer scanCount.on.Store(false)
+	info := d.Describe(i)
+	return info, scanCount.bytes.Load()
+}
+
+// TestDescribeLinear: describing a segment looks at each of its bytes a
+// bounded number of times, however many elements, repetitions or
+// components it has (it used to rescan from the segment start for every
+// element: 20 s for one FTX with 80,000 separators).
+func TestDescribeLinear(t *testing.T) {
+	const n = 20000
+	for name, body := range map[string]string{
+		"empty elements":  strings.Repeat("+", n),
+		"values":          strings.Repeat("+a", n),
+		"components":      "+" + strings.Repeat("a:", n),
+		"repetitions":     "+" + strings.Repeat("a*", n),
+		"escaped":         strings.Repeat("+?+a", n),
+		"escaped comps":   "+" + strings.Repeat("?:a:", n),
+		"reps with comps": "+" + strings.Repeat("a:b*", n),
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := mustParse(t, []byte("UNA:+.?*'UNB+UNOC:4+S+R+20250312:1030+X'UNH+1+ORDERS:D:96A:UN'FTX"+body+"'UNT+3+1'UNZ+1+X'"))
+			seg := d.Segment(3)
+			require.Equal(t, "FTX", seg.Tag())
+			_, bytes := describeScan(t, d, 3)
+			require.LessOrEqual(t, bytes, int64(4*len(seg.Raw())), "bytes scanned for a %d-byte segment", len(seg.Raw()))
+		})
+	}
+	// The counter sees the old walk's rescans: quadratic.
+	d := mustParse(t, []byte("UNH+1+ORDERS:D:96A:UN'FTX"+strings.Repeat("+a", 2000)+"'UNT+3+1'"))
+	scanCount.bytes.Store(0)
+	scanCount.on.Store(true)
+	describeNaive(d, 1)
+	scanCount.on.Store(false)
+	require.Greater(t, scanCount.bytes.Load(), int64(2000*2000))
+}
+
+// TestDescribeFieldsBounded: a segment with more values than maxFields
+// lists maxFields and counts the rest.
+func TestDescribeFieldsBounded(t *testing.T) {
+	d := mustParse(t, []byte("UNH+1+ORDERS:D:96A:UN'FTX"+strings.Repeat("+a:b", 700)+"'UNT+3+1'"))
+	info := d.Describe(1)
+	require.Len(t, info.Fields, 1000)
+	require.Equal(t, 400, info.More)
+	require.Equal(t, Field{Element: 500, Component: 2, Position: "5000", Raw: "b", Value: "b"}, info.Fields[999])
+}
+
+// describeNaive is Describe's field list the way it used to be built, by
+// element, repetition and component index: the reference the one-pass
+// walk must match.
+func describeNaive(d *Document, i int) []Field {
+	s := d.Segment(i)
+	if s.IsUNA() || !s.TagValid() {
+		return nil
+	}
+	r := d.resolverFor(i)
+	seg, _, known := r.Segment(s.Tag())
+	fd := fieldDescriber{r: r, s: s}
+	for e := 1; e <= s.ElementCount(); e++ {
+		var def *dict.SegmentElement
+		if known && e <= len(seg.Elements) {
+			def = &seg.Elements[e-1]
+		}
+		el := s.Element(e)
+		for k := 0; k < el.RepetitionCount(); k++ {
+			rep := el.Repetition(k)
+			n := rep.ComponentCount()
+			for c := 1; c <= n; c++ {
+				v := rep.Component(c)
+				switch {
+				case def != nil && def.Composite():
+					var comp *dict.Component
+					if c <= len(def.Components) {
+						comp = &def.Components[c-1]
+					}
+					fd.value(e, c, k, v, def, comp, true)
+				case c > 1 || def == nil:
+					fd.value(e, c, k, v, nil, nil, n > 1)
+				default:
+					fd.value(e, 0, k, v, def, nil, false)
+				}
+			}
+		}
+	}
+	return fd.out
+}
+
+// TestDescribeMatchesNaive: the one-pass walk gives the fields the
+// element-by-element reading gives, on the fixtures, the corpus and
+// random inputs (separators, escapes, repetitions, line breaks).
+func TestDescribeMatchesNaive(t *testing.T) {
+	var inputs [][]byte
+	for _, name := range testFiles(t, filepath.Join(fixtureDir, "*", "*.edi"), filepath.Join(fixtureDir, "*.edi")) {
+		data, err := os.ReadFile(name)
+		require.NoError(t, err)
+		if len(data) < 64<<10 {
+			inputs = append(inputs, data)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 300 {
+		inputs = append(inputs, randomEDI(rng, 80))
+	}
+	checked := 0
+	for _, data := range inputs {
+		d := mustParse(t, data)
+		for i := 0; i < d.Len(); i++ {
+			want := describeNaive(d, i)
+			got := d.Describe(i).Fields
+			if len(want) == 0 {
+				require.Empty(t, got, "segment %d of %q", i, data)
+				continue
+			}
+			require.Equal(t, want, got, "segment %d of %q", i, data)
+			checked++
+		}
+	}
+	require.Greater(t, checked, 1000)
 }

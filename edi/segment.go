@@ -2,6 +2,7 @@ package edi
 
 import (
 	"bytes"
+	"sync/atomic"
 
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
@@ -174,17 +175,71 @@ func (s Segment) ElementOffset(e int) int {
 // indexUnescaped finds the first sep in b not escaped by the release char.
 func indexUnescaped(b []byte, sep byte, d *dialect, rel bool) int {
 	if !rel {
-		return bytes.IndexByte(b, sep)
+		k := bytes.IndexByte(b, sep)
+		scanned(b, k)
+		return k
 	}
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case d.seps.Release:
 			i++
 		case sep:
+			scanned(b, i)
 			return i
 		}
 	}
+	scanned(b, -1)
 	return -1
+}
+
+// splitter walks b part by part at the unescaped separator sep (a
+// segment's elements, an element's repetitions or components), looking
+// at each byte once, where nthPart(b, n) rescans from the start for every
+// n.
+type splitter struct {
+	rest []byte
+	sep  byte
+	dia  *dialect
+	rel  bool
+	done bool
+}
+
+func newSplitter(b []byte, sep byte, d *dialect, rel bool) splitter {
+	return splitter{rest: b, sep: sep, dia: d, rel: rel}
+}
+
+// next returns the next part; false after the last one.
+func (p *splitter) next() ([]byte, bool) {
+	if p.done {
+		return nil, false
+	}
+	k := indexUnescaped(p.rest, p.sep, p.dia, p.rel)
+	if k < 0 {
+		p.done = true
+		return p.rest, true
+	}
+	part := p.rest[:k]
+	p.rest = p.rest[k+1:]
+	return part, true
+}
+
+// scanCount, when on, adds up the bytes the part scanners (nthPart,
+// countParts, indexUnescaped) look at: tests use it to prove that
+// describing a segment is linear in its length. Off, it costs a load.
+var scanCount struct {
+	on    atomic.Bool
+	bytes atomic.Int64
+}
+
+// scanned records that b was looked at up to and including index k (all
+// of it for k < 0).
+func scanned(b []byte, k int) {
+	if scanCount.on.Load() {
+		if k < 0 || k >= len(b) {
+			k = len(b) - 1
+		}
+		scanCount.bytes.Add(int64(k + 1))
+	}
 }
 
 // Element is one data element (with all its repetitions) of a segment.
@@ -315,12 +370,15 @@ func nthPart(b []byte, sep byte, n int, d *dialect, rel bool) []byte {
 	if !rel {
 		for ; n > 0; n-- {
 			k := bytes.IndexByte(b, sep)
+			scanned(b, k)
 			if k < 0 {
 				return nil
 			}
 			b = b[k+1:]
 		}
-		if k := bytes.IndexByte(b, sep); k >= 0 {
+		k := bytes.IndexByte(b, sep)
+		scanned(b, k)
+		if k >= 0 {
 			return b[:k]
 		}
 		return b
@@ -333,12 +391,14 @@ func nthPart(b []byte, sep byte, n int, d *dialect, rel bool) []byte {
 			i++
 		case sep:
 			if n == 0 {
+				scanned(b, i)
 				return b[start:i]
 			}
 			n--
 			start = i + 1
 		}
 	}
+	scanned(b, -1)
 	if n == 0 && start <= len(b) {
 		return b[start:]
 	}
@@ -347,6 +407,7 @@ func nthPart(b []byte, sep byte, n int, d *dialect, rel bool) []byte {
 
 // countParts returns the number of parts of b split at unescaped sep.
 func countParts(b []byte, sep byte, d *dialect, rel bool) int {
+	scanned(b, -1)
 	if !rel {
 		return bytes.Count(b, []byte{sep}) + 1
 	}

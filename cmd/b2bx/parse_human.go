@@ -207,6 +207,9 @@ func writeFieldsHuman(w *bufio.Writer, info edi.SegmentInfo) {
 	for _, f := range info.Fields {
 		fmt.Fprintf(w, "%27s%-8s %-10s %-42s %s\n", "", explain.FieldPosition(f), explain.FieldRef(f), explain.FieldName(f), explain.FieldValue(f))
 	}
+	if info.More > 0 {
+		fmt.Fprintf(w, "%27s… %d more value(s) not listed (the first %d are)\n", "", info.More, len(info.Fields))
+	}
 }
 
 // appendPadded right-aligns v in a field of width n.

@@ -240,16 +240,20 @@ func appendSegmentJSON(line []byte, doc *edi.Document, i int, names *segmentName
 	line = append(line, `,"data":`...)
 	line = appendJSONString(line, s.Charset().Decode(s.Raw()))
 	if describe {
-		fields := doc.Describe(i).Fields
-		if fields == nil {
-			fields = []edi.Field{}
+		info := doc.Describe(i)
+		if info.Fields == nil {
+			info.Fields = []edi.Field{}
 		}
-		b, err := json.Marshal(fields)
+		b, err := json.Marshal(info.Fields)
 		if err != nil {
 			return nil, err
 		}
 		line = append(line, `,"fields":`...)
 		line = append(line, b...)
+		if info.More > 0 {
+			line = append(line, `,"moreFields":`...)
+			line = strconv.AppendInt(line, int64(info.More), 10)
+		}
 	}
 	return append(line, '}'), nil
 }
