@@ -130,7 +130,9 @@ func New(cfg Config) (*Client, error) {
 	case cfg.BaseURL == "":
 		return nil, errors.New("apiclient: base URL is empty: pass the Partner API origin, e.g. https://api.example.com")
 	case err != nil:
-		return nil, fmt.Errorf("apiclient: base URL: %w", err)
+		// url.Error repeats the whole input, user info and all: never
+		// echo it, it may hold a secret pasted by mistake.
+		return nil, errors.New("apiclient: base URL (unparsable URL) is not a valid URL: pass the Partner API origin, e.g. https://api.example.com")
 	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
 		return nil, errors.New("apiclient: base URL must be http(s)://host[:port], e.g. https://api.example.com")
 	case u.User != nil || u.RawQuery != "" || u.Fragment != "":

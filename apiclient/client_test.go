@@ -24,6 +24,8 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"no host", Config{BaseURL: "https://", ConnectionID: "c", Credentials: creds}, "http(s)://"},
 		{"userinfo", Config{BaseURL: "https://u:" + canarySecret + "@h", ConnectionID: "c", Credentials: creds}, "must not contain credentials"},
 		{"query", Config{BaseURL: "https://h?k=v", ConnectionID: "c", Credentials: creds}, "must not contain"},
+		{"unparsable with userinfo", Config{BaseURL: "https://key1:" + canarySecret + "@exa mple.com", ConnectionID: "c", Credentials: creds}, "(unparsable URL)"},
+		{"unparsable port", Config{BaseURL: "https://h:" + canarySecret, ConnectionID: "c", Credentials: creds}, "(unparsable URL)"},
 		{"no conn", Config{BaseURL: "https://h", Credentials: creds}, "connection ID is empty"},
 		{"dotdot conn", Config{BaseURL: "https://h", ConnectionID: "..", Credentials: creds}, "not a valid ID"},
 		{"no creds", Config{BaseURL: "https://h", ConnectionID: "c"}, "no credential provider"},
