@@ -44,7 +44,10 @@ func newSimEnv(t *testing.T, opts ...partnersim.Option) *simEnv {
 	cliRetry = apiclient.RetryPolicy{Schedule: []time.Duration{0, 5 * time.Millisecond, 5 * time.Millisecond}}
 	t.Cleanup(func() { cliRetry = old })
 
-	clock := partnersim.NewFakeClock(time.Time{})
+	// The real time: the client checks a retry of payload or acknowledge
+	// against the lease on its own clock, so a sim clock in the past would
+	// make every lease look expired.
+	clock := partnersim.NewFakeClock(time.Now().UTC().Truncate(time.Second))
 	opts = append([]partnersim.Option{partnersim.WithClock(clock), partnersim.WithTokens(partnersim.SequentialTokens(cliCanaryToken))}, opts...)
 	sim := partnersim.New(opts...)
 	require.NoError(t, sim.AddConnection(partnersim.Connection{ID: cliConn, Tenant: cliTenant, Name: "cli"}))
