@@ -40,12 +40,17 @@ func finalView(t *testing.T, tm *teatest.TestModel) Standalone {
 }
 
 // TestFlowRejectingContrl: b2bx view on a rejecting CONTRL shows the
-// verdict and the error count first, and q quits.
+// verdict and the error count first; keys read together each count, and
+// q quits.
 func TestFlowRejectingContrl(t *testing.T) {
 	tm := startFlow(t, "contrl_22_rejected.edi")
 	waitFor(t, tm, "REJECTED, 2 errors", "? all keys")
-	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	// Runes read together arrive as one message: each is its own key.
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjq")})
 	s := finalView(t, tm)
+	if c := s.Viewer().Cursor(); c != 2 {
+		t.Fatalf("cursor %d after jjq, want 2", c)
+	}
 	v := s.View()
 	for _, want := range []string{"CONTRL for interchange ICR0009: REJECTED, 2 errors", "File check  ✓ VALID", "> "} {
 		if !strings.Contains(v, want) {

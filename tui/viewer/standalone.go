@@ -54,6 +54,16 @@ func (s Standalone) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.Type == tea.KeyCtrlC {
 			return s, tea.Quit
 		}
+		if keys := splitRunes(msg); keys != nil && !s.m.Capturing() {
+			var cmds []tea.Cmd
+			var model tea.Model = s
+			for _, k := range keys {
+				var cmd tea.Cmd
+				model, cmd = model.Update(k)
+				cmds = append(cmds, cmd)
+			}
+			return model, tea.Batch(cmds...)
+		}
 		if !s.m.Capturing() {
 			switch {
 			case key.Matches(msg, s.quit):

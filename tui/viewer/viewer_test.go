@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/nutrab2b/b2bx/edi"
 )
 
@@ -328,5 +330,28 @@ func TestSearchShortenedFile(t *testing.T) {
 	}
 	if !errors.Is(m.Err(), edi.ErrFileChanged) {
 		t.Fatalf("Err %v", m.Err())
+	}
+}
+
+// TestRunesReadTogether: bubbletea reports runes read at once as one
+// message ("jjj" from a held key or tmux); each is a key of its own, and
+// a "/" among them sends the rest to the search input.
+func TestRunesReadTogether(t *testing.T) {
+	m := open(t, fixture("contrl_22_rejected.edi"))
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjj")})
+	if m.Cursor() != 3 {
+		t.Fatalf("jjj: cursor %d, want 3", m.Cursor())
+	}
+	m, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("g/ucd")})
+	m = drain(t, m, cmd)
+	if m.Cursor() != 6 || !m.Capturing() || m.input.Value() != "ucd" {
+		t.Fatalf("g/ucd: cursor %d, capturing %v, query %q", m.Cursor(), m.Capturing(), m.input.Value())
+	}
+	// A paste into the input stays one piece.
+	m = press(t, m, "esc", "/")
+	m, cmd = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("unt"), Paste: true})
+	m = drain(t, m, cmd)
+	if m.input.Value() != "unt" || m.Cursor() != 8 {
+		t.Fatalf("paste: query %q cursor %d", m.input.Value(), m.Cursor())
 	}
 }
