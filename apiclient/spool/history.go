@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -36,23 +37,31 @@ const (
 // UploadRecord is one line of the upload history. A reservation appends a
 // pending record; the result appends a second record for the same key.
 type UploadRecord struct {
-	Time          time.Time `json:"time"`
-	ConnectionID  string    `json:"connectionId"`
-	File          string    `json:"file"`
-	Size          int64     `json:"size"`
-	SHA256        string    `json:"sha256"`
-	Key           string    `json:"key"`
-	SenderID      string    `json:"senderId,omitempty"`
-	BusinessID    string    `json:"businessId,omitempty"`
-	N             int       `json:"n"` // 0: a key the operator gave with --key
-	Outcome       Outcome   `json:"outcome"`
-	HTTPStatus    int       `json:"httpStatus,omitempty"`
-	UploadID      string    `json:"uploadId,omitempty"`
-	InterchangeID string    `json:"interchangeId,omitempty"`
-	Status        string    `json:"status,omitempty"`
-	Replay        bool      `json:"replay,omitempty"`
-	ErrorCode     string    `json:"errorCode,omitempty"`
-	CorrelationID string    `json:"correlationId,omitempty"`
+	Time         time.Time `json:"time"`
+	ConnectionID string    `json:"connectionId"`
+	File         string    `json:"file"`
+	Size         int64     `json:"size"`
+	SHA256       string    `json:"sha256"`
+	Key          string    `json:"key"`
+	SenderID     string    `json:"senderId,omitempty"`
+	BusinessID   string    `json:"businessId,omitempty"`
+	// RecipientID, ControlRef and DocNumbers are the interchange's UNB
+	// recipient, UNB control reference (0020) and the BGM document numbers
+	// of its ORDERS, in message order: what links a CONTRL (control
+	// reference and sender) or an ORDRSP/APERAK (RFF+ON) to this upload.
+	// History lines written before they existed load with them empty.
+	RecipientID   string   `json:"recipientId,omitempty"`
+	ControlRef    string   `json:"controlRef,omitempty"`
+	DocNumbers    []string `json:"docNumbers,omitempty"`
+	N             int      `json:"n"` // 0: a key the operator gave with --key
+	Outcome       Outcome  `json:"outcome"`
+	HTTPStatus    int      `json:"httpStatus,omitempty"`
+	UploadID      string   `json:"uploadId,omitempty"`
+	InterchangeID string   `json:"interchangeId,omitempty"`
+	Status        string   `json:"status,omitempty"`
+	Replay        bool     `json:"replay,omitempty"`
+	ErrorCode     string   `json:"errorCode,omitempty"`
+	CorrelationID string   `json:"correlationId,omitempty"`
 }
 
 func (s *Store) historyPath(connectionID string) string {
@@ -101,6 +110,32 @@ func parseHistory(path string, b []byte) ([]UploadRecord, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// Attempts folds a history (in append order) into one record per upload
+// attempt, in the same order: the pending record a reservation wrote is
+// replaced by the result recorded for the same key and bytes. A pending
+// record without a result stays: the attempt is running, or its process
+// died mid-send (the server may have the bytes). A result without a
+// reservation (e.g. written by hand) is kept as its own attempt.
+func Attempts(history []UploadRecord) []UploadRecord {
+	out := make([]UploadRecord, 0, len(history)/2+1)
+	open := map[string]int{} // key + sha → index in out of its latest pending record
+	for _, r := range history {
+		id := r.Key + "\x00" + strings.ToLower(r.SHA256)
+		if r.Outcome == OutcomePending {
+			open[id] = len(out)
+			out = append(out, r)
+			continue
+		}
+		if i, ok := open[id]; ok {
+			delete(open, id)
+			out[i] = r
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // ReserveUpload decides the key for a payload under the connection lock

@@ -205,3 +205,60 @@ func TestReserveUploadAcrossProcesses(t *testing.T) {
 		require.Equal(t, i+1, n)
 	}
 }
+
+// TestHistoryLinkFields: the envelope facts of an upload survive the
+// round trip, and a line written before they existed still loads.
+func TestHistoryLinkFields(t *testing.T) {
+	s := newStore(t)
+	r := rec(1, "aa", OutcomeAccepted)
+	r.RecipientID, r.ControlRef, r.DocNumbers = "4098765000002", "REF1", []string{"PO-1", "PO-2"}
+	require.NoError(t, s.AppendUpload(r))
+	f, err := os.OpenFile(s.historyPath("c"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"time":"2025-01-01T00:00:00Z","connectionId":"c","file":"/x/old.edi","size":9,"sha256":"bb","key":"S:B:orders:2","senderId":"S","businessId":"B","n":2,"outcome":"accepted","httpStatus":202,"uploadId":"up-old"}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	hist, err := s.Uploads("c")
+	require.NoError(t, err)
+	require.Len(t, hist, 2)
+	require.Equal(t, "4098765000002", hist[0].RecipientID)
+	require.Equal(t, "REF1", hist[0].ControlRef)
+	require.Equal(t, []string{"PO-1", "PO-2"}, hist[0].DocNumbers)
+	require.Equal(t, "up-old", hist[1].UploadID)
+	require.Empty(t, hist[1].ControlRef)
+	require.Nil(t, hist[1].DocNumbers)
+
+	// ReserveUpload keeps the caller's envelope facts in the pending record.
+	base := UploadRecord{ConnectionID: "c", RecipientID: "R", ControlRef: "REF2", DocNumbers: []string{"PO-9"}}
+	_, got, err := s.ReserveUpload(KeyRequest{SenderID: "S", BusinessID: "PO-9", SHA256: "cc"}, base, keyFor)
+	require.NoError(t, err)
+	require.Equal(t, "REF2", got.ControlRef)
+	hist, err = s.Uploads("c")
+	require.NoError(t, err)
+	require.Equal(t, []string{"PO-9"}, hist[2].DocNumbers)
+	require.Equal(t, "R", hist[2].RecipientID)
+}
+
+func TestAttempts(t *testing.T) {
+	pend := func(n int, sha string) UploadRecord { return rec(n, sha, OutcomePending) }
+	done := func(n int, sha string, o Outcome, id string) UploadRecord {
+		r := rec(n, sha, o)
+		r.UploadID = id
+		return r
+	}
+	hist := []UploadRecord{
+		pend(1, "aa"), done(1, "aa", OutcomeUnclear, ""), // a network failure
+		pend(1, "aa"), done(1, "AA", OutcomeAccepted, "up-1"), // its retry (hash case differs)
+		pend(2, "bb"),                          // still running, or the process died
+		done(3, "cc", OutcomeAccepted, "up-3"), // a result without reservation
+	}
+	got := Attempts(hist)
+	require.Len(t, got, 4)
+	require.Equal(t, OutcomeUnclear, got[0].Outcome)
+	require.Equal(t, OutcomeAccepted, got[1].Outcome)
+	require.Equal(t, "up-1", got[1].UploadID)
+	require.Equal(t, OutcomePending, got[2].Outcome)
+	require.Equal(t, "up-3", got[3].UploadID)
+	require.Empty(t, Attempts(nil))
+}
