@@ -73,7 +73,7 @@ func TestFlowSearchAndJump(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	waitFor(t, tm, "Segment 5 FTX Free text")
 	tm.Type("?")
-	waitFor(t, tm, "search tags and values")
+	waitFor(t, tm, "search tags, values")
 	tm.Type("?/un")
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 	s := finalView(t, tm)

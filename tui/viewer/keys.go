@@ -28,7 +28,7 @@ func DefaultKeyMap() KeyMap {
 		HalfDown:     key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "half page down")),
 		Top:          key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "first segment")),
 		Bottom:       key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "last segment")),
-		Search:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search tags and values")),
+		Search:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search tags, values")),
 		Next:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		Prev:         key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
 		Issues:       key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "issues")),
@@ -50,7 +50,7 @@ func (m Model) ShortHelp() []key.Binding {
 	if m.focus == focusIssues {
 		return []key.Binding{k.Up, k.Down, k.Jump, k.Focus, k.Issues, k.Raw}
 	}
-	return []key.Binding{k.Down, k.Up, k.Bottom, k.Search, k.Next, k.Issues, k.Raw}
+	return []key.Binding{k.Down, k.Up, k.Search, k.Next, k.Issues, k.Raw}
 }
 
 // FullHelp is every key, grouped for the help screen.

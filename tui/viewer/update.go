@@ -31,10 +31,15 @@ func (m Model) key(msg tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	case key.Matches(msg, k.Raw):
-		if m.pane == paneRaw {
+		switch {
+		case m.pane == paneRaw:
 			m.pane = paneDetail
-		} else {
-			m.pane, m.focus = paneRaw, focusSegments
+		case m.focus == focusIssues:
+			// The bytes around the selected issue.
+			m = m.jumpToIssue(m.iCursor)
+			m.pane = paneRaw
+		default:
+			m.pane = paneRaw
 		}
 		return m, nil
 	}

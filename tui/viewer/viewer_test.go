@@ -247,6 +247,10 @@ func TestIssueJumpAndRaw(t *testing.T) {
 			}
 		}
 	}
+	// From the issues list, r shows the selected issue's bytes at once.
+	if got := press(t, m, "g", "i", "G", "r").View(); !strings.Contains(got, caret) {
+		t.Fatalf("r in the issues list:\n%s", got)
+	}
 	// r again: back to the details; moving away: the raw spot is the segment.
 	m = press(t, m, "r")
 	if strings.Contains(m.View(), "Raw bytes") {
