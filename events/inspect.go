@@ -24,6 +24,9 @@ type Options struct {
 	// By default a stream starts at the lowest sequence in the set, since
 	// a capture usually begins in the middle of a stream.
 	StartAtOne bool
+	// JWKS, when set, verifies every envelope.signature (a detached JWS,
+	// see VerifyJWS).
+	JWKS *JWKS
 }
 
 // Report is everything Inspect found. Events and findings keep the order
@@ -79,6 +82,11 @@ func Inspect(deliveries []Delivery, opts Options) Report {
 			}
 		}
 		rep.Deliveries = append(rep.Deliveries, dr)
+	}
+	for i := range rep.Events {
+		if rep.Events[i].members != nil {
+			c.checkJWS(&rep.Events[i], opts.JWKS)
+		}
 	}
 	c.checkCausation(rep.Events)
 	c.checkEnv(rep.Events)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -25,6 +26,7 @@ func runEventInspect(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, name, "FILE|DIR...")
 	asJSON := fs.Bool("json", false, "print one JSON document: inputs, deliveries, events, streams, findings, errors, warnings")
 	now := fs.String("now", "", "the receiver's clock for signature timestamps, Unix seconds (default: each capture's Date header; without one the timestamp is not checked)")
+	jwksPath := fs.String("jwks", "", "the sender's published JWKS FILE: verify every envelope.signature (detached JWS, ES256 or EdDSA)")
 	fromStart := fs.Bool("from-start", false, "every sender+subject starts at sequence 1 (default: at the lowest sequence in the set)")
 	var sf secretFlags
 	sf.register(fs)
@@ -39,6 +41,11 @@ func runEventInspect(ctx context.Context, e *env, args []string) int {
 	opts := events.Options{StartAtOne: *fromStart}
 	if opts.Now, err = parseNow(*now, opts.Now); err != nil {
 		return fail(e, name, *asJSON, exitUsage, err)
+	}
+	if *jwksPath != "" {
+		if opts.JWKS, err = readJWKS(*jwksPath); err != nil {
+			return fail(e, name, *asJSON, exitUsage, err)
+		}
 	}
 	if sf.given() {
 		secrets, code, err := sf.load(ctx, e)
@@ -72,6 +79,29 @@ func runEventInspect(ctx context.Context, e *env, args []string) int {
 		return exitFileError
 	}
 	return exitOK
+}
+
+// maxJWKSFile bounds a JWKS file; a real one is a few KiB.
+const maxJWKSFile = 1 << 20
+
+func readJWKS(path string) (*events.JWKS, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--jwks: %w", err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxJWKSFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("--jwks: reading %s: %w", path, err)
+	}
+	if len(raw) > maxJWKSFile {
+		return nil, fmt.Errorf("--jwks: %s is larger than 1 MiB; that is not a JWKS", path)
+	}
+	k, err := events.ParseJWKS(raw)
+	if err != nil {
+		return nil, fmt.Errorf("--jwks %s: %w", path, err)
+	}
+	return k, nil
 }
 
 // writeInspectHuman prints the report; every string from a capture goes

@@ -309,3 +309,20 @@ func TestEventInspectSanitises(t *testing.T) {
 	}
 	require.Contains(t, out, `\u202e`)
 }
+
+func TestEventInspectJWKS(t *testing.T) {
+	ev := newEventEnv(t)
+	code, out, errOut := ev.run(t, "", "event", "inspect", evTestdata+"jws/signed_batch.json", "--jwks", evTestdata+"jws/jwks.json")
+	require.Equal(t, exitFileError, code, errOut)
+	require.Contains(t, out, `info    JWS_VALID  #0 evt-j1 signature: envelope.signature verifies: EdDSA by kid "ed-1"`)
+	require.Contains(t, out, `info    JWS_VALID  #1 evt-j2 signature: envelope.signature verifies: ES256 by kid "es-1"`)
+	require.Contains(t, out, "error   JWS_INVALID  #2")
+	require.Contains(t, out, `kid "ed-old" is not in the JWKS`)
+
+	bad := writeTemp(t, "jwks.json", `{"keys":[]}`)
+	code, _, errOut = ev.run(t, "", "event", "inspect", evTestdata+"jws/signed_batch.json", "--jwks", bad)
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "none of its 0 keys")
+	code, _, _ = ev.run(t, "", "event", "inspect", evTestdata+"jws/signed_batch.json", "--jwks", bad+".missing")
+	require.Equal(t, exitUsage, code)
+}
