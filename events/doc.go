@@ -61,4 +61,10 @@
 //     hex.
 //   - A causationid not in the set is a warning (it may have been
 //     delivered earlier).
+//   - envelope.signature is a compact JWS with a detached (empty) payload,
+//     alg ES256 or EdDSA, over the event without its signature member in
+//     the JSON Canonicalization Scheme (RFC 8785, see Canonicalize); the
+//     key is the JWKS entry named by the header's kid. The rules name the
+//     detached JWS but not its payload: JCS keeps it valid when a hop
+//     re-serialises the event.
 package events
