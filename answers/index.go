@@ -1,0 +1,128 @@
+package answers
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+)
+
+// Index links a connection's answers and uploads once and answers both
+// directions. It is immutable; build a new one when either list changes.
+type Index struct {
+	Uploads  []Upload
+	Answers  []Answer
+	links    []Link  // per answer
+	byUpload [][]int // answer indexes per upload, in answer order
+}
+
+// NewIndex links every answer to its upload.
+func NewIndex(uploads []Upload, answers []Answer) *Index {
+	x := &Index{Uploads: uploads, Answers: answers, links: make([]Link, len(answers)), byUpload: make([][]int, len(uploads))}
+	f := newFinder(uploads)
+	for j, a := range answers {
+		l := f.find(a)
+		x.links[j] = l
+		if l.Linked() {
+			x.byUpload[l.Upload] = append(x.byUpload[l.Upload], j)
+		}
+	}
+	return x
+}
+
+// Link is the link of answer j (an index in Answers).
+func (x *Index) Link(j int) Link { return x.links[j] }
+
+// AnswersOf lists the answers of upload i (an index in Uploads) in the
+// order the answers were given.
+func (x *Index) AnswersOf(i int) []int { return x.byUpload[i] }
+
+// AnswerText says which upload answer j answers, for the mailbox entry:
+//
+//	answers upload of PO-123 (key 4012345000009:PO-123:orders:1)
+//	answers upload of PO-123 (key …), the latest of 2 uploads with that order number
+//	refers to order PO-9: no upload of this connection has it
+func (x *Index) AnswerText(j int) string {
+	return LinkText(x.Uploads, x.Answers[j], x.links[j])
+}
+
+// UploadText says how upload i was answered, for the upload history:
+//
+//	answered by CONTRL: accepted; ORDRSP: 3 of 5 lines changed
+//	no answer yet
+func (x *Index) UploadText(i int) string {
+	js := x.byUpload[i]
+	if len(js) == 0 {
+		return "no answer yet"
+	}
+	several := len(x.Uploads[i].BGMNumbers) > 1
+	parts := make([]string, 0, len(js))
+	for _, j := range js {
+		a := x.Answers[j]
+		s := a.Outcome()
+		if several && a.Type != "CONTRL" && x.links[j].Ref != "" {
+			s = a.Type + " for " + termsafe.String(x.links[j].Ref) + strings.TrimPrefix(s, a.Type)
+		}
+		parts = append(parts, s)
+	}
+	return "answered by " + strings.Join(parts, "; ")
+}
+
+// LinkText is AnswerText for an answer linked with Find.
+func LinkText(uploads []Upload, a Answer, l Link) string {
+	if !l.Linked() {
+		return unlinkedText(a, l)
+	}
+	u := uploads[l.Upload]
+	var what, reused string
+	switch {
+	case l.By == ByOrder:
+		what = termsafe.String(l.Ref)
+		reused = "that order number"
+	case len(u.BGMNumbers) > 0:
+		what = listed(u.BGMNumbers)
+		reused = "that interchange reference"
+	default:
+		what = "interchange " + termsafe.String(u.ControlRef)
+		reused = "that interchange reference"
+	}
+	s := "answers upload of " + what + " (key " + termsafe.String(u.Key) + ")"
+	if l.Ambiguous() {
+		s += ", the latest of " + strconv.Itoa(l.Candidates) + " uploads with " + reused
+	}
+	return s
+}
+
+func unlinkedText(a Answer, l Link) string {
+	switch {
+	case a.Type == "CONTRL" && l.Ref == "":
+		return "the CONTRL does not say which interchange it answers (no UCI reference)"
+	case a.Type == "CONTRL":
+		return "answers interchange " + termsafe.String(l.Ref) + " from " + termsafe.String(a.InterchangeSender) +
+			": no upload of this connection has it"
+	case a.Type == "ORDRSP" && l.Ref == "":
+		return "names no order (no RFF+ON): cannot be linked to an upload"
+	case a.Type == "APERAK" && l.Ref == "":
+		return "names no document it refers to (no RFF): cannot be linked to an upload"
+	case l.Ref != "":
+		return "refers to order " + termsafe.String(l.Ref) + ": no upload of this connection has it"
+	}
+	return "not an answer b2bx links to uploads"
+}
+
+// listed shows up to three numbers: "PO-1, PO-2 and 5 more".
+func listed(ns []string) string {
+	const most = 3
+	var b strings.Builder
+	for i, n := range ns {
+		if i == most {
+			b.WriteString(" and " + strconv.Itoa(len(ns)-most) + " more")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(termsafe.String(n))
+	}
+	return b.String()
+}
