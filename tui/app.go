@@ -31,6 +31,11 @@ type Options struct {
 	Open []string
 	// Demo shows the DEMO marker (b2bx demo).
 	Demo bool
+	// Wait, when set, holds the background work that reads profiles or
+	// connects until the environment is ready (b2bx demo starts its
+	// simulator while the first frame is already on screen); its error
+	// is shown where the work's would be.
+	Wait func(ctx context.Context) error
 	// Log keeps the session log; nil → a new one.
 	Log *logview.Handler
 	// NewTab builds a connection's tab; nil → ConnTab.
@@ -45,6 +50,7 @@ type Options struct {
 // sessionBackend connects named profiles through the session package;
 // every client logs into the session log.
 type sessionBackend struct {
+	wait   func(ctx context.Context) error
 	env    session.Env
 	logger *slog.Logger
 	newTab func(c *common.Common, id common.TabID, conn *session.Conn) Tab
@@ -53,6 +59,9 @@ type sessionBackend struct {
 // Connect implements Backend: resolve the profile's secrets, then build
 // its client and spool (no network).
 func (b sessionBackend) Connect(ctx context.Context, name string) (*session.Conn, error) {
+	if err := b.wait(ctx); err != nil {
+		return nil, err
+	}
 	t, err := session.ResolveProfile(ctx, b.env, name)
 	if err != nil {
 		return nil, err
@@ -63,6 +72,20 @@ func (b sessionBackend) Connect(ctx context.Context, name string) (*session.Conn
 // NewTab implements Backend.
 func (b sessionBackend) NewTab(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 	return b.newTab(c, id, conn)
+}
+
+// waitSource holds a Source's reads until Options.Wait says ready.
+type waitSource struct {
+	connlist.Source
+	wait func(ctx context.Context) error
+}
+
+// Profiles implements connlist.Source.
+func (s waitSource) Profiles(ctx context.Context) (connlist.Listing, error) {
+	if err := s.wait(ctx); err != nil {
+		return connlist.Listing{}, err
+	}
+	return s.Source.Profiles(ctx)
 }
 
 // NewApp builds the root model for opts (what Run runs; tests drive it
@@ -77,10 +100,13 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 	if opts.NewTab == nil {
 		opts.NewTab = ConnTab
 	}
+	if opts.Wait == nil {
+		opts.Wait = func(context.Context) error { return nil }
+	}
 	c := common.New()
 	c.Demo = opts.Demo
-	be := sessionBackend{env: opts.Env, logger: slog.New(opts.Log), newTab: opts.NewTab}
-	src := connlist.SessionSource{Env: opts.Env, StoreName: opts.StoreName}
+	be := sessionBackend{wait: opts.Wait, env: opts.Env, logger: slog.New(opts.Log), newTab: opts.NewTab}
+	src := waitSource{Source: connlist.SessionSource{Env: opts.Env, StoreName: opts.StoreName}, wait: opts.Wait}
 	return New(ctx, c, be, src, opts.Log, connlist.Options{StoreName: opts.StoreName}, opts.Open), nil
 }
 

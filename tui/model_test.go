@@ -73,6 +73,7 @@ func TestErrorsStayUntilDismissed(t *testing.T) {
 	m = update(t, m, common.Info{Text: "boom", Err: true})
 	m = press(t, m, "j", "k", "]", "[")
 	require.Contains(t, m.View(), "boom", "other keys leave an error")
+	require.Contains(t, m.footerView(), "esc dismiss the error")
 	m = update(t, m, common.Info{Text: "a passing note"})
 	require.Contains(t, m.View(), "a passing note")
 	m = press(t, m, "j")
@@ -197,6 +198,22 @@ func TestQuitAsksWhenAClaimWouldBeLost(t *testing.T) {
 	_, cmd = updateCmd(t, m, keyMsg("y"))
 	require.True(t, isQuit(cmd))
 	require.Equal(t, 1, st.closed, "quitting releases the lease")
+}
+
+func TestLongPromptKeepsTheAnswerVisible(t *testing.T) {
+	m, be := newTestModel(t)
+	m = open(t, m, "acme-de")
+	be.state("acme-de").pending = "an active claim on " + strings.Repeat("da-0123456789-", 20) + ": its lease expires and uses a delivery attempt"
+	m = update(t, m, common.Info{Text: strings.Repeat("an error that fills lines ", 20), Err: true})
+	m = press(t, m, "q")
+	v := m.View()
+	require.Len(t, lines(v), 30, "error and prompt fit in the frame")
+	foot := lines(m.footerView())
+	require.Len(t, foot, 6, "three lines of error, three of question")
+	require.True(t, strings.HasSuffix(foot[5], "[y/N]"), foot[5])
+	for _, l := range foot {
+		require.LessOrEqual(t, len([]rune(l)), 100)
+	}
 }
 
 func TestCloseTabAsksWhenAClaimWouldBeLost(t *testing.T) {

@@ -120,7 +120,7 @@ func (m Model) errLines() []string {
 		return nil
 	}
 	st := m.c.Styles
-	text := st.Marks.Fail + " " + m.foot.err + "  (esc dismisses)"
+	text := st.Marks.Fail + " " + m.foot.err
 	lines := strings.Split(ansi.Wrap(text, max(m.c.Width, 20), " "), "\n")
 	if len(lines) > maxErrLines {
 		lines = lines[:maxErrLines]
@@ -132,17 +132,41 @@ func (m Model) errLines() []string {
 	return lines
 }
 
-func (m Model) footerHeight() int { return len(m.errLines()) + 1 }
+func (m Model) footerHeight() int { return len(m.errLines()) + len(m.promptLines()) }
 
-// footerView is the error block, then one line: the prompt, the command
-// line, a note, or the short help.
-func (m Model) footerView() string {
+// promptLines is the y/N question, wrapped, at most maxErrLines, with
+// "[y/N]" always visible at its end; one line when there is no prompt.
+func (m Model) promptLines() []string {
+	if m.mode != modePrompt || m.prompt == nil {
+		return []string{""}
+	}
 	st := m.c.Styles
+	const answer = " [y/N]"
+	w := max(m.c.Width, 20)
+	lines := strings.Split(ansi.Wrap(st.Marks.Warn+" "+m.prompt.question, w, " "), "\n")
+	if len(lines) > maxErrLines {
+		lines = lines[:maxErrLines]
+		lines[maxErrLines-1] += "…"
+	}
+	last := len(lines) - 1
+	if ansi.StringWidth(lines[last])+len(answer) > w {
+		lines[last] = ansi.Truncate(lines[last], w-len(answer)-1, "") + "…"
+	}
+	for i, l := range lines {
+		lines[i] = st.Warn.Render(l)
+	}
+	lines[last] += st.Key.Render(answer)
+	return lines
+}
+
+// footerView is the error block, then the y/N prompt, or one line: the
+// command line, a note, or the short help.
+func (m Model) footerView() string {
 	lines := m.errLines()
 	var last string
 	switch {
 	case m.mode == modePrompt && m.prompt != nil:
-		last = st.Warn.Render(st.Marks.Warn+" "+m.prompt.question) + " " + st.Key.Render("[y/N]")
+		return strings.Join(append(lines, m.promptLines()...), "\n")
 	case m.mode == modeCommand:
 		last = m.cmdline.View()
 	case m.foot.info != "":
@@ -171,6 +195,9 @@ func (m Model) shortHelp() []key.Binding {
 	}
 	if m.capturing() {
 		return page
+	}
+	if m.foot.err != "" {
+		page = append([]key.Binding{m.keys.Dismiss}, page...)
 	}
 	return append(page, m.keys.ShortHelp()...)
 }
