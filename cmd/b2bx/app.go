@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/signal"
+	"syscall"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/tui"
@@ -33,6 +35,10 @@ func runApp(ctx context.Context, e *env, args []string) int {
 		usage(e.stderr)
 		return exitUsage
 	}
+	// A closed terminal (SIGHUP) ends the app like SIGTERM: leases are
+	// released and the demo's temp dir removed.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
+	defer stop()
 	// One store for the whole session: a keyring that proved unreachable
 	// is not waited for again (session.StoreFromEnv is sticky).
 	store, err := session.StoreFromEnv(e.getenv)

@@ -103,6 +103,8 @@ func TestDemoIsAPrivateWorld(t *testing.T) {
 		dir = filepath.Dir(filepath.Dir(cfg))
 		require.NotEqual(t, userCfg, cfg)
 		require.NotEqual(t, userData, o.Env.Getenv("B2BX_DATA_DIR"))
+		require.NotNil(t, o.Wait, "the simulator starts while the app shows its first frame")
+		require.NoError(t, o.Wait(ctx))
 
 		// The demo connections really work.
 		for _, name := range o.Open {

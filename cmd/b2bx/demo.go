@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
@@ -76,14 +78,22 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "Without one, run the scripted CLI tour: make tour")
 		return exitUsage
 	}
-	w, err := startDemo(ctx, opt)
+	// A closed terminal (SIGHUP) ends the app like SIGTERM: leases are
+	// released and the demo's temp dir removed.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
+	defer stop()
+	w, err := newDemoWorld()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx demo: %v\n", err)
 		return exitStorage
 	}
 	defer w.Close()
+	// The simulator starts (about 0.2 s to generate the demo data) while
+	// the app already shows its first frame; the app's background work
+	// waits for it.
+	go w.start(ctx, opt)
 	err = runTUI(ctx, tui.Options{Env: w.env, StoreName: demoStoreName, Open: w.names, Demo: true,
-		Input: e.stdin, Output: e.stdout})
+		Wait: w.wait, Input: e.stdin, Output: e.stdout})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx demo: %v\n", err)
 		return exitUsage
@@ -95,27 +105,26 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 // for profiles and downloads, and secrets in memory.
 type demoWorld struct {
 	dir   string
-	srv   *partnersim.Server
 	env   session.Env
-	names []string
+	names []string // the demo connections, opened as tabs
+
+	ready chan struct{} // closed when start is done
+	err   error         // start's error, set before ready closes
+	srv   *partnersim.Server
 	demo  *partnersim.Demo
 }
 
-// startDemo starts the simulator on loopback, seeds the demo data and
-// writes a profile per demo connection into a temp dir, with the secrets
-// in a memory store. The environment it gives the app is closed: only
-// the temp dir's paths, never the user's config, data or $B2BX_API_KEY.
-func startDemo(ctx context.Context, opt demoOptions) (w *demoWorld, err error) {
+// demoNames are the connections SeedDemo creates, in tab order.
+var demoNames = []string{"acme-de", "acme-at"}
+
+// newDemoWorld makes the temp dir and the closed environment the app
+// gets: only the temp dir's paths, never the user's config, data or
+// $B2BX_API_KEY, and a memory secret store, never the keyring.
+func newDemoWorld() (*demoWorld, error) {
 	dir, err := os.MkdirTemp("", "b2bx-demo-")
 	if err != nil {
 		return nil, fmt.Errorf("creating the temp dir: %w", err)
 	}
-	w = &demoWorld{dir: dir}
-	defer func() {
-		if err != nil {
-			w.Close()
-		}
-	}()
 	vars := map[string]string{
 		credentials.EnvConfig: filepath.Join(dir, "config", "profiles.toml"),
 		spool.EnvDataDir:      filepath.Join(dir, "data"),
@@ -123,38 +132,68 @@ func startDemo(ctx context.Context, opt demoOptions) (w *demoWorld, err error) {
 		"XDG_CONFIG_HOME":     filepath.Join(dir, "config"),
 		"XDG_DATA_HOME":       filepath.Join(dir, "share"),
 	}
-	w.env = session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}
+	return &demoWorld{dir: dir, names: demoNames, ready: make(chan struct{}),
+		env: session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}}, nil
+}
 
+// start runs the simulator on loopback with the demo data and writes a
+// profile per demo connection, its secret into the memory store. It
+// closes w.ready when done.
+func (w *demoWorld) start(ctx context.Context, opt demoOptions) {
+	defer close(w.ready)
 	sim := partnersim.New(partnersim.WithResponseDelay(opt.replyDelay), partnersim.WithThrottle(opt.throttle))
-	if w.demo, err = partnersim.SeedDemo(sim, partnersim.DemoOptions{Bulk: opt.entries}); err != nil {
-		return w, fmt.Errorf("seeding the simulator: %w", err)
+	if w.demo, w.err = partnersim.SeedDemo(sim, partnersim.DemoOptions{Bulk: opt.entries}); w.err != nil {
+		w.err = fmt.Errorf("seeding the simulator: %w", w.err)
+		return
 	}
-	if w.srv, err = partnersim.ServeAddr("127.0.0.1:0", sim, partnersim.HTTP1); err != nil {
-		return w, err
+	if w.srv, w.err = partnersim.ServeAddr("127.0.0.1:0", sim, partnersim.HTTP1); w.err != nil {
+		return
 	}
 	file, err := session.LoadProfiles(w.env)
 	if err != nil {
-		return w, err
+		w.err = err
+		return
 	}
-	for _, c := range w.demo.Connections {
+	if len(w.demo.Connections) != len(w.names) {
+		w.err = fmt.Errorf("the simulator has %d demo connections, the demo opens %d", len(w.demo.Connections), len(w.names))
+		return
+	}
+	for i, c := range w.demo.Connections {
+		if c.Name != w.names[i] {
+			w.err = fmt.Errorf("demo connection %d is %s, not %s", i+1, c.Name, w.names[i])
+			return
+		}
 		p := credentials.Profile{Name: c.Name, URL: w.srv.URL, ConnectionID: c.ConnectionID,
 			Partner: "ACME (demo)", InboxKeyID: c.Key.ID, MailboxKeyID: c.Key.ID}
 		if err := session.AddProfile(ctx, file, p, map[string]secret.Value{c.Key.ID: secret.New(c.Key.Secret)}, w.env.Store); err != nil {
-			return w, fmt.Errorf("demo profile %s: %w", c.Name, err)
+			w.err = fmt.Errorf("demo profile %s: %w", c.Name, err)
+			return
 		}
-		w.names = append(w.names, c.Name)
 	}
-	return w, nil
 }
 
-// Close stops the simulator and removes the temp dir.
+// wait blocks until start is done (or ctx ends) and returns its error.
+func (w *demoWorld) wait(ctx context.Context) error {
+	select {
+	case <-w.ready:
+		if w.err != nil {
+			return fmt.Errorf("the demo simulator did not start: %w", w.err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close waits for start, stops the simulator and removes the temp dir.
 func (w *demoWorld) Close() {
+	<-w.ready
 	if w.srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = w.srv.Shutdown(sctx)
 		cancel()
 	}
-	if w.dir != "" && strings.Contains(filepath.Base(w.dir), "b2bx-demo-") {
+	if strings.HasPrefix(filepath.Base(w.dir), "b2bx-demo-") {
 		_ = os.RemoveAll(w.dir)
 	}
 }
