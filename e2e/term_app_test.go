@@ -1,0 +1,192 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// appScreens keeps every screen a test saw, to check them all for secrets
+// at the end (the app draws on the alternate screen: nothing of it is in
+// the scrollback).
+type appScreens struct {
+	p    *pane
+	seen []string
+}
+
+// waitScreen polls the visible pane until cond holds and returns it; on
+// timeout it fails with what the pane shows.
+func (a *appScreens) waitScreen(what string, timeout time.Duration, cond func(screen string) bool) string {
+	a.p.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		s := a.p.screen()
+		if cond(s) {
+			a.seen = append(a.seen, s)
+			return s
+		}
+		if time.Now().After(deadline) {
+			a.p.t.Fatalf("timed out after %s waiting for %s; the pane shows:\n%s", timeout, what, s)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+func contains(subs ...string) func(string) bool {
+	return func(s string) bool {
+		for _, sub := range subs {
+			if !strings.Contains(s, sub) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// TestAppDemo drives `b2bx demo` in tmux the way the README's walkthrough
+// does: first frame with both demo tabs, P on the head entry (verified
+// and acknowledged), W on to the faulty entry (refused, the failed check
+// named, nothing acknowledged), q asks because of the open claim, y quits.
+// The pane's title and clipboard stay untouched, the screen comes back,
+// no simulator secret is ever shown, and the temp dir is gone.
+func TestAppDemo(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	link := demoBinary(t, w)
+	p := newPane(t, w, 120, 36, nil)
+	p.tmux("select-pane", "-t", p.target, "-T", "e2e-title")
+	_, _ = p.run("echo before-the-app", 10*time.Second)
+	a := &appScreens{p: p}
+
+	started := time.Now()
+	m := p.start(shellCmd(link, "demo"))
+	first := a.waitScreen("the first frame", 30*time.Second, contains("DEMO", "connections", "│"))
+	t.Logf("first frame after %s (tmux polling included)", time.Since(started).Round(time.Millisecond))
+	require.Contains(t, first, "b2bx")
+	s := a.waitScreen("both demo tabs with the mailbox", 30*time.Second, contains("1 acme-de", "2 acme-at", "page 1:", "head of the mailbox"))
+	require.Regexp(t, `(?m)^ DEMO │ acme-de │ page 1`, s, "the status bar names the demo and the connection")
+
+	p.key("P")
+	s = a.waitScreen("the head entry verified and acknowledged", 60*time.Second, contains("✓ acknowledged", "receipt"))
+	for _, check := range []string{"✓ size vs header", "✓ size vs listing", "✓ hash vs header", "✓ hash vs listing", "✓ trailer verified", "✓ stored durably"} {
+		require.Contains(t, s, check)
+	}
+
+	p.key("W")
+	s = a.waitScreen("the faulty entry refused", 60*time.Second, contains("NOT VERIFIED", "hash vs header"))
+	require.Contains(t, s, "✗ hash vs header")
+	require.Contains(t, s, "Nothing will be acknowledged")
+	require.Regexp(t, regexp.MustCompile(`refused: hash`), s, "the status bar says the transfer was refused")
+
+	p.key("q")
+	s = a.waitScreen("the quit prompt", 10*time.Second, contains("Quit b2bx?", "[y/N]"))
+	require.Contains(t, s, "an active claim on")
+	p.key("n")
+	a.waitScreen("the prompt gone", 10*time.Second, func(s string) bool { return !strings.Contains(s, "Quit b2bx?") })
+	p.key("q")
+	a.waitScreen("the quit prompt again", 10*time.Second, contains("Quit b2bx?"))
+	p.key("y")
+	code, h := p.wait(m, 30*time.Second)
+	require.Equal(t, 0, code, "b2bx demo exits 0 after q, y:\n%s", h)
+
+	after := p.screen()
+	require.Contains(t, after, "before-the-app", "the screen from before the app is back")
+	require.NotContains(t, after, "DEMO │", "the app's screen is gone")
+	require.Equal(t, "e2e-title", p.display("#{pane_title}"), "the pane title changed")
+	require.Empty(t, p.buffers(), "something wrote to the clipboard")
+	for i, screen := range append(a.seen, h) {
+		require.NotRegexp(t, simSecret, screen, "screen %d shows a simulator secret", i)
+	}
+	require.Empty(t, processesOf(t, link), "the demo left a process running")
+	requireEmptyDir(t, w.tmpDir)
+}
+
+// TestAppSmallTerminal: below 80×24 the app says so instead of drawing a
+// broken frame, draws once the terminal is large enough, and q quits.
+func TestAppSmallTerminal(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	p := newPane(t, w, 70, 20, nil)
+	a := &appScreens{p: p}
+	m := p.start(shellCmd(bin, "demo"))
+	a.waitScreen("the size message", 30*time.Second, contains("needs a terminal of at least 80×24", "this one is 70×20"))
+	p.tmux("resize-window", "-t", "e2e", "-x", "100", "-y", "30")
+	a.waitScreen("the app at 100×30", 30*time.Second, contains("DEMO", "1 acme-de"))
+	p.key("q")
+	code, h := p.wait(m, 30*time.Second)
+	require.Equal(t, 0, code, h)
+	requireEmptyDir(t, w.tmpDir)
+}
+
+// TestAppNeedsATerminal: without a terminal, b2bx prints its usage and
+// b2bx demo names the scripted tour; both exit 2 and start nothing.
+func TestAppNeedsATerminal(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	r := w.b2bx(t, nil, "")
+	require.Equal(t, 2, r.code, r.String())
+	require.Contains(t, r.stderr, "the app needs a terminal")
+	require.Contains(t, r.stderr, "usage: b2bx <command>")
+	r = w.b2bx(t, nil, "", "demo")
+	require.Equal(t, 2, r.code, r.String())
+	require.Contains(t, r.stderr, "make tour")
+	requireEmptyDir(t, w.tmpDir)
+}
+
+// TestAppAddConnection types a new connection into the app's + form in a
+// private keyring session: the secret (the simulator's real one, a
+// canary) is typed masked, stored in the keyring (the list then says
+// "keyring" and the tab reads the mailbox with it), and never appears on
+// any screen, in the session log or in any file.
+func TestAppAddConnection(t *testing.T) {
+	t.Parallel()
+	requireTool(t, "B2BX_KEYRING_IT", "gnome-keyring-daemon", "dbus-run-session", "dbus-send")
+	w := newWorld(t)
+	s := startSim(t, w)
+	de := s.conn(t, "acme-de")
+
+	session := filepath.Join(repoRoot, ".ci", "keyring-session")
+	p := newPane(t, w, 120, 36, nil, "bash", "-c", `"$0" "$@"; echo "__session_end rc=$?"`,
+		session, "env", "PS1="+prompt, "bash", "--norc", "--noprofile")
+	a := &appScreens{p: p}
+	m := p.start(shellCmd(bin))
+	a.waitScreen("the first-run screen", 30*time.Second, contains("No connection profiles yet", "b2bx demo", "+"))
+
+	p.key("+")
+	a.waitScreen("the form", 10*time.Second, contains("Add a connection", "Mailbox key secret"))
+	for _, v := range []string{"acme-app", s.URL, de.ConnectionID, de.KeyID, de.Secret} {
+		p.tmux("send-keys", "-t", p.target, "-l", v)
+		p.key("Tab")
+	}
+	typed := a.waitScreen("the masked secret", 10*time.Second, contains(strings.Repeat("•", 8)))
+	require.NotContains(t, typed, de.Secret)
+	p.key("C-s")
+	a.waitScreen("the new connection with its key in the keyring", 30*time.Second, contains("acme-app", "✓ keyring"))
+
+	p.key("Enter")
+	a.waitScreen("the connection's mailbox", 30*time.Second, contains("1 acme-app", "page 1:"))
+	p.key("L")
+	logScreen := a.waitScreen("the session log", 10*time.Second, contains("Session log", "correlationId="))
+	require.Contains(t, logScreen, "op=list")
+	p.key("L")
+	a.waitScreen("the log closed", 10*time.Second, func(s string) bool { return !strings.Contains(s, "Session log") })
+	p.key("q")
+	code, h := p.wait(m, 30*time.Second)
+	require.Equal(t, 0, code, h)
+
+	for i, screen := range append(a.seen, p.history()) {
+		w.requireNoSecret(t, "screen "+string(rune('0'+i%10)), screen)
+		for j := 0; j+12 <= len(de.Secret); j++ {
+			require.NotContains(t, screen, de.Secret[j:j+12], "screen %d shows a piece of the secret", i)
+		}
+	}
+	w.requireNoSecretOnDisk(t)
+	code, h = p.run(shellCmd(bin, "conn", "test", "acme-app"), 30*time.Second)
+	require.Equal(t, 0, code, "the keyring holds exactly the typed secret:\n%s", h)
+}
