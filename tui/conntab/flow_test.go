@@ -302,3 +302,29 @@ func TestFlowUnavailableRetryNowAndGiveUp(t *testing.T) {
 	require.Equal(t, 3, e.sim.RequestCount(partnersim.EndpointList, ""), "given up: no further attempt")
 	requireNoSecrets(t, tm.frames, e)
 }
+
+func TestFlowUnclearAcknowledgeIsRetriedWithTheSameToken(t *testing.T) {
+	// two minutes: a retry the five-minute lease can still cover
+	e := newSimEnv(t, []time.Duration{0, 2 * time.Minute}, partnersim.DemoOptions{})
+	head := e.entryID(t, 0)
+	// the server records the acknowledge, then the connection drops
+	e.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointAcknowledge, DropResponse: true, Times: 1})
+	tm := startApp(t, e)
+	waitFor(t, tm, "page 1 · #1–12")
+	tm.Type("c")
+	waitFor(t, tm, "d download + verify")
+	tm.Type("d")
+	waitFor(t, tm, "a acknowledges it")
+	tm.Type("a")
+	waitFor(t, tm, "acknowledge: attempt 1 failed (network error); next attempt in 1:")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc}) // give up the automatic retry
+	waitFor(t, tm, "acknowledge failed", "a tries again with the same token")
+	require.Equal(t, partnersim.StatusAcknowledged, e.state(t, head).Status, "the server has it; the client does not know")
+	tm.Type("a")
+	waitFor(t, tm, "✓ acknowledged · receipt rcpt_", "replay yes (the server had it already)")
+
+	m := finalTab(t, tm)
+	require.Equal(t, e.state(t, head).ReceiptID, m.claim.res.Receipt.ReceiptID)
+	require.Equal(t, 2, e.sim.RequestCount(partnersim.EndpointAcknowledge, head))
+	requireNoSecrets(t, tm.frames, e)
+}
