@@ -182,4 +182,3 @@ func (h benchHarness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (h benchHarness) View() string { return h.tab.View() }
-
