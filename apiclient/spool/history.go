@@ -175,12 +175,20 @@ func (s *Store) ReserveUpload(req KeyRequest, rec UploadRecord, keyFor func(n in
 // AppendUpload adds a record (the result of an upload, or the pending
 // record of a key the operator gave) to the history, durably.
 func (s *Store) AppendUpload(rec UploadRecord) error {
+	_, err := s.RecordUpload(rec)
+	return err
+}
+
+// RecordUpload is AppendUpload returning the record as written: a zero
+// Time is stamped with the store's clock, in UTC.
+func (s *Store) RecordUpload(rec UploadRecord) (UploadRecord, error) {
 	unlock, err := s.lockConn(rec.ConnectionID)
 	if err != nil {
-		return err
+		return rec, err
 	}
 	defer unlock()
-	return s.appendLocked(&rec)
+	err = s.appendLocked(&rec)
+	return rec, err
 }
 
 // appendLocked writes one JSON line and fsyncs. If a crash left a torn
