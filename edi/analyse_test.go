@@ -44,7 +44,7 @@ func TestAnalyseParallel(t *testing.T) {
 			require.NotEmpty(t, issues)
 		})
 	}
-	codes := codes(&Document{issues: analyseBoth(t, []byte(cases["problems in both halves"]))})
+	codes := codes(&Document{issueLog: issueLog{issues: analyseBoth(t, []byte(cases["problems in both halves"]))}})
 	require.Contains(t, codes, CodeReleaseInvalid)
 	require.Contains(t, codes, CodeTrailingSeparator)
 	require.Contains(t, codes, CodeLineBreakInSegment)

@@ -174,8 +174,8 @@ func BenchmarkMessageLayer(b *testing.B) {
 	b.SetBytes(int64(len(d.Data())))
 	b.ReportAllocs()
 	for b.Loop() {
-		if issues := d.checkMessages(); len(issues) != 0 {
-			b.Fatal(issues[0])
+		if log := d.checkMessages(); len(log.issues) != 0 {
+			b.Fatal(log.issues[0])
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.Len()), "ns/segment")
@@ -191,7 +191,7 @@ func BenchmarkEnvelopeChecks(b *testing.B) {
 	b.SetBytes(int64(len(d.Data())))
 	b.ReportAllocs()
 	for b.Loop() {
-		d.issues = d.issues[:0]
+		d.issueLog = issueLog{issues: d.issues[:0]}
 		d.validate()
 	}
 }
@@ -223,7 +223,7 @@ func benchAnalyse(b *testing.B, min int) {
 	}
 	b.SetBytes(int64(len(d.Data())))
 	for b.Loop() {
-		d.issues = d.issues[:0]
+		d.issueLog = issueLog{issues: d.issues[:0]}
 		if err := d.analyse(); err != nil {
 			b.Fatal(err)
 		}

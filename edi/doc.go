@@ -94,6 +94,12 @@
 //     says the sender probably wrote UTF-8.
 //   - UNOW/UNOY: invalid UTF-8 is an error.
 //
+// At most 1000 issues of each code are listed, the first ones in input
+// order; one ISSUES_OMITTED issue per code and severity counts the rest
+// (Issue.Omitted), at the first one left out, and Document.IssueCounts
+// counts every problem, listed or not. A file with the same fault in
+// every segment then costs a thousand issues, not millions.
+//
 // # Message structure
 //
 // Parse also checks every message against its directory structure
@@ -111,7 +117,8 @@
 // (35) and GROUP_TOO_MANY_REPETITIONS (36, once per group). A missing UNT
 // is only UNT_MISSING. At most 100 structure issues are listed per
 // message; STRUCTURE_PROBLEMS_OMITTED counts the rest (a message of the
-// wrong type would otherwise bury every other issue).
+// wrong type would otherwise bury every other issue), and
+// Message.StructureProblems counts them all.
 //
 // CONTRL: 2:2 and D:3 belong to syntax 3 (and below), 4:1 to syntax 4. A
 // CONTRL whose version does not fit the UNB syntax version is the error
@@ -133,7 +140,8 @@
 // for coded elements, the code's name ("BY" -> "Buyer"). Service segments
 // are described from the service directory of the interchange's syntax
 // version, the others from the message's directory. It reads only that
-// segment.
+// segment, each byte once, and lists at most 1000 values (SegmentInfo.More
+// counts the rest).
 //
 // Message.Summary holds what a person wants first: ORDERS (document number,
 // function, dates, header parties with GLN, line count, CNT and whether

@@ -45,7 +45,7 @@ type Document struct {
 	data     []byte
 	segs     []segRec
 	dialects []dialect
-	issues   []Issue
+	issueLog // the issues; final once Parse returns
 	// shapeCands lists, in order, the segments the segment-shape checks
 	// must look at (see scanner.shapeCandidate); on a clean file few.
 	shapeCands []int
@@ -80,7 +80,7 @@ func Parse(data []byte) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.sortIssues()
+	d.finish()
 	return d, nil
 }
 
@@ -102,7 +102,7 @@ var parallelMin = 8192
 // The error is ErrFileChanged when the character check's goroutine found
 // the input shortened (see Guard).
 func (d *Document) analyse() error {
-	var chars [][]Issue
+	var chars *charIssues
 	if len(d.segs) < parallelMin {
 		chars = d.characterIssues()
 	} else {
@@ -122,36 +122,49 @@ func (d *Document) analyse() error {
 			return err
 		}
 		d.mergeEnvelope(chars)
-		d.issues = append(d.issues, more...)
+		d.merge(more)
 		return nil
 	}
 	d.mergeEnvelope(chars)
-	d.issues = append(d.issues, d.checkMessages()...)
+	d.merge(d.checkMessages())
 	return nil
 }
 
+// charIssues are the character issues of every interchange in one log;
+// ends[k] is where interchange k's end in log.issues.
+type charIssues struct {
+	log  issueLog
+	ends []int
+}
+
 // characterIssues checks the characters of every interchange (see
-// checkCharacters) and returns the issues per interchange. It works on a
-// copy of the Document header with its own issue list, so it shares no
-// written memory with the goroutine running the message layer.
-func (d *Document) characterIssues() [][]Issue {
-	out := make([][]Issue, len(d.Interchanges))
+// checkCharacters). It works on a copy of the Document header with its
+// own issue log, so it shares no written memory with the goroutine
+// running the message layer.
+func (d *Document) characterIssues() *charIssues {
+	out := &charIssues{ends: make([]int, len(d.Interchanges))}
 	view := *d
+	view.issueLog = issueLog{}
 	for k := range d.Interchanges {
-		view.issues = nil
 		view.checkCharacters(&d.Interchanges[k])
-		out[k] = view.issues
+		out.ends[k] = len(view.issues)
 	}
+	out.log = view.issueLog
 	return out
 }
 
 // mergeEnvelope runs the segment-shape checks and adds, per interchange,
 // their issues and then the character issues, in the order validate gives.
-func (d *Document) mergeEnvelope(chars [][]Issue) {
+func (d *Document) mergeEnvelope(chars *charIssues) {
+	start := 0
 	for k := range d.Interchanges {
 		d.checkSegments(&d.Interchanges[k])
-		d.issues = append(d.issues, chars[k]...)
+		for _, is := range chars.log.issues[start:chars.ends[k]] {
+			d.add(is)
+		}
+		start = chars.ends[k]
 	}
+	d.mergeOver(&chars.log)
 }
 
 // checkSize refuses inputs whose offsets do not fit the 32-bit index.

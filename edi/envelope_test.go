@@ -209,7 +209,7 @@ func TestOutsideMessageRunsAggregate(t *testing.T) {
 func TestSortIssuesStable(t *testing.T) {
 	d := mustParse(t, fixture(t, "errors/unt_count.edi"))
 	d.issues = append(d.issues, Issue{Severity: SeverityWarning, Code: "LATER_X", Segment: 1, Offset: 51, Message: "later layer"})
-	d.sortIssues()
+	d.finish()
 	require.Equal(t, Code("LATER_X"), d.Issues()[0].Code)
 	require.Equal(t, []Code{"LATER_X", CodeSegmentMissing, CodeSegmentMissing, CodeUNTCountMismatch}, codes(d),
 		"stable: the structure issues at UNT's start come before the count issue at its element 1")

@@ -1,8 +1,10 @@
 package edi
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // Severity says whether an issue makes the file wrong (Error) or only
@@ -93,6 +95,11 @@ const (
 	CodeStructureOmitted     Code = "STRUCTURE_PROBLEMS_OMITTED"   // more structure problems than are listed per message
 	CodeContrlVersion        Code = "CONTRL_VERSION_MISMATCH"      // CONTRL 4:1 under syntax 3, or 2:2/D:3 under syntax 4
 	CodeContrlVersionUnknown Code = "CONTRL_VERSION_UNKNOWN"       // CONTRL version other than 2:2, D:3, 4:1 (warning)
+
+	// CodeIssuesOmitted stands for the issues of one code (and severity)
+	// beyond the first maxIssuesPerCode (1000), which are counted, not
+	// listed; Issue.Omitted says how many.
+	CodeIssuesOmitted Code = "ISSUES_OMITTED"
 )
 
 // IsStructure reports whether the code comes from the message-structure
@@ -137,6 +144,10 @@ type Issue struct {
 	// SyntaxError is the UN/EDIFACT syntax error code (0085), 0 when none
 	// applies.
 	SyntaxError int `json:"syntaxError,omitempty"`
+	// Omitted is set on the issues that stand for problems not listed
+	// (STRUCTURE_PROBLEMS_OMITTED, ISSUES_OMITTED): how many there are.
+	// Their Segment and Offset are those of the first one.
+	Omitted int `json:"omitted,omitempty"`
 }
 
 // String formats the issue for logs: "error UNT_COUNT_MISMATCH at segment
@@ -145,16 +156,26 @@ func (i Issue) String() string {
 	return fmt.Sprintf("%s %s at segment %d (offset %d): %s", i.Severity, i.Code, i.Segment, i.Offset, i.Message)
 }
 
-// Issues returns the issues in input order (by offset, then as found).
-// The slice is the Document's own, shared by every caller: read it, never
-// modify it (its capacity is clipped, so appending to it copies).
+// Issues returns the issues in input order (by offset, then as found):
+// at most maxIssuesPerCode (1000) of each code, and for each code with
+// more one ISSUES_OMITTED issue that counts the rest. The slice is the
+// Document's own, shared by every caller: read it, never modify it (its
+// capacity is clipped, so appending to it copies).
 func (d *Document) Issues() []Issue { return d.issues[:len(d.issues):len(d.issues)] }
 
-// sortIssues orders issues by offset, keeping the order of issues at the
-// same offset. Parse calls it once, when every layer has added its issues:
-// a Document has no mutators after Parse.
-func (d *Document) sortIssues() {
-	sort.SliceStable(d.issues, func(a, b int) bool { return d.issues[a].Offset < d.issues[b].Offset })
+// IssueCounts returns how many errors and warnings Parse found, listed or
+// not: an issue that stands for omitted ones (Issue.Omitted) counts as
+// that many.
+func (d *Document) IssueCounts() (errors, warnings int) {
+	for _, is := range d.issues {
+		n := max(is.Omitted, 1)
+		if is.Severity == SeverityError {
+			errors += n
+		} else {
+			warnings += n
+		}
+	}
+	return errors, warnings
 }
 
 // HasErrors reports whether any issue has SeverityError.
@@ -167,15 +188,143 @@ func (d *Document) HasErrors() bool {
 	return false
 }
 
-// issuef adds an issue at segment seg (or -1 with an explicit offset).
-func (d *Document) issuef(sev Severity, code Code, syntax int, seg, off int, format string, args ...any) {
-	d.issues = append(d.issues, Issue{
-		Severity: sev, Code: code, Message: fmt.Sprintf(format, args...),
-		Segment: seg, Offset: off, SyntaxError: syntax,
+// maxIssuesPerCode bounds the issues of one code a Document lists; the
+// rest are counted in one ISSUES_OMITTED issue per code and severity. A
+// file with the same fault a million times then costs a thousand issues,
+// not a million (hundreds of megabytes), and the output stays readable.
+const maxIssuesPerCode = 1000
+
+// issueLog collects issues, keeping at most maxIssuesPerCode of each code
+// and counting the rest. The Document has one; the layers that run on
+// their own goroutine (characters, message structure) fill their own and
+// are merged into it.
+type issueLog struct {
+	issues []Issue
+	kept   map[Code]int
+	over   map[overKey]*overflow
+}
+
+// overKey groups omitted issues: one ISSUES_OMITTED per code and severity.
+type overKey struct {
+	code Code
+	sev  Severity
+}
+
+// overflow counts the omitted issues of one overKey.
+type overflow struct {
+	n     int   // problems left out; an omitted issue that itself stands for Omitted problems counts as that many
+	first Issue // the one with the lowest offset (first found among equals)
+}
+
+// room reports whether one more issue of code is listed.
+func (l *issueLog) room(code Code) bool { return l.kept[code] < maxIssuesPerCode }
+
+// add lists is, or counts it when its code is full; it reports whether
+// is was listed (and is now the last of l.issues).
+func (l *issueLog) add(is Issue) bool {
+	if !l.room(is.Code) {
+		l.omit(is)
+		return false
+	}
+	if l.kept == nil {
+		l.kept = map[Code]int{}
+	}
+	l.kept[is.Code]++
+	l.issues = append(l.issues, is)
+	return true
+}
+
+// omit counts is as left out; its text is not kept.
+func (l *issueLog) omit(is Issue) {
+	is.Message = ""
+	k := overKey{is.Code, is.Severity}
+	o := l.over[k]
+	if o == nil {
+		if l.over == nil {
+			l.over = map[overKey]*overflow{}
+		}
+		o = &overflow{first: is}
+		l.over[k] = o
+	} else if is.Offset < o.first.Offset {
+		o.first = is
+	}
+	o.n += max(is.Omitted, 1)
+}
+
+// merge adds o's issues and counts to l.
+func (l *issueLog) merge(o *issueLog) {
+	for _, is := range o.issues {
+		l.add(is)
+	}
+	l.mergeOver(o)
+}
+
+// mergeOver adds o's counts of omitted issues to l.
+func (l *issueLog) mergeOver(o *issueLog) {
+	for k, ov := range o.over {
+		mine := l.over[k]
+		if mine == nil {
+			if l.over == nil {
+				l.over = map[overKey]*overflow{}
+			}
+			c := *ov
+			l.over[k] = &c
+			continue
+		}
+		mine.n += ov.n
+		if ov.first.Offset < mine.first.Offset {
+			mine.first = ov.first
+		}
+	}
+}
+
+// finish orders the issues by offset (stable), keeps the first
+// maxIssuesPerCode of each code in that order, and adds one
+// ISSUES_OMITTED issue per code and severity with omitted ones, at the
+// first of them. The counting state is dropped: the list is final.
+func (l *issueLog) finish() {
+	byOffset := func(a, b Issue) int { return cmp.Compare(a.Offset, b.Offset) }
+	slices.SortStableFunc(l.issues, byOffset)
+	kept := map[Code]int{}
+	out := l.issues[:0]
+	for _, is := range l.issues {
+		if kept[is.Code] == maxIssuesPerCode {
+			l.omit(is)
+			continue
+		}
+		kept[is.Code]++
+		out = append(out, is)
+	}
+	clear(l.issues[len(out):]) // release the dropped messages
+	l.issues = out
+	keys := slices.Collect(maps.Keys(l.over))
+	slices.SortFunc(keys, func(a, b overKey) int {
+		return cmp.Or(cmp.Compare(a.code, b.code), cmp.Compare(a.sev, b.sev))
 	})
+	for _, k := range keys {
+		o := l.over[k]
+		l.issues = append(l.issues, Issue{Severity: k.sev, Code: CodeIssuesOmitted, Segment: o.first.Segment,
+			Offset: o.first.Offset, Omitted: o.n,
+			Message: fmt.Sprintf("%d more %s %s(s) from offset %d on are not listed (b2bx lists the first %d of each kind)",
+				o.n, k.code, k.sev, o.first.Offset, maxIssuesPerCode)})
+	}
+	slices.SortStableFunc(l.issues, byOffset)
+	l.kept, l.over = nil, nil
+}
+
+// issuef adds an issue at segment seg (or -1 with an explicit offset); it
+// reports whether it is listed. The message is formatted only when it is.
+func (d *Document) issuef(sev Severity, code Code, syntax int, seg, off int, format string, args ...any) bool {
+	is := Issue{Severity: sev, Code: code, Segment: seg, Offset: off, SyntaxError: syntax}
+	if !d.room(code) {
+		d.omit(is)
+		return false
+	}
+	is.Message = fmt.Sprintf(format, args...)
+	return d.add(is)
 }
 
 // segIssuef adds an issue located at the start of segment i.
-func (d *Document) segIssuef(sev Severity, code Code, syntax int, i int, format string, args ...any) {
-	d.issuef(sev, code, syntax, i, int(d.segs[i].off), format, args...)
+func (d *Document) segIssuef(sev Severity, code Code, syntax int, i int, format string, args ...any) bool {
+	return d.issuef(sev, code, syntax, i, int(d.segs[i].off), format, args...)
 }

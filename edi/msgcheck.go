@@ -18,19 +18,19 @@ const maxStructureIssues = 100
 // record field but path.
 type msgChecker struct {
 	d        *Document
-	issues   []Issue
+	log      issueLog
 	matchers []*dict.Matcher // one per structure seen, reused across messages
 }
 
 // checkMessages runs the message layer and returns its issues.
-func (d *Document) checkMessages() []Issue {
+func (d *Document) checkMessages() *issueLog {
 	c := &msgChecker{d: d}
 	for k := range d.Messages {
 		m := &d.Messages[k]
 		c.checkStructure(m)
 		m.Summary = d.summarize(m)
 	}
-	return c.issues
+	return &c.log
 }
 
 // syntaxOf is the syntax version the message's interchange declares; a
@@ -77,9 +77,11 @@ func (c *msgChecker) checkStructure(m *Message) {
 
 // envelopeIssue adds an issue at the UNH message identifier (S009).
 func (c *msgChecker) envelopeIssue(m *Message, sev Severity, code Code, format string, args ...any) {
-	s := c.d.Segment(m.First)
-	c.issues = append(c.issues, Issue{Severity: sev, Code: code, Message: fmt.Sprintf(format, args...),
-		Segment: m.First, Offset: s.ElementOffset(2)})
+	is := Issue{Severity: sev, Code: code, Segment: m.First, Offset: c.d.Segment(m.First).ElementOffset(2)}
+	if c.log.room(code) {
+		is.Message = fmt.Sprintf(format, args...)
+	}
+	c.log.add(is)
 }
 
 // matcher returns the reusable matcher for a structure.
@@ -100,7 +102,8 @@ func (c *msgChecker) matcher(st *dict.Message) *dict.Matcher {
 // nanoseconds (Matcher.Fast); everything else goes through NextKey.
 // Path ids are stored as entry index + 1, so 0 keeps meaning "none".
 func (c *msgChecker) match(m *Message, mt *dict.Matcher) {
-	mt.SetTerse(false)
+	mt.SetTerse(!c.structureRoom()) // no problem text when none can be listed
+
 	r := reporter{c: c, m: m}
 	segs := c.d.segs
 	for i := m.First; i <= m.Last; i++ {
@@ -130,6 +133,17 @@ func (c *msgChecker) match(m *Message, mt *dict.Matcher) {
 	r.finish()
 }
 
+// structureRoom reports whether a structure issue of some kind can still
+// be listed (see maxIssuesPerCode).
+func (c *msgChecker) structureRoom() bool {
+	for _, code := range []Code{CodeSegmentUnexpected, CodeSegmentMissing, CodeGroupMissing, CodeSegmentRepeats, CodeGroupRepeats} {
+		if c.log.room(code) {
+			return true
+		}
+	}
+	return false
+}
+
 // reporter turns matcher problems of one message into issues, up to
 // maxStructureIssues.
 type reporter struct {
@@ -151,6 +165,12 @@ func (r *reporter) add(mt *dict.Matcher, i int, p dict.Problem, atEnd bool) {
 	}
 	r.n++
 	d := r.c.d
+	code := problemCode(p.Kind)
+	is := Issue{Severity: SeverityError, Code: code, Segment: i, Offset: int(d.segs[i].off), SyntaxError: p.SyntaxError}
+	if !r.c.log.room(code) { // counted, not listed: no text to build
+		r.c.log.omit(is)
+		return
+	}
 	text := fmt.Sprintf("message %q (%s): %s", r.m.Ref, r.m.Type, p.Message)
 	switch {
 	case atEnd && d.segs[i].tag == [3]byte{'U', 'N', 'T'}:
@@ -160,20 +180,25 @@ func (r *reporter) add(mt *dict.Matcher, i int, p dict.Problem, atEnd bool) {
 	case p.Kind == dict.MissingSegment || p.Kind == dict.MissingGroup:
 		text += fmt.Sprintf("; expected before %s (segment %d)", d.Segment(i).Tag(), i)
 	}
-	r.c.issues = append(r.c.issues, Issue{Severity: SeverityError, Code: problemCode(p.Kind), Message: text,
-		Segment: i, Offset: int(d.segs[i].off), SyntaxError: p.SyntaxError})
+	is.Message = text
+	r.c.log.add(is)
 }
 
-// finish adds the issue that counts the problems not listed.
+// finish records the message's problem count and adds the issue that
+// counts the problems not listed.
 func (r *reporter) finish() {
+	r.m.StructureProblems = r.n + r.omitted
 	if r.omitted == 0 {
 		return
 	}
 	d := r.c.d
-	r.c.issues = append(r.c.issues, Issue{Severity: SeverityError, Code: CodeStructureOmitted,
-		Message: fmt.Sprintf("message %q (%s): %d more structure problem(s) from segment %d on are not listed (the first %d are); is the message type right?",
-			r.m.Ref, r.m.Type, r.omitted, r.firstOut, maxStructureIssues),
-		Segment: r.firstOut, Offset: int(d.segs[r.firstOut].off)})
+	is := Issue{Severity: SeverityError, Code: CodeStructureOmitted, Segment: r.firstOut,
+		Offset: int(d.segs[r.firstOut].off), Omitted: r.omitted}
+	if r.c.log.room(is.Code) {
+		is.Message = fmt.Sprintf("message %q (%s): %d more structure problem(s) from segment %d on are not listed (the first %d are); is the message type right?",
+			r.m.Ref, r.m.Type, r.omitted, r.firstOut, maxStructureIssues)
+	}
+	r.c.log.add(is)
 }
 
 // problemCode maps a matcher problem kind to its issue code.

@@ -131,8 +131,9 @@ func (s *scanner) finish() {
 
 // lastIssuef adds an issue about the last record scanned so far (see rel).
 func (s *scanner) lastIssuef(sev Severity, code Code, syntax int, off int, format string, args ...any) {
-	s.rel = append(s.rel, len(s.doc.issues))
-	s.doc.issuef(sev, code, syntax, len(s.doc.segs)-1, off, format, args...)
+	if s.doc.issuef(sev, code, syntax, len(s.doc.segs)-1, off, format, args...) {
+		s.rel = append(s.rel, len(s.doc.issues)-1)
+	}
 }
 
 // at reports whether a service segment tag starts at pos, followed by a

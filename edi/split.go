@@ -210,10 +210,15 @@ func (s *scanner) join(t *scanner, all []segRec, at int) {
 	for _, k := range t.rel {
 		t.doc.issues[k].Segment += base
 	}
+	for _, o := range t.doc.over { // the second half's segment numbers are all relative (see rel)
+		if o.first.Segment >= 0 {
+			o.first.Segment += base
+		}
+	}
 	for _, i := range t.doc.shapeCands {
 		s.doc.shapeCands = append(s.doc.shapeCands, i+base)
 	}
-	s.doc.issues = append(s.doc.issues, t.doc.issues...)
+	s.doc.merge(&t.doc.issueLog)
 	s.doc.dialects = t.doc.dialects
 	s.pos, s.known, s.sized = t.pos, t.known, true
 	s.d, s.di, s.find, s.inIC, s.una = t.d, t.di, t.find, t.inIC, t.una

@@ -28,7 +28,7 @@ func parseWith(t testing.TB, data []byte, scan func(*scanner) error) *Document {
 	d, err := indexWith(data, scan)
 	require.NoError(t, err)
 	require.NoError(t, d.analyse())
-	d.sortIssues()
+	d.finish()
 	return d
 }
 
@@ -44,6 +44,7 @@ func requireSameDoc(t testing.TB, want, got *Document, msg string) {
 	require.Equal(t, want.dialects, got.dialects, msg)
 	require.Equal(t, want.shapeCands, got.shapeCands, msg)
 	require.Equal(t, want.issues, got.issues, msg)
+	require.Equal(t, want.over, got.over, msg)
 	require.Equal(t, want.Interchanges, got.Interchanges, msg)
 	require.Equal(t, want.Groups, got.Groups, msg)
 	require.Equal(t, want.Messages, got.Messages, msg)

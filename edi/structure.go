@@ -99,6 +99,10 @@ type Message struct {
 	// Directory is the directory of that structure: "D96A", "D24A",
 	// "SYNTAX3" or "SYNTAX4" (CONTRL); empty without a structure.
 	Directory string
+	// StructureProblems is how many problems the structure check found
+	// in the message, listed as issues or not (see maxStructureIssues
+	// and maxIssuesPerCode).
+	StructureProblems int
 	// DirectoryNote must be shown next to anything derived from the
 	// directory: "D.25A checked with the D.24A structure", a CONTRL
 	// version that does not fit the syntax version, or why there is no
@@ -133,7 +137,7 @@ type builder struct {
 }
 
 func (d *Document) buildStructure() {
-	b := &builder{d: d, ic: -1, grp: -1, msg: -1, outsideLast: -2}
+	b := &builder{d: d, ic: -1, grp: -1, msg: -1, outsideLast: -2, outsideIssue: -1}
 	segs := d.segs
 	for i := 0; i < len(segs); i++ {
 		// Inside a message only service segments (tag "UN?", UNA, bad
@@ -149,6 +153,7 @@ func (d *Document) buildStructure() {
 		b.step(i)
 	}
 	b.closeInterchange(len(d.segs))
+	b.endOutside()
 	b.attachSlices()
 }
 
@@ -429,17 +434,28 @@ func (b *builder) attachSlices() {
 }
 
 // outside reports segment i outside any message; consecutive ones share
-// one issue that counts them.
+// one issue that counts them (its text is finished by endOutside).
 func (b *builder) outside(i int) {
 	if i == b.outsideLast+1 {
 		b.outsideRun++
 		b.outsideLast = i
+		return
+	}
+	b.endOutside()
+	b.outsideLast, b.outsideRun = i, 1
+	if b.d.segIssuef(SeverityError, CodeOutsideMessage, SyntaxOutsideMessage, i,
+		"segment %s is outside any message: only UNG/UNE/UNH/UNT/UNZ may appear between messages", b.d.Segment(i).Tag()) {
+		b.outsideIssue = len(b.d.issues) - 1
+	}
+}
+
+// endOutside finishes the issue of a run of segments outside messages
+// with the run's length.
+func (b *builder) endOutside() {
+	if b.outsideIssue >= 0 && b.outsideRun > 1 {
 		is := &b.d.issues[b.outsideIssue]
 		is.Message = fmt.Sprintf("%d segments starting with %s are outside any message: only UNG/UNE/UNH/UNT/UNZ may appear between messages",
 			b.outsideRun, b.d.Segment(is.Segment).Tag())
-		return
 	}
-	b.outsideIssue, b.outsideLast, b.outsideRun = len(b.d.issues), i, 1
-	b.d.segIssuef(SeverityError, CodeOutsideMessage, SyntaxOutsideMessage, i,
-		"segment %s is outside any message: only UNG/UNE/UNH/UNT/UNZ may appear between messages", b.d.Segment(i).Tag())
+	b.outsideIssue = -1
 }

@@ -13,16 +13,15 @@ import (
 // humanWriter prints the human form of b2bx parse. Every value from the
 // data goes through termsafe (safe); directory text is trusted.
 type humanWriter struct {
-	w      *bufio.Writer
-	doc    *edi.Document
-	perMsg map[int]int // structure issues per message index
+	w   *bufio.Writer
+	doc *edi.Document
 }
 
 func writeParseHuman(w *bufio.Writer, name string, doc *edi.Document, list segmentList) {
 	v := explain.VerdictOf(doc)
 	fmt.Fprintf(w, "%s: %d bytes, %d segments, %d interchange(s), %d message(s), %d error(s), %d warning(s)\n",
 		termsafe.String(name), len(doc.Data()), doc.Len(), len(doc.Interchanges), len(doc.Messages), v.Errors, v.Warnings)
-	h := &humanWriter{w: w, doc: doc, perMsg: structureIssuesPerMessage(doc)}
+	h := &humanWriter{w: w, doc: doc}
 	for _, ic := range doc.Interchanges {
 		h.interchange(ic)
 	}
@@ -102,7 +101,7 @@ func (h *humanWriter) message(indent string, m edi.Message) {
 	}
 	fmt.Fprintf(h.w, "%sMessage %s  %s  %d segments (%d-%d, %s)\n", indent, safe(m.Ref), kind, m.Segments(), m.First, m.Last, end)
 	in := indent + "  "
-	switch n := h.perMsg[m.Index]; {
+	switch n := m.StructureProblems; {
 	case m.Structure == "":
 		h.line(in, "structure", "none; "+safe(m.DirectoryNote))
 	case n == 0:
@@ -121,19 +120,6 @@ func (h *humanWriter) message(indent string, m edi.Message) {
 // line prints one labelled line of a message block.
 func (h *humanWriter) line(indent, label, text string) {
 	fmt.Fprintf(h.w, "%s%-11s %s\n", indent, label, text)
-}
-
-// structureIssuesPerMessage counts the structure issues of each message.
-func structureIssuesPerMessage(doc *edi.Document) map[int]int {
-	out := map[int]int{}
-	for _, is := range doc.Issues() {
-		if is.Code.IsStructure() && is.Segment >= 0 {
-			if m := doc.MessageOf(is.Segment); m >= 0 {
-				out[m]++
-			}
-		}
-	}
-	return out
 }
 
 // segmentNames caches segment names per message (or interchange, for

@@ -120,21 +120,14 @@ func newParseJSON(name string, doc *edi.Document) *parseJSON {
 	if out.Issues == nil {
 		out.Issues = []edi.Issue{}
 	}
-	for _, is := range doc.Issues() {
-		if is.Severity == edi.SeverityError {
-			out.Errors++
-		} else {
-			out.Warnings++
-		}
-	}
-	perMsg := structureIssuesPerMessage(doc)
+	out.Errors, out.Warnings = doc.IssueCounts()
 	for _, ic := range doc.Interchanges {
-		out.Interchanges = append(out.Interchanges, newInterchangeJSON(ic, perMsg))
+		out.Interchanges = append(out.Interchanges, newInterchangeJSON(ic))
 	}
 	return out
 }
 
-func newInterchangeJSON(ic edi.Interchange, perMsg map[int]int) interchangeJSON {
+func newInterchangeJSON(ic edi.Interchange) interchangeJSON {
 	s := ic.Separators
 	j := interchangeJSON{
 		Index: ic.Index, Offset: ic.Offset, FirstSegment: ic.First, LastSegment: ic.Last,
@@ -171,7 +164,7 @@ func newInterchangeJSON(ic edi.Interchange, perMsg map[int]int) interchangeJSON 
 			Agency: m.Agency, Association: m.Association, Segments: m.Segments(),
 			FirstSegment: m.First, LastSegment: m.Last, Offset: m.Offset, Group: m.Group,
 			Structure: m.Structure, Directory: m.Directory, DirectoryNote: m.DirectoryNote,
-			StructureIssues: perMsg[m.Index], Summary: m.Summary}
+			StructureIssues: m.StructureProblems, Summary: m.Summary}
 		if m.Closed {
 			mj.Trailer = &trailerJSON{Count: m.TrailerCount, Ref: m.TrailerRef}
 		}

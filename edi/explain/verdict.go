@@ -9,16 +9,11 @@ type Verdict struct {
 	Warnings int
 }
 
-// VerdictOf counts the issues of doc by severity.
+// VerdictOf counts the issues of doc by severity, the ones edi counted
+// without listing them included (see edi.Document.IssueCounts).
 func VerdictOf(doc *edi.Document) Verdict {
 	var v Verdict
-	for _, is := range doc.Issues() {
-		if is.Severity == edi.SeverityError {
-			v.Errors++
-		} else {
-			v.Warnings++
-		}
-	}
+	v.Errors, v.Warnings = doc.IssueCounts()
 	return v
 }
 

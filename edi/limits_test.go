@@ -1,0 +1,108 @@
+package edi
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// countCodes counts the listed issues per code.
+func countCodes(d *Document) map[Code]int {
+	n := map[Code]int{}
+	for _, is := range d.Issues() {
+		n[is.Code]++
+	}
+	return n
+}
+
+// omittedIssue returns the ISSUES_OMITTED issue for code.
+func omittedIssue(t *testing.T, d *Document, code Code) Issue {
+	t.Helper()
+	for _, is := range d.Issues() {
+		if is.Code == CodeIssuesOmitted && strings.Contains(is.Message, " "+string(code)+" ") {
+			return is
+		}
+	}
+	t.Fatalf("no ISSUES_OMITTED for %s in %v", code, countCodes(d))
+	return Issue{}
+}
+
+// TestIssuesCappedPerCode: a fault repeated past maxIssuesPerCode lists
+// the first 1000 and counts the rest in one ISSUES_OMITTED issue at the
+// first one left out; IssueCounts still counts every one.
+func TestIssuesCappedPerCode(t *testing.T) {
+	head := "UNB+UNOC:3+S+R+250312:1030+X'"
+	d := mustParse(t, []byte(head+strings.Repeat("'", 5000)))
+	n := countCodes(d)
+	require.Equal(t, 1000, n[CodeSegmentEmpty])
+	om := omittedIssue(t, d, CodeSegmentEmpty)
+	require.Equal(t, Issue{Severity: SeverityError, Code: CodeIssuesOmitted, Segment: 1001, Offset: len(head) + 1000, Omitted: 4000,
+		Message: "4000 more SEGMENT_EMPTY error(s) from offset 1029 on are not listed (b2bx lists the first 1000 of each kind)"}, om)
+	errs, warns := d.IssueCounts()
+	require.Equal(t, 5000+1, errs, "every empty segment, and UNZ_MISSING")
+	require.Equal(t, 1, warns, "INTERCHANGE_EMPTY")
+	require.Less(t, len(d.Issues()), 1010)
+	for k, is := range d.Issues()[1:] {
+		require.LessOrEqual(t, d.Issues()[k].Offset, is.Offset, "still in input order")
+	}
+}
+
+// TestIssuesCappedAcrossLayers: the cap holds for issues from every
+// layer (scanner, structure, envelope, characters on the second
+// goroutine, message structure), and the two-goroutine analyse gives the
+// one-goroutine result.
+func TestIssuesCappedAcrossLayers(t *testing.T) {
+	var b strings.Builder
+	for k := range 1500 {
+		// UNOA has no lower case: CHAR_OUTSIDE_LEVEL once per interchange;
+		// the ORDERS lacks BGM, DTM and UNS; UNT is missing.
+		fmt.Fprintf(&b, "UNB+UNOA:3+S+R+250312:1030+X%d'UNH+%d+ORDERS:D:96A:UN'FTX+AAA+++lower'UNZ+1+X%d'", k, k, k)
+	}
+	issues := analyseBoth(t, []byte(b.String()))
+	d := &Document{issueLog: issueLog{issues: issues}}
+	n := countCodes(d)
+	for _, code := range []Code{CodeCharOutsideLevel, CodeUNTMissing, CodeSegmentMissing} {
+		require.Equal(t, 1000, n[code], code)
+	}
+	require.Equal(t, 500, omittedIssue(t, d, CodeCharOutsideLevel).Omitted)
+	require.Equal(t, 500, omittedIssue(t, d, CodeUNTMissing).Omitted)
+	require.Equal(t, 3*1500-1000, omittedIssue(t, d, CodeSegmentMissing).Omitted, "BGM, DTM and UNS per message")
+
+	full := mustParse(t, []byte(b.String()))
+	for _, m := range full.Messages {
+		require.Equal(t, 3, m.StructureProblems, "counted per message, listed or not")
+	}
+	errs, _ := full.IssueCounts()
+	require.Equal(t, 1500*(1+3), errs, "UNT_MISSING and three missing segments per message")
+}
+
+// TestIssuesCappedSplit: issues over the cap in both halves of a split
+// scan give the one-pass result.
+func TestIssuesCappedSplit(t *testing.T) {
+	data := []byte(strings.Repeat("UNA:+.: 'UNB+UNOC:3+S+R+250312:1030+X'UNZ+0+X'", 3000))
+	d := mustParse(t, data)
+	require.Equal(t, 1000, countCodes(d)[CodeUNAInvalid])
+	require.Equal(t, 2000, omittedIssue(t, d, CodeUNAInvalid).Omitted)
+	// Prefixes that end in each segment of an interchange, so that some
+	// split guesses hold and the second half's scan is joined.
+	require.Positive(t, checkSplits(t, data, []int{splitPrefix, splitPrefix + 10, splitPrefix + 20, splitPrefix + 40}, spread(data, 8)))
+}
+
+// TestStructureOmittedCounts: a message with more structure problems than
+// are listed counts them all.
+func TestStructureOmittedCounts(t *testing.T) {
+	d := mustParse(t, []byte("UNH+1+ORDERS:D:96A:UN'BGM+220+1'DTM+137:20250312:102'"+strings.Repeat("BGM+220+1'", 300)+"UNS+S'UNT+305+1'"))
+	m := d.Messages[0]
+	require.Equal(t, 300, m.StructureProblems)
+	var marker Issue
+	for _, is := range d.Issues() {
+		if is.Code == CodeStructureOmitted {
+			marker = is
+		}
+	}
+	require.Equal(t, 200, marker.Omitted)
+	errs, _ := d.IssueCounts()
+	require.Equal(t, 300, errs)
+}
