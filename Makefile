@@ -61,11 +61,19 @@ fuzz:
 generate:
 	$(GO) generate $(PKGS)
 
-## demo: build bin/b2bx, then tell the support-engineer story against the
-## simulator (scripts/demo.sh; DEMO_PAUSE=1 waits for Enter between steps).
-.PHONY: demo e2e
+## demo: build bin/b2bx and open the app against the built-in simulator
+## (b2bx demo: both demo connections as tabs, temporary files, secrets in
+## memory; needs a terminal). DEMO_FLAGS passes flags, e.g.
+## DEMO_FLAGS='--throttle 2MiB' or DEMO_FLAGS='--entries 10000'.
+.PHONY: demo tour e2e
 demo: build
-	B2BX=$(BIN) ./scripts/demo.sh
+	$(BIN) demo $(DEMO_FLAGS)
+
+## tour: build bin/b2bx, then the scripted CLI tour against the simulator
+## (scripts/tour.sh; TOUR_PAUSE=1 waits for Enter between steps; no
+## terminal needed, CI runs it).
+tour: build
+	B2BX=$(BIN) ./scripts/tour.sh
 
 ## e2e: build the real binary and drive it as subprocesses and inside tmux
 ## (needs tmux; the keyring prompt test also gnome-keyring and dbus).

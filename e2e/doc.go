@@ -2,7 +2,7 @@
 // build cmd/b2bx once, start `b2bx sim --json` as a real subprocess and
 // drive the real binary through exec and inside tmux (no-echo secret
 // prompt, the upload replay/new prompt, fetch progress on a terminal,
-// terminal-escape safety of parse output), and run scripts/demo.sh.
+// terminal-escape safety of parse output), and run scripts/tour.sh.
 //
 // The tests carry the build tag e2e so `go test ./...` stays fast:
 //

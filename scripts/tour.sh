@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The b2bx tour (`make demo`): what a support engineer does with a partner's
-# mailbox, run against the built-in Partner API simulator.
+# The b2bx CLI tour (`make tour`): what a support engineer does with a
+# partner's mailbox from the command line, run against the built-in Partner
+# API simulator. (`make demo` opens the app instead: b2bx demo.)
 #
-#   make demo                     # builds bin/b2bx, then runs this script
-#   DEMO_PAUSE=1 make demo        # wait for Enter between steps (live demos)
-#   B2BX=/path/to/b2bx scripts/demo.sh
+#   make tour                     # builds bin/b2bx, then runs this script
+#   TOUR_PAUSE=1 make tour        # wait for Enter between steps (live demos)
+#   B2BX=/path/to/b2bx scripts/tour.sh
 #
 # Everything happens in a temporary directory that is removed on exit: the
 # simulator's credentials, the downloaded files, the upload history. The
@@ -20,13 +21,14 @@ cd "$(dirname "$0")/.."
 B2BX="${B2BX:-bin/b2bx}"
 case "$B2BX" in */*) B2BX="$(cd "$(dirname "$B2BX")" && pwd)/$(basename "$B2BX")" ;; esac
 if [ ! -x "$B2BX" ]; then
-	echo "demo: $B2BX not found or not executable; run 'make demo' (it builds bin/b2bx first) or set B2BX=/path/to/b2bx" >&2
+	echo "tour: $B2BX not found or not executable; run 'make tour' (it builds bin/b2bx first) or set B2BX=/path/to/b2bx" >&2
 	exit 2
 fi
 ORDERS_FILE="testdata/edifact/orders_d96a.edi"
-REPLY_WAIT="${DEMO_REPLY_WAIT:-30}" # seconds to wait for the partner's answers
+REPLY_WAIT="${TOUR_REPLY_WAIT:-${DEMO_REPLY_WAIT:-30}}" # seconds to wait for the partner's answers
+TOUR_PAUSE="${TOUR_PAUSE:-${DEMO_PAUSE:-}}"                 # DEMO_*: the names from before the app
 
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/b2bx-demo.XXXXXX")"
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/b2bx-tour.XXXXXX")"
 sim_pid=
 cleanup() {
 	if [ -n "$sim_pid" ]; then
@@ -39,7 +41,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# A private world for every b2bx process of the demo.
+# A private world for every b2bx process of the tour.
 export B2BX_DATA_DIR="$tmp/data" B2BX_CONFIG="$tmp/config/profiles.toml"
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/share"
 export DBUS_SESSION_BUS_ADDRESS="disabled:"
@@ -54,7 +56,7 @@ step_no=0
 # step prints the one-line heading of what the next step shows.
 step() {
 	step_no=$((step_no + 1))
-	if [ "${DEMO_PAUSE:-}" = 1 ] && [ "$step_no" -gt 1 ] && { : </dev/tty; } 2>/dev/null; then
+	if [ "$TOUR_PAUSE" = 1 ] && [ "$step_no" -gt 1 ] && { : </dev/tty; } 2>/dev/null; then
 		printf '%s(Enter for the next step)%s' "$dim" "$off"
 		read -r _ </dev/tty || true
 	fi
@@ -62,7 +64,7 @@ step() {
 }
 note() { printf '%s   %s%s\n' "$dim" "$*" "$off"; }
 die() {
-	printf 'demo: %s\n' "$*" >&2
+	printf 'tour: %s\n' "$*" >&2
 	exit 1
 }
 # b2bx shows the command (the connection flags abbreviated as $CONN), runs
@@ -195,3 +197,4 @@ while read -r id type; do
 done <<<"$answers"
 
 printf '\n%sDone.%s The simulator stops and the temporary directory is removed now.\n' "$bold" "$off"
+printf 'The same in the app, with every check live on screen: make demo (b2bx demo).\n'

@@ -20,7 +20,8 @@ import (
 )
 
 // demoBinary links the binary under a path of the test's own, so the
-// processes the demo starts can be told apart from other tests' ones.
+// processes the tour or the demo start can be told apart from other tests'
+// ones.
 func demoBinary(t *testing.T, w *world) string {
 	t.Helper()
 	dir := filepath.Join(w.dir, "demo-bin")
@@ -53,8 +54,8 @@ func processesOf(t *testing.T, path string) []string {
 	return out
 }
 
-// requireEmptyDir fails unless dir exists and is empty (the demo removed
-// its temp dir).
+// requireEmptyDir fails unless dir exists and is empty (the tour or the
+// demo removed its temp dir).
 func requireEmptyDir(t *testing.T, dir string) {
 	t.Helper()
 	left, err := os.ReadDir(dir)
@@ -65,16 +66,16 @@ func requireEmptyDir(t *testing.T, dir string) {
 // simSecret matches what a simulator secret looks like.
 var simSecret = regexp.MustCompile(`sk_[0-9a-f]{16,}`)
 
-// TestDemoScript runs scripts/demo.sh as `make demo` does: every step
+// TestTourScript runs scripts/tour.sh as `make tour` does: every step
 // shows what it should, it exits 0, prints no secret and leaves no process
 // or file behind.
-func TestDemoScript(t *testing.T) {
+func TestTourScript(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	link := demoBinary(t, w)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(repoRoot, "scripts", "demo.sh"))
+	cmd := exec.CommandContext(ctx, filepath.Join(repoRoot, "scripts", "tour.sh"))
 	cmd.Env = append(append([]string{}, w.env...), "B2BX="+link)
 	cmd.Dir = repoRoot
 	out, err := cmd.CombinedOutput()
@@ -83,8 +84,8 @@ func TestDemoScript(t *testing.T) {
 		require.NoError(t, err)
 	}
 	text := string(out)
-	require.NoError(t, ctx.Err(), "the demo did not finish in time:\n%s", text)
-	require.Equal(t, 0, cmd.ProcessState.ExitCode(), "the demo failed:\n%s", text)
+	require.NoError(t, ctx.Err(), "the tour did not finish in time:\n%s", text)
+	require.Equal(t, 0, cmd.ProcessState.ExitCode(), "the tour failed:\n%s", text)
 
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^== 1\. Start the Partner API simulator`),
@@ -99,35 +100,36 @@ func TestDemoScript(t *testing.T) {
 		regexp.MustCompile(`(?m)^ +new: \S+ +CONTRL$`),
 		regexp.MustCompile(`(?m)^ +new: \S+ +ORDRSP$`),
 		regexp.MustCompile(`(?m)^Done\.`),
+		regexp.MustCompile(`(?m)^The same in the app.*make demo`),
 	} {
 		require.Regexp(t, want, text)
 	}
-	require.NotRegexp(t, simSecret, text, "the demo shows a secret")
+	require.NotRegexp(t, simSecret, text, "the tour shows a secret")
 	require.NotContains(t, text, "\x1b", "no colour when the output is not a terminal")
-	require.Empty(t, processesOf(t, link), "the demo left a process running")
+	require.Empty(t, processesOf(t, link), "the tour left a process running")
 	requireEmptyDir(t, w.tmpDir)
 }
 
-// TestDemoPauseAndInterrupt runs the demo in tmux with DEMO_PAUSE=1: it
+// TestTourPauseAndInterrupt runs the tour in tmux with TOUR_PAUSE=1: it
 // waits for Enter between steps, and Ctrl-C while it waits stops the
 // simulator and removes the temp dir.
-func TestDemoPauseAndInterrupt(t *testing.T) {
+func TestTourPauseAndInterrupt(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	link := demoBinary(t, w)
-	p := newPane(t, w, 120, 40, []string{"DEMO_PAUSE=1", "B2BX=" + link})
-	m := p.start(shellQuote(filepath.Join(repoRoot, "scripts", "demo.sh")))
+	p := newPane(t, w, 120, 40, []string{"TOUR_PAUSE=1", "B2BX=" + link})
+	m := p.start(shellQuote(filepath.Join(repoRoot, "scripts", "tour.sh")))
 	const pause = "(Enter for the next step)"
 	p.waitFor("the first pause", 30*time.Second, func(h string) bool { return strings.Contains(h, pause) })
-	require.NotContains(t, p.history(), "== 2.", "the demo waits for Enter")
-	require.NotEmpty(t, processesOf(t, link), "the simulator runs while the demo waits")
+	require.NotContains(t, p.history(), "== 2.", "the tour waits for Enter")
+	require.NotEmpty(t, processesOf(t, link), "the simulator runs while the tour waits")
 	p.key("Enter")
 	p.waitFor("the second pause", 30*time.Second, func(h string) bool {
 		return strings.Contains(h, "== 2.") && strings.Count(h, pause) >= 2
 	})
 	p.key("C-c")
 	code, h := p.wait(m, 30*time.Second)
-	require.Equal(t, 130, code, "Ctrl-C ends the demo with 130:\n%s", h)
+	require.Equal(t, 130, code, "Ctrl-C ends the tour with 130:\n%s", h)
 	require.NotContains(t, h, "== 3.")
 	require.Empty(t, processesOf(t, link), "Ctrl-C left the simulator running")
 	requireEmptyDir(t, w.tmpDir)
