@@ -123,7 +123,7 @@ func TestAppOpensARealConnection(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	store := credentials.NewMemoryStore()
 	for _, k := range []string{"k-in", "k-mb"} {
-		require.NoError(t, store.Set(context.Background(), "conn-01", k, secret.New("sk_test_0123456789abcdef")))
+		require.NoError(t, store.Set(context.Background(), "conn-01", k, secret.New("CANARY-app-test-secret-0123456789")))
 	}
 	vars := map[string]string{credentials.EnvConfig: cfg, "B2BX_DATA_DIR": data}
 	be := newFakeBackend()
