@@ -26,7 +26,7 @@ func describe(p *Preflight, doc *edi.Document) {
 	}
 	p.add(CheckSender, OK, "sender "+party(ic.Sender))
 	p.add(CheckRecipient, OK, "recipient "+party(ic.Recipient))
-	describeOrders(p, ic)
+	describeOrders(p, doc, ic)
 	describeDirectory(p, ic)
 	if ic.TestIndicator == "1" {
 		p.add(CheckTest, Warning, "the UNB marks the interchange as a test (0035 = 1): the partner may not process it as a real order")
@@ -119,14 +119,14 @@ func describeMessages(p *Preflight, doc *edi.Document) {
 	}
 }
 
-func describeOrders(p *Preflight, ic *edi.Interchange) {
+func describeOrders(p *Preflight, doc *edi.Document, ic *edi.Interchange) {
 	var nums []string
 	missing := 0
 	for _, m := range ic.Messages {
 		if m.Type != "ORDERS" {
 			continue
 		}
-		if n := bgmOf(m); n != "" {
+		if n := bgmOf(doc, m); n != "" {
 			nums = append(nums, termsafe.String(n))
 		} else {
 			missing++
@@ -157,10 +157,13 @@ func describeOrders(p *Preflight, ic *edi.Interchange) {
 	}
 }
 
-// bgmOf is the message's document number from its summary.
-func bgmOf(m edi.Message) string {
-	if m.Summary != nil && m.Summary.Orders != nil {
-		return m.Summary.Orders.Document.Number
+// bgmOf reads the message's document number the way the key does (BGM
+// element 2, component 1: 1004 in D.96A, C106/1004 from D.01B on).
+func bgmOf(doc *edi.Document, m edi.Message) string {
+	for i := m.First + 1; i <= m.Last; i++ {
+		if sg := doc.Segment(i); sg.Tag() == "BGM" && sg.TagValid() {
+			return sg.Text(2, 1)
+		}
 	}
 	return ""
 }

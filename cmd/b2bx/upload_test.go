@@ -62,6 +62,9 @@ func TestUploadKeyNumbering(t *testing.T) {
 	require.Equal(t, 202, h[1].HTTPStatus)
 	require.Equal(t, ups[0].ID, h[1].UploadID)
 	require.Equal(t, po, h[1].File)
+	require.Equal(t, "REF1", h[1].ControlRef, "the history links answers: UNB control reference")
+	require.Equal(t, "4098765000002", h[1].RecipientID)
+	require.Equal(t, []string{"PO-4711"}, h[1].DocNumbers)
 
 	// Same bytes, no terminal, no choice: refused, nothing sent.
 	code, _, errOut = s.run(t, "", "upload", po)
