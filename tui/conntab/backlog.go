@@ -65,7 +65,7 @@ func (m Model) onBacklog(msg backlogMsg) (Model, tea.Cmd) {
 	j.finish()
 	m.list = nil
 	if msg.err != nil {
-		if j.cancelled {
+		if j.cancelled && j.retry == nil {
 			return m, infoCmd(fmt.Sprintf("backlog load cancelled after %d pages; the page view is unchanged", msg.pages))
 		}
 		return m.listFailed(j, msg.err, false)

@@ -129,12 +129,13 @@ func (m Model) onClaim(msg claimMsg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	m.work.finish()
+	j := m.work
+	j.finish()
 	m.work = nil
 	cl := m.claim
 	if msg.err != nil {
 		cl.phase, cl.err = phClaimFailed, msg.err
-		return m.stopWork(m.errorCmd(msg.err, ""))
+		return m.stopWork(m.jobFailed(j, msg.err, ""))
 	}
 	cl.lease, cl.phase, cl.expiresAt = msg.lease, phClaimed, msg.lease.ExpiresAt()
 	m.table.SetStatus(cl.entry.DeliveryAttemptID, "claimed")
@@ -190,7 +191,7 @@ func (m Model) onFetch(msg fetchMsg) (Model, tea.Cmd) {
 	if msg.err != nil {
 		cl.phase, cl.err, cl.cancelled = phFetchFailed, msg.err, j.cancelled
 		m.table.SetStatus(id, "refused")
-		return m.stopWork(m.errorCmd(msg.err, cl.lease.CorrelationID()))
+		return m.stopWork(m.jobFailed(j, msg.err, cl.lease.CorrelationID()))
 	}
 	cl.phase = phFetched
 	m.table.SetStatus(id, "verified")
@@ -229,7 +230,8 @@ func (m Model) onAck(msg ackMsg) (Model, tea.Cmd) {
 	if !m.work.is(msg.msgBase) {
 		return m, nil
 	}
-	m.work.finish()
+	j := m.work
+	j.finish()
 	m.work = nil
 	cl := m.claim
 	if msg.res != nil {
@@ -237,7 +239,7 @@ func (m Model) onAck(msg ackMsg) (Model, tea.Cmd) {
 	}
 	if msg.err != nil && (msg.res == nil || !msg.res.Acknowledged) {
 		cl.phase, cl.err = phAckFailed, msg.err
-		return m.stopWork(m.errorCmd(msg.err, cl.lease.CorrelationID()))
+		return m.stopWork(m.jobFailed(j, msg.err, cl.lease.CorrelationID()))
 	}
 	cl.phase, cl.err = phAcked, nil
 	m.table.Remove(cl.entry.DeliveryAttemptID)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -107,10 +108,23 @@ func (m Model) listFailed(j *job, err error, stopsWork bool) (Model, tea.Cmd) {
 	if stopsWork {
 		m.auto, m.workerMode, m.stopAfter = false, false, false
 	}
-	if j.cancelled || errors.Is(err, context.Canceled) {
-		return m, infoCmd(j.what + " cancelled")
+	return m, m.jobFailed(j, err, "")
+}
+
+// jobFailed is the footer note for a job that ended with err: an ErrorMsg
+// with code, action and correlation, or a note that esc cancelled it —
+// naming the failure it gave up on when it was waiting to retry.
+func (m Model) jobFailed(j *job, err error, corr string) tea.Cmd {
+	cancelled := j.cancelled || errors.Is(err, context.Canceled)
+	switch {
+	case cancelled && j.retry != nil:
+		e := describe(j.retry.Err, j.retry.CorrelationID)
+		e.text = j.what + " given up after attempt " + strconv.Itoa(j.retry.Attempt) + ": " + e.text
+		return m.errorMsgCmd(e)
+	case cancelled:
+		return infoCmd(j.what + " cancelled")
 	}
-	return m, m.errorCmd(err, "")
+	return m.errorCmd(err, corr)
 }
 
 // positions numbers a page's entries by their place in the listing,

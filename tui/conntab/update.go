@@ -78,8 +78,10 @@ func (m Model) onTick() Model {
 	return m
 }
 
-// onRetry shows a scheduled retry of a running job and watches for the
-// next one. The failure goes to the footer with its code and correlation.
+// onRetry shows a scheduled retry of a running job (code, action and
+// correlation in the tab, next to R and esc) and watches for the next one.
+// It sends nothing to the footer: there esc would dismiss the note instead
+// of giving up; the footer gets the failure if the job ends with it.
 func (m Model) onRetry(msg retryMsg) (Model, tea.Cmd) {
 	var j *job
 	switch {
@@ -92,7 +94,7 @@ func (m Model) onRetry(msg retryMsg) (Model, tea.Cmd) {
 	}
 	ev := msg.ev
 	j.retry, j.nowSent = &ev, false
-	return m, tea.Batch(j.watch(m.id), m.errorCmd(ev.Err, ev.CorrelationID))
+	return m, j.watch(m.id)
 }
 
 func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {

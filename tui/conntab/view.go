@@ -158,10 +158,14 @@ func (m Model) retryLines(j *job) []string {
 	case !m.c.Now().Before(ev.NextAt):
 		next = "retrying…"
 	}
-	return []string{
+	lines := []string{
 		s.Warn.Render(fmt.Sprintf("%s %s: attempt %d failed (%s); %s", s.Marks.Warn, termsafe.String(ev.Op), ev.Attempt, code, next)),
 		"  " + s.Key.Render("R") + " retry now   " + s.Key.Render("esc") + " give up   " + s.Muted.Render("correlation "+ev.CorrelationID),
 	}
+	if what.action != "" {
+		lines = append(lines, s.Muted.Render("  "+what.action))
+	}
+	return lines
 }
 
 // detailLines: the selected entry in full.
