@@ -18,9 +18,13 @@ import (
 // with a UCM per affected message and UCS/UCD entries giving the segment
 // position, element/component position and the 0085 syntax error code.
 // For an accepted interchange it also sends one ORDRSP per ORDERS,
-// referencing the order (RFF+ON with its BGM number) and confirming the
-// same lines. A body without an interchange header gets no answer: there
-// is nobody to address it to.
+// referencing the order (RFF+ON with its BGM number) and answering the
+// same lines (same LIN numbers and items) the way real partners do: most
+// orders are accepted as ordered, some amended in one line (a quantity
+// short-shipped, a price changed, a line rejected, a later delivery
+// date), chosen deterministically from the BGM number (see amend). A body
+// without an interchange header gets no answer: there is nobody to
+// address it to.
 type DefaultResponder struct {
 	// OrdrspAfter delays the ORDRSPs beyond the CONTRL.
 	OrdrspAfter time.Duration
@@ -60,10 +64,11 @@ func (r DefaultResponder) Respond(u Upload) []Reply {
 			dir = edigen.D25A
 		}
 		env := replyEnvelope(u, x, strconv.Itoa(i+1))
-		rsp := edigen.Response{Number: "RSP-" + o.Number, Date: u.ReceivedAt.UTC(), Status: edigen.StatusAccepted, Order: o}
+		rsp := edigen.Response{Number: "RSP-" + o.Number, Date: u.ReceivedAt.UTC(), Order: o}
+		rsp.Answers, rsp.Status, _ = amend(o)
 		body := edigen.Ordrsp(dir, env, rsp)
-		if len(body) > MaxPayloadSize { // every payload stays within 16 MiB: confirm the header only
-			rsp.Order.Lines = nil
+		if len(body) > MaxPayloadSize { // every payload stays within 16 MiB: accept in the header only
+			rsp.Order.Lines, rsp.Answers, rsp.Status = nil, nil, edigen.StatusAccepted
 			body = edigen.Ordrsp(dir, env, rsp)
 		}
 		replies = append(replies, Reply{MessageType: "ORDRSP", Payload: body, After: r.OrdrspAfter})
@@ -182,58 +187,4 @@ func elementAt(seg edi.Segment, off int) (int, int) {
 		return el, 0
 	}
 	return el, comp
-}
-
-// orderFrom reads what an ORDRSP needs from one ORDERS message.
-func orderFrom(doc *edi.Document, m edi.Message) edigen.Order {
-	var o edigen.Order
-	var line *edigen.Line
-	for i := m.First; i <= m.Last; i++ {
-		s := doc.Segment(i)
-		switch s.Tag() {
-		case "BGM":
-			o.Number = s.Value(2, 1)
-		case "DTM":
-			if t, ok := parseDTM(s.Value(1, 2), s.Value(1, 3)); ok && s.Value(1, 1) == "137" {
-				o.Date = t
-			}
-		case "NAD":
-			switch s.Value(1, 1) {
-			case "BY":
-				o.Buyer = edigen.Party{GLN: s.Value(2, 1)}
-			case "SU":
-				o.Supplier = edigen.Party{GLN: s.Value(2, 1), Name: s.Text(4, 1)}
-			}
-		case "CUX":
-			o.Currency = s.Value(1, 2)
-		case "LIN":
-			o.Lines = append(o.Lines, edigen.Line{GTIN: s.Value(3, 1)})
-			line = &o.Lines[len(o.Lines)-1]
-		case "PIA":
-			if line != nil && line.SupplierArticle == "" {
-				line.SupplierArticle = s.Value(2, 1)
-			}
-		case "IMD":
-			if line != nil && line.Description == "" {
-				line.Description = s.Text(3, 4)
-			}
-		case "QTY":
-			if line != nil && s.Value(1, 1) == "21" {
-				line.Qty, _ = strconv.Atoi(s.Value(1, 2))
-				line.Unit = s.Value(1, 3)
-			}
-		}
-	}
-	return o
-}
-
-// parseDTM reads DTM C507 values in format 102 (CCYYMMDD) or 203
-// (CCYYMMDDHHMM).
-func parseDTM(v, format string) (time.Time, bool) {
-	layout := map[string]string{"102": "20060102", "203": "200601021504"}[format]
-	if layout == "" {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(layout, v)
-	return t, err == nil
 }

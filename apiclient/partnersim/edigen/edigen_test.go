@@ -220,3 +220,34 @@ func TestLargeOrdrsp(t *testing.T) {
 	require.Equal(t, []string{"CNT", "2:" + strconv.Itoa(lins)}, find(segs, "CNT"))
 	require.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, g.UUID())
 }
+
+// TestOrdrspAnswersAParsedOrder: lines keep the order's numbers, item
+// types and quantities as written; answers change quantity, price and
+// date, and a rejected line confirms no quantity.
+func TestOrdrspAnswersAParsedOrder(t *testing.T) {
+	o := Order{Number: "PO-1", Date: at, Lines: []Line{
+		{Number: "10", GTIN: "4000862141404", ItemType: "EN", Qty: 0, QtyText: "12.5", Unit: "KGM"},
+		{Number: "20", GTIN: "4000862141411", Qty: 12, PriceCents: 125},
+		{Number: "30", SupplierArticle: "ART-1", Qty: 3},
+	}}
+	later := at.AddDate(0, 0, 7)
+	rsp := Ordrsp(D96A, env(0), Response{Number: "R", Date: at, Status: StatusChanged, Order: o, Answers: []LineAnswer{
+		{Action: LineAccepted, Qty: 0},
+		{Action: LineChanged, Qty: 12, PriceCents: 131, Delivery: later},
+		{Action: LineRejected},
+	}})
+	segs := checkEnvelope(t, rsp)
+	var got []string
+	for _, s := range segs {
+		switch s[0] {
+		case "LIN", "QTY", "PRI", "DTM", "PIA":
+			got = append(got, strings.Join(s, "+"))
+		}
+	}
+	require.Equal(t, []string{
+		"DTM+137:202506020930:203", "DTM+171:20250602:102",
+		"LIN+10+5+4000862141404:EN", "QTY+21:12.5:KGM", "QTY+113:12.5:KGM",
+		"LIN+20+3+4000862141411:SRS", "QTY+21:12:PCE", "QTY+113:12:PCE", "DTM+2:20250609:102", "PRI+AAA:1.31",
+		"LIN+30+7", "PIA+1+ART-1:SA", "QTY+21:3:PCE",
+	}, got)
+}

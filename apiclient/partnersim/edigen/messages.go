@@ -17,12 +17,18 @@ type Party struct {
 
 // Line is one order line.
 type Line struct {
-	GTIN            string // LIN 7140 with type SRS (GS1)
+	Number          string // LIN 1082; "" numbers the lines 1, 2, ... in order
+	GTIN            string // LIN 7140; "" writes no item number
+	ItemType        string // LIN 7143; "" means SRS (GS1)
 	SupplierArticle string // PIA ... :SA
 	Description     string // IMD free-form text
 	Qty             int
-	Unit            string // QTY 6411, e.g. PCE
-	PriceCents      int64  // PRI+AAA net price per unit
+	// QtyText is the quantity as a parsed order wrote it ("12.5"); when
+	// set it is written instead of Qty wherever the line's quantity is
+	// repeated unchanged.
+	QtyText    string
+	Unit       string // QTY 6411, e.g. PCE
+	PriceCents int64  // PRI+AAA net price per unit
 }
 
 // Order is a purchase order (ORDERS) and what ORDRSP and APERAK refer to.
@@ -54,12 +60,24 @@ func (b *builder) itemLinesFrom(first int, lines []Line, answers []LineAnswer) {
 	for i, l := range lines {
 		action := ""
 		qty := l.Qty
+		price := l.PriceCents
 		var when time.Time
 		if answers != nil {
 			a := answers[i]
 			action, qty, when = a.Action, a.Qty, a.Delivery
+			if a.PriceCents > 0 {
+				price = a.PriceCents
+			}
 		}
-		b.seg("LIN", e(strconv.Itoa(first+i+1)), e(action), e(l.GTIN, "SRS"))
+		num := l.Number
+		if num == "" {
+			num = strconv.Itoa(first + i + 1)
+		}
+		item := e()
+		if l.GTIN != "" {
+			item = e(l.GTIN, orDefault(l.ItemType, "SRS"))
+		}
+		b.seg("LIN", e(num), e(action), item)
 		if l.SupplierArticle != "" {
 			b.seg("PIA", e("1"), e(l.SupplierArticle, "SA"))
 		}
@@ -70,19 +88,29 @@ func (b *builder) itemLinesFrom(first int, lines []Line, answers []LineAnswer) {
 		if unit == "" {
 			unit = "PCE"
 		}
-		if answers == nil {
-			b.seg("QTY", e("21", strconv.Itoa(qty), unit))
-		} else {
-			b.seg("QTY", e("21", strconv.Itoa(l.Qty), unit))
-			if action != "7" {
-				b.seg("QTY", e("113", strconv.Itoa(qty), unit))
+		// A line without quantity (Qty 0, no QtyText) gets no QTY+21.
+		ordered := strconv.Itoa(l.Qty)
+		if l.QtyText != "" {
+			ordered = l.QtyText
+		}
+		hasQty := l.Qty != 0 || l.QtyText != ""
+		if hasQty {
+			b.seg("QTY", e("21", ordered, unit))
+		}
+		if answers != nil {
+			if action != LineRejected && (hasQty || qty != 0) {
+				confirmed := strconv.Itoa(qty)
+				if qty == l.Qty {
+					confirmed = ordered
+				}
+				b.seg("QTY", e("113", confirmed, unit))
 			}
 			if !when.IsZero() {
 				b.seg("DTM", dtm("2", when, false))
 			}
 		}
-		if l.PriceCents > 0 {
-			b.seg("PRI", e("AAA", amount(l.PriceCents)))
+		if price > 0 {
+			b.seg("PRI", e("AAA", amount(price)))
 		}
 	}
 }
@@ -133,9 +161,11 @@ const (
 
 // LineAnswer is the supplier's answer to one order line.
 type LineAnswer struct {
-	Action   string // LineAccepted, LineChanged or LineRejected
-	Qty      int    // confirmed quantity (QTY+113)
-	Delivery time.Time
+	Action   string    // LineAccepted, LineChanged or LineRejected
+	Qty      int       // confirmed quantity (QTY+113)
+	Delivery time.Time // a line delivery date (DTM+2); zero writes none
+	// PriceCents is a changed net price (PRI+AAA); 0 repeats the line's.
+	PriceCents int64
 }
 
 // Response is an order response (ORDRSP).
