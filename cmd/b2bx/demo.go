@@ -164,7 +164,7 @@ func (w *demoWorld) start(ctx context.Context, opt demoOptions) {
 			return
 		}
 		p := credentials.Profile{Name: c.Name, URL: w.srv.URL, ConnectionID: c.ConnectionID,
-			Partner: "ACME (demo)", InboxKeyID: c.Key.ID, MailboxKeyID: c.Key.ID}
+			Partner: "ACME, demo partner", InboxKeyID: c.Key.ID, MailboxKeyID: c.Key.ID}
 		if err := session.AddProfile(ctx, file, p, map[string]secret.Value{c.Key.ID: secret.New(c.Key.Secret)}, w.env.Store); err != nil {
 			w.err = fmt.Errorf("demo profile %s: %w", c.Name, err)
 			return

@@ -26,11 +26,12 @@ const maxValue = 128
 // correlation, connection and delivery attempt IDs, timings, the worker's
 // step). Every other attribute (a key ID, a secret, a token, a server
 // message, a path) is dropped, whatever its value.
+//
+// The order is the order Entry.Format shows them in.
 var Allowed = []string{
-	"op", "attempt", "status", "code", "error", "unclear",
-	"correlationId", "connectionId", "deliveryAttemptId",
-	"duration", "wait", "nextAt",
-	"step", "outcome", "failed", "acknowledged",
+	"op", "step", "status", "code", "outcome", "failed", "error", "unclear", "acknowledged",
+	"correlationId", "attempt", "wait", "nextAt", "duration",
+	"deliveryAttemptId", "connectionId",
 }
 
 // Field is one kept attribute, its value already sanitised.
@@ -211,7 +212,10 @@ func capRunes(s string, n int) string {
 	return s
 }
 
-// Format is one entry as a single line: time, level, message, fields.
+// Format is one entry as a single line: time, level, message, then the
+// fields in the order of Allowed, so what an engineer looks for (the
+// operation, its outcome, the correlation ID) comes before the long
+// connection ID, whatever order the logger used.
 func (e Entry) Format() string {
 	var b strings.Builder
 	b.WriteString(e.Time.Format("15:04:05"))
@@ -219,11 +223,16 @@ func (e Entry) Format() string {
 	b.WriteString(levelWord(e.Level))
 	b.WriteByte(' ')
 	b.WriteString(e.Message)
-	for _, f := range e.Fields {
-		b.WriteString("  ")
-		b.WriteString(f.Key)
-		b.WriteByte('=')
-		b.WriteString(f.Value)
+	for _, k := range Allowed {
+		for _, f := range e.Fields {
+			if f.Key != k {
+				continue
+			}
+			b.WriteString("  ")
+			b.WriteString(f.Key)
+			b.WriteByte('=')
+			b.WriteString(f.Value)
+		}
 	}
 	return b.String()
 }

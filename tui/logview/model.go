@@ -143,5 +143,6 @@ func (m Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown},
 		{m.keys.HalfPageUp, m.keys.HalfPageDown, m.keys.Top, m.keys.Bottom},
+		{m.keys.Left, m.keys.Right},
 	}
 }
