@@ -17,6 +17,12 @@ import (
 // Service is the keyring service name of every b2bx secret.
 const Service = "b2bx"
 
+// WebhookKeyID is the key ID of a profile's webhook signing secret (for
+// `b2bx event`): the keyring account is "<profile>/webhook". It is not one
+// of the profile's API keys, but it belongs to the profile: removing the
+// profile removes it too.
+const WebhookKeyID = "webhook"
+
 // EnvKeyringTimeout overrides DefaultTimeout (a Go duration, e.g. "1m").
 const EnvKeyringTimeout = "B2BX_KEYRING_TIMEOUT"
 

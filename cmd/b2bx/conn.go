@@ -207,13 +207,22 @@ func runConnRm(ctx context.Context, e *env, args []string) int {
 		}
 		// Secrets first: a failure leaves the profile in place, so the
 		// command can simply be repeated; no orphaned secret remains.
+		// The API keys, then the webhook secret 'b2bx event set-secret'
+		// may have stored for the profile.
+		ids := []string{}
 		for _, k := range p.Keys() {
-			err := store.Delete(ctx, p.Name, k.KeyID)
+			ids = append(ids, k.KeyID)
+		}
+		if !p.HasKey(credentials.WebhookKeyID) {
+			ids = append(ids, credentials.WebhookKeyID)
+		}
+		for _, id := range ids {
+			err := store.Delete(ctx, p.Name, id)
 			if err != nil && !errors.Is(err, credentials.ErrNotFound) {
 				return connFail(e, name, storeExit(err), err, "the profile is kept; fix the keyring and run the command again, or pass --keep-secrets")
 			}
 			if err == nil {
-				removed = append(removed, credentials.Account(p.Name, k.KeyID))
+				removed = append(removed, credentials.Account(p.Name, id))
 			}
 		}
 	}

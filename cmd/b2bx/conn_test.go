@@ -115,11 +115,16 @@ func TestConnAddLsSetSecretRm(t *testing.T) {
 	require.Equal(t, connCanaryMb+"-rotated", c.secret(t, "acme", "key-mb"))
 	require.Equal(t, connCanaryIn, c.secret(t, "acme", "key-up"), "only the named key rotates")
 
+	code, _, errOut = c.run(t, "CANARY-webhook-secret\n", "event", "set-secret", "-c", "acme", "--secret-stdin")
+	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, "CANARY-webhook-secret", c.secret(t, "acme", credentials.WebhookKeyID))
+
 	code, out, _ = c.run(t, "", "conn", "rm", "acme")
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "removed profile acme")
 	require.Contains(t, out, "deleted keyring secret b2bx / acme/key-up")
 	require.Contains(t, out, "deleted keyring secret b2bx / acme/key-mb")
+	require.Contains(t, out, "deleted keyring secret b2bx / acme/webhook", "the profile's webhook secret goes with it")
 	require.Empty(t, c.store.Accounts())
 	require.NotContains(t, c.fileText(t), "[profile.acme]")
 	require.Contains(t, c.fileText(t), "[profile.solo]")

@@ -27,7 +27,7 @@ func init() {
 
 // webhookKeyID is the keyring key ID of a profile's webhook secret: the
 // account is "<profile>/webhook".
-const webhookKeyID = "webhook"
+const webhookKeyID = credentials.WebhookKeyID
 
 // maxWebhookSecretInput bounds --secret-stdin.
 const maxWebhookSecretInput = 64 << 10
