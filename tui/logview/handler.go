@@ -228,7 +228,7 @@ func (e Entry) Format() string {
 			if f.Key != k {
 				continue
 			}
-			b.WriteString("  ")
+			b.WriteByte(' ')
 			b.WriteString(f.Key)
 			b.WriteByte('=')
 			b.WriteString(f.Value)
@@ -240,11 +240,11 @@ func (e Entry) Format() string {
 func levelWord(l slog.Level) string {
 	switch {
 	case l >= slog.LevelError:
-		return "ERROR"
+		return "ERR"
 	case l >= slog.LevelWarn:
-		return "WARN "
+		return "WRN"
 	case l >= slog.LevelInfo:
-		return "INFO "
+		return "INF"
 	}
-	return "DEBUG"
+	return "DBG"
 }

@@ -40,7 +40,7 @@ func TestHandlerKeepsOnlyAllowedFields(t *testing.T) {
 	require.NotContains(t, line, canary)
 	require.NotContains(t, line, "key-acme")
 	require.Contains(t, line, "correlationId=corr-1")
-	require.Regexp(t, `partner api call  op=claim  status=404  code=ERR_B2B_EXCHANGE_NOT_FOUND  correlationId=corr-1  duration=2ms  deliveryAttemptId=da-1  connectionId=conn-1$`, line,
+	require.Regexp(t, `WRN partner api call op=claim status=404 code=ERR_B2B_EXCHANGE_NOT_FOUND correlationId=corr-1 duration=2ms deliveryAttemptId=da-1 connectionId=conn-1$`, line,
 		"the correlation ID comes before the long IDs")
 }
 
