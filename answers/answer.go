@@ -66,7 +66,8 @@ func FromDocument(doc *edi.Document, id string, at time.Time) []Answer {
 	var out []Answer
 	for i := range doc.Messages {
 		m := &doc.Messages[i]
-		if m.Summary == nil {
+		s := m.Summary()
+		if s == nil {
 			continue
 		}
 		a := Answer{ID: id, At: at, Type: m.Type, Message: i}
@@ -74,7 +75,6 @@ func FromDocument(doc *edi.Document, id string, at time.Time) []Answer {
 			x := &doc.Interchanges[m.Interchange]
 			a.From, a.To = x.Sender.ID, x.Recipient.ID
 		}
-		s := m.Summary
 		switch {
 		case s.Contrl != nil:
 			fromContrl(&a, s.Contrl)

@@ -143,7 +143,7 @@
 // segment, each byte once, and lists at most 1000 values (SegmentInfo.More
 // counts the rest).
 //
-// Message.Summary holds what a person wants first: ORDERS (document number,
+// Message.Summary reads what a person wants first: ORDERS (document number,
 // function, dates, header parties with GLN, line count, CNT and whether
 // the line count matches), ORDRSP (the same, the order number from RFF+ON,
 // lines per LIN action code and the changed lines with their quantities),
@@ -153,7 +153,9 @@
 // LIN action code (1229) is present and not 4 "No action", 5 "Accepted
 // without amendment" or 11 "Not amended". UN/EDIFACT has no code list for
 // the APERAK error code 9321, so ERC codes have a name only when a
-// directory lists them; their FTX explains them.
+// directory lists them; their FTX explains them. Summaries are read on
+// demand and not kept, and each list in one is bounded (1000 items, 10,000
+// per summary): a Document costs the same whatever its messages repeat.
 //
 // From 8192 segments Parse runs the character check (which reads only the
 // input bytes) on a second goroutine next to the message layer (which

@@ -63,7 +63,8 @@ type Document struct {
 // Parse indexes data, builds the envelope structure, validates the
 // envelopes (counts, references, nesting, tags, characters) and the
 // message structures against the directory (assigning segment group
-// paths), and summarises ORDERS, ORDRSP, APERAK and CONTRL messages.
+// paths); Message.Summary reads the summaries of ORDERS, ORDRSP, APERAK
+// and CONTRL messages from it.
 // Problems in the data are reported as Issues, never as an error: the
 // error is only ErrTooLarge (or the practically impossible dialect limit),
 // or ErrFileChanged when data is a mapped File that was shortened while
@@ -81,6 +82,9 @@ func Parse(data []byte) (*Document, error) {
 		return nil, err
 	}
 	d.finish()
+	for k := range d.Messages {
+		d.Messages[k].doc = d
+	}
 	return d, nil
 }
 

@@ -165,11 +165,11 @@ func checkMessageLayer(t *testing.T, d *Document) {
 	for _, m := range d.Messages {
 		switch m.Type {
 		case "ORDERS", "ORDRSP", "APERAK", "CONTRL":
-			if m.Summary == nil {
+			if m.Summary() == nil {
 				t.Fatalf("message %d (%s) has no summary", m.Index, m.Type)
 			}
 		default:
-			if m.Summary != nil {
+			if m.Summary() != nil {
 				t.Fatalf("message %d (%s) has a summary", m.Index, m.Type)
 			}
 		}

@@ -106,3 +106,71 @@ func TestStructureOmittedCounts(t *testing.T) {
 	errs, _ := d.IssueCounts()
 	require.Equal(t, 300, errs)
 }
+
+// TestSummaryOnDemand: the Document keeps no summaries; every call reads
+// a fresh one from the segments.
+func TestSummaryOnDemand(t *testing.T) {
+	d := mustParse(t, fixture(t, "orders_d96a.edi"))
+	a, b := d.Messages[0].Summary(), d.Interchanges[0].Messages[0].Summary()
+	require.NotSame(t, a, b)
+	require.Equal(t, a, b)
+	require.Equal(t, "PO-4711", a.Orders.Document.Number)
+	require.Nil(t, Message{Type: "ORDERS"}.Summary(), "a Message not from Parse has none")
+}
+
+// TestSummaryListsBounded: every list of a summary holds at most
+// maxListed items, and all of them together at most maxSummaryItems,
+// however many segments the message repeats; counts stay exact.
+func TestSummaryListsBounded(t *testing.T) {
+	orders := "UNH+1+ORDERS:D:96A:UN'BGM+220+1+9'" + strings.Repeat("DTM+137:20250312:102'", 1500) +
+		strings.Repeat("NAD+BY+1::9'", 1500) + "LIN+1'UNS+S'" + strings.Repeat("CNT+2:1'", 1500) + "UNT+4505+1'"
+	o := mustParse(t, []byte(orders)).Messages[0].Summary().Orders
+	require.Len(t, o.Document.Dates, 1000)
+	require.Len(t, o.Document.Parties, 1000)
+	require.Len(t, o.Controls, 1000)
+	require.Equal(t, 1, o.Lines)
+
+	var b strings.Builder
+	b.WriteString("UNH+1+ORDRSP:D:96A:UN'BGM+231+R+4'DTM+137:20250312:102'")
+	for k := range 3000 {
+		fmt.Fprintf(&b, "LIN+%d+%d'QTY+21:1'QTY+21:2'QTY+21:3'QTY+21:4'", k, 100+k) // 3000 action codes, all "changed"
+	}
+	b.WriteString("UNS+S'UNT+15004+1'")
+	r := mustParse(t, []byte(b.String())).Messages[0].Summary().Ordrsp
+	require.Equal(t, 3000, r.Lines)
+	require.Equal(t, 3000, r.ChangedLines)
+	require.Len(t, r.Actions, 1000, "different action codes listed")
+	require.Len(t, r.Changed, 1000)
+	quantities := 0
+	for _, c := range r.Changed {
+		quantities += len(c.Quantities)
+	}
+	require.Equal(t, 4*1000, quantities, "the quantities of the listed changed lines")
+
+	b.Reset()
+	b.WriteString("UNH+1+APERAK:D:96A:UN'BGM+313+1'")
+	for k := range 1000 {
+		fmt.Fprintf(&b, "ERC+%d'%s", k, strings.Repeat("FTX+AAO+++text'", 20))
+	}
+	b.WriteString("UNT+21003+1'")
+	a := mustParse(t, []byte(b.String())).Messages[0].Summary().Aperak
+	require.Equal(t, 1000, a.ErrorsTotal)
+	listed := len(a.Errors)
+	for _, e := range a.Errors {
+		listed += len(e.Texts)
+	}
+	require.Equal(t, maxSummaryItems, listed, "errors and texts together")
+
+	b.Reset()
+	b.WriteString("UNH+1+CONTRL:2:2:UN'UCI+1+S+R+4'")
+	for k := range 1500 {
+		fmt.Fprintf(&b, "UCF+%d+4'UCM+%d+ORDERS:D:96A:UN+4'", k, k)
+	}
+	b.WriteString("UNT+3003+1'")
+	c := mustParse(t, []byte(b.String())).Messages[0].Summary().Contrl
+	require.Len(t, c.Groups, 1000)
+	require.Empty(t, c.Messages, "the UCMs of groups not listed do not move to the interchange level")
+	for _, g := range c.Groups {
+		require.Len(t, g.Messages, 1)
+	}
+}

@@ -11,11 +11,11 @@ import (
 // declared as the wrong message type does not bury everything else.
 const maxStructureIssues = 100
 
-// msgChecker validates every message against its directory structure,
-// records each segment's path id and builds the summaries. It runs on its
-// own goroutine next to the envelope checks, so it collects its issues
-// instead of adding them to the Document, and it touches no segment
-// record field but path.
+// msgChecker validates every message against its directory structure and
+// records each segment's path id (summaries are read on demand:
+// Message.Summary). It runs next to the character check on its own
+// goroutine, so it collects its issues instead of adding them to the
+// Document, and it touches no segment record field but path.
 type msgChecker struct {
 	d        *Document
 	log      issueLog
@@ -28,7 +28,6 @@ func (d *Document) checkMessages() *issueLog {
 	for k := range d.Messages {
 		m := &d.Messages[k]
 		c.checkStructure(m)
-		m.Summary = d.summarize(m)
 	}
 	return &c.log
 }

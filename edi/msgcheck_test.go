@@ -180,7 +180,7 @@ func TestMessageDirectories(t *testing.T) {
 	d := mustParse(t, fixture(t, "groups_ung_une.edi"))
 	require.Equal(t, "no directory structure for INVOIC D:96A (b2bx checks ORDERS, ORDRSP, APERAK in D.96A and D.24A/D.25A, and CONTRL); envelope checks only",
 		d.Messages[2].DirectoryNote, "INVOIC D.96A is named from its own directory")
-	require.Nil(t, d.Messages[2].Summary)
+	require.Nil(t, d.Messages[2].Summary())
 
 	// A bare CONTRL 4:1 has no UNB to mismatch.
 	d = mustParse(t, []byte("UNH+1+CONTRL:4:1:UN'UCI+R+S+T+7'UNT+3+1'"))

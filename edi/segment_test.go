@@ -205,9 +205,10 @@ func TestInterchangeFacts(t *testing.T) {
 	require.Equal(t, 17, ic.Last)
 	require.Len(t, ic.Messages, 1)
 	m := ic.Messages[0]
-	require.NotNil(t, m.Summary)
+	require.NotNil(t, m.Summary())
+	require.Same(t, d, m.doc)
 	require.Equal(t, "ORDERS D.96A", m.structure.Label)
-	m.Summary, m.structure, m.resolver = nil, nil, dict.Resolver{}
+	m.structure, m.resolver, m.doc = nil, dict.Resolver{}, nil
 	require.Equal(t, Message{
 		Index: 0, Interchange: 0, Group: -1, First: 2, Last: 16, Offset: m.Offset, Closed: true,
 		Ref: "M0001", Type: "ORDERS", Version: "D", Release: "96A", Agency: "UN", Association: "EAN008",

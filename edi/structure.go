@@ -109,12 +109,24 @@ type Message struct {
 	// structure ("no directory structure for INVOIC D:01B; envelope
 	// checks only"). It quotes message identifiers from the data.
 	DirectoryNote string
-	// Summary is what a person wants to know first about an ORDERS,
-	// ORDRSP, APERAK or CONTRL message; nil for other types.
-	Summary *Summary
 
 	structure *dict.Message // nil without a structure
 	resolver  dict.Resolver // names for Describe
+	doc       *Document     // for Summary; set by Parse
+}
+
+// Summary is what a person wants to know first about an ORDERS, ORDRSP,
+// APERAK or CONTRL message; nil for other types and for a Message that
+// did not come from Parse. It is read from the message's segments on
+// every call: the Document keeps no summaries, so a file with a million
+// messages does not hold a million of them. Keep the result while you
+// need it. Like every view of a Document it reads the input, which must
+// still be there (see File).
+func (m Message) Summary() *Summary {
+	if m.doc == nil {
+		return nil
+	}
+	return m.doc.summarize(&m)
 }
 
 // Segments is the number of segments in the message, UNH and UNT included.

@@ -6,9 +6,32 @@ import (
 	"github.com/nutrab2b/b2bx/edi/dict"
 )
 
-// maxListed bounds the per-item lists of a summary (changed lines,
-// application errors, CONTRL entries); counts stay exact.
-const maxListed = 1000
+// maxListed bounds each list of a summary (dates, references, parties,
+// control totals, changed lines and their quantities, texts, application
+// errors, CONTRL entries); counts stay exact. maxSummaryItems bounds all
+// the lists of one summary together, so nested lists cannot multiply: a
+// summary stays small whatever the message holds. Real messages list a
+// few dozen items; the structure check reports the repetitions beyond
+// what the directory allows.
+const (
+	maxListed       = 1000
+	maxSummaryItems = 10000
+)
+
+// listBudget is what one summary may still list.
+type listBudget struct{ left int }
+
+func newListBudget() *listBudget { return &listBudget{left: maxSummaryItems} }
+
+// take reports whether one more item may join a list of n items, and
+// counts it.
+func (b *listBudget) take(n int) bool {
+	if n >= maxListed || b.left <= 0 {
+		return false
+	}
+	b.left--
+	return true
+}
 
 // OrdrspSummary summarises an ORDRSP message.
 //
@@ -101,10 +124,11 @@ func packKey(t [3]byte) uint32 { return uint32(t[0])<<16 | uint32(t[1])<<8 | uin
 // Without a structure (or for segments that did not fit it) the order
 // decides: DTMs before the first RFF/NAD, RFFs before the first NAD.
 type headerReader struct {
-	d   *Document
-	m   *Message
-	sum *DocumentSummary
-	bgm bool
+	d    *Document
+	m    *Message
+	sum  *DocumentSummary
+	bgm  bool
+	list *listBudget
 }
 
 func (h *headerReader) add(i int) {
@@ -124,15 +148,15 @@ func (h *headerReader) add(i int) {
 		sum.Function = coded(r, s, 3, 1, "1225")
 		sum.ResponseType = coded(r, s, 4, 1, "4343")
 	case tagDTM:
-		if (known && depth == 0) || (!known && len(sum.References)+len(sum.Parties) == 0) {
+		if ((known && depth == 0) || (!known && len(sum.References)+len(sum.Parties) == 0)) && h.list.take(len(sum.Dates)) {
 			sum.Dates = append(sum.Dates, dateTime(r, d.Segment(i)))
 		}
 	case tagRFF:
-		if topGroup || (!known && len(sum.Parties) == 0) {
+		if (topGroup || (!known && len(sum.Parties) == 0)) && h.list.take(len(sum.References)) {
 			sum.References = append(sum.References, reference(r, d.Segment(i)))
 		}
 	case tagNAD:
-		if topGroup || !known {
+		if (topGroup || !known) && h.list.take(len(sum.Parties)) {
 			sum.Parties = append(sum.Parties, party(r, d.Segment(i)))
 		}
 	}
@@ -168,7 +192,8 @@ func (d *Document) partyIDs(m *Message) (PartyID, PartyID) {
 func (d *Document) ordersSummary(m *Message) *OrdersSummary {
 	o := &OrdersSummary{}
 	o.Sender, o.Recipient = d.partyIDs(m)
-	h := headerReader{d: d, m: m, sum: &o.Document}
+	list := newListBudget()
+	h := headerReader{d: d, m: m, sum: &o.Document, list: list}
 	header := true
 	for i := m.First + 1; i <= m.Last; i++ {
 		rec := &d.segs[i]
@@ -182,7 +207,9 @@ func (d *Document) ordersSummary(m *Message) *OrdersSummary {
 		case keyUNS:
 			header = false
 		case keyCNT:
-			o.Controls = append(o.Controls, controlTotal(m.resolver, d.Segment(i)))
+			if list.take(len(o.Controls)) {
+				o.Controls = append(o.Controls, controlTotal(m.resolver, d.Segment(i)))
+			}
 		default:
 			if header {
 				h.add(i)
@@ -199,7 +226,9 @@ func (d *Document) ordersSummary(m *Message) *OrdersSummary {
 func (d *Document) ordrspSummary(m *Message) *OrdrspSummary {
 	o := &OrdrspSummary{}
 	o.Sender, o.Recipient = d.partyIDs(m)
-	h := headerReader{d: d, m: m, sum: &o.Document}
+	list := newListBudget()
+	h := headerReader{d: d, m: m, sum: &o.Document, list: list}
+	actions := actionCounter{o: o, r: m.resolver}
 	r := m.resolver
 	header := true
 	var cur *LineChange // the listed changed line QTYs belong to
@@ -212,10 +241,10 @@ func (d *Document) ordrspSummary(m *Message) *OrdrspSummary {
 		case keyLIN:
 			header, cur = false, nil
 			o.Lines++
-			changed := o.countAction(r, d.quickBytes(i, 2, 1))
+			changed := actions.count(d.quickBytes(i, 2, 1))
 			if changed {
 				o.ChangedLines++
-				if len(o.Changed) < maxListed {
+				if list.take(len(o.Changed)) {
 					s := d.Segment(i)
 					o.Changed = append(o.Changed, LineChange{Line: s.Text(1, 1), Item: s.Text(3, 1),
 						ItemType: coded(r, s, 3, 2, "7143"), Action: coded(r, s, 2, 1, "1229"), Segment: i})
@@ -223,7 +252,7 @@ func (d *Document) ordrspSummary(m *Message) *OrdrspSummary {
 				}
 			}
 		case keyQTY:
-			if cur != nil {
+			if cur != nil && list.take(len(cur.Quantities)) {
 				s := d.Segment(i)
 				cur.Quantities = append(cur.Quantities, Quantity{Qualifier: coded(r, s, 1, 1, "6063"),
 					Value: s.Text(1, 2), Unit: s.Text(1, 3), Segment: i})
@@ -231,7 +260,9 @@ func (d *Document) ordrspSummary(m *Message) *OrdrspSummary {
 		case keyUNS:
 			header, cur = false, nil
 		case keyCNT:
-			o.Controls = append(o.Controls, controlTotal(r, d.Segment(i)))
+			if list.take(len(o.Controls)) {
+				o.Controls = append(o.Controls, controlTotal(r, d.Segment(i)))
+			}
 		default:
 			if header {
 				h.add(i)
@@ -249,26 +280,59 @@ func (d *Document) ordrspSummary(m *Message) *OrdrspSummary {
 	return o
 }
 
-// countAction counts a line's action code and says whether it makes the
-// line changed (see OrdrspSummary).
-func (o *OrdrspSummary) countAction(r dict.Resolver, raw []byte) bool {
-	for k := range o.Actions {
-		if o.Actions[k].Action.Code == string(raw) { // no allocation
-			o.Actions[k].Lines++
-			return o.Actions[k].Changed
-		}
+// actionCounter counts the lines per LIN action code (see OrdrspSummary)
+// into o.Actions: at most maxListed different codes are listed; lines
+// with a code beyond those count in Lines and ChangedLines only.
+type actionCounter struct {
+	o     *OrdrspSummary
+	r     dict.Resolver
+	index map[string]int // code -> Actions index, once there are many codes
+}
+
+// count counts a line's action code and says whether it makes the line
+// changed.
+func (a *actionCounter) count(raw []byte) bool {
+	if k, ok := a.find(raw); ok {
+		a.o.Actions[k].Lines++
+		return a.o.Actions[k].Changed
 	}
 	code := string(raw)
-	a := ActionCount{Action: Coded{Code: code}, Lines: 1}
+	ac := ActionCount{Action: Coded{Code: code}, Lines: 1}
 	switch code {
 	case "":
-		a.Action.Name = "no action code"
+		ac.Action.Name = "no action code"
 	default:
-		a.Action.Name, _ = r.CodeName("1229", code)
-		a.Changed = code != "4" && code != "5" && code != "11"
+		ac.Action.Name, _ = a.r.CodeName("1229", code)
+		ac.Changed = code != "4" && code != "5" && code != "11"
 	}
-	o.Actions = append(o.Actions, a)
-	return a.Changed
+	if len(a.o.Actions) < maxListed {
+		a.o.Actions = append(a.o.Actions, ac)
+		if a.index != nil {
+			a.index[code] = len(a.o.Actions) - 1
+		}
+	}
+	return ac.Changed
+}
+
+// find looks a code up: a loop over the few codes of a real message, a
+// map once there are more (a hostile one could have a thousand).
+func (a *actionCounter) find(raw []byte) (int, bool) {
+	if a.index != nil {
+		k, ok := a.index[string(raw)] // no allocation
+		return k, ok
+	}
+	for k := range a.o.Actions {
+		if a.o.Actions[k].Action.Code == string(raw) { // no allocation
+			return k, true
+		}
+	}
+	if len(a.o.Actions) >= 16 {
+		a.index = make(map[string]int, 2*len(a.o.Actions))
+		for k := range a.o.Actions {
+			a.index[a.o.Actions[k].Action.Code] = k
+		}
+	}
+	return 0, false
 }
 
 // aperakSummary reads the header, the message-level texts and every ERC
@@ -276,7 +340,8 @@ func (o *OrdrspSummary) countAction(r dict.Resolver, raw []byte) bool {
 func (d *Document) aperakSummary(m *Message) *AperakSummary {
 	a := &AperakSummary{Errors: []AppError{}}
 	a.Sender, a.Recipient = d.partyIDs(m)
-	h := headerReader{d: d, m: m, sum: &a.Document}
+	list := newListBudget()
+	h := headerReader{d: d, m: m, sum: &a.Document, list: list}
 	r := m.resolver
 	var cur *AppError // the listed error the FTX/RFF belong to
 	inErrors := false
@@ -289,7 +354,7 @@ func (d *Document) aperakSummary(m *Message) *AperakSummary {
 		case key == keyERC:
 			inErrors, cur = true, nil
 			a.ErrorsTotal++
-			if len(a.Errors) < maxListed {
+			if list.take(len(a.Errors)) {
 				s := d.Segment(i)
 				e := AppError{Code: s.Text(1, 1), CodeList: s.Text(1, 2), Agency: coded(r, s, 1, 3, "3055"), Segment: i}
 				e.Name, _ = r.CodeName("9321", e.Code)
@@ -297,15 +362,15 @@ func (d *Document) aperakSummary(m *Message) *AperakSummary {
 				cur = &a.Errors[len(a.Errors)-1]
 			}
 		case key == keyFTX && !inErrors:
-			if depth, _, known := d.level(m, i); !known || depth == 0 {
+			if depth, _, known := d.level(m, i); (!known || depth == 0) && list.take(len(a.Texts)) {
 				a.Texts = append(a.Texts, freeText(d.Segment(i)))
 			}
 		case key == keyFTX:
-			if cur != nil {
+			if cur != nil && list.take(len(cur.Texts)) {
 				cur.Texts = append(cur.Texts, freeText(d.Segment(i)))
 			}
 		case key == keyRFF && inErrors:
-			if cur != nil {
+			if cur != nil && list.take(len(cur.References)) {
 				cur.References = append(cur.References, reference(r, d.Segment(i)))
 			}
 		case !inErrors:

@@ -17,7 +17,7 @@ type ContrlSummary struct {
 	// codes.
 	Verdict     string        `json:"verdict"`
 	ContrlError               // UCI 0085, 0013/0135, S011: an error in UNA/UNB/UNZ
-	Groups      []ContrlGroup `json:"groups,omitempty"` // UCF
+	Groups      []ContrlGroup `json:"groups,omitempty"` // UCF (the first maxListed)
 	// Messages lists the UCM of the interchange's messages outside groups
 	// (the first maxListed); the messages of a group are in its entry.
 	Messages []ContrlMessage `json:"messages,omitempty"`
@@ -91,16 +91,19 @@ var verdicts = map[string]string{
 // contrlReader walks a CONTRL once; UCM after a UCF belong to that group
 // (the structure puts all UCF groups after the ungrouped UCMs).
 type contrlReader struct {
-	d   *Document
-	r   dict.Resolver
-	sum *ContrlSummary
-	grp *ContrlGroup
-	msg *ContrlMessage
-	seg *ContrlSegmentError
+	d    *Document
+	r    dict.Resolver
+	sum  *ContrlSummary
+	grp  *ContrlGroup
+	msg  *ContrlMessage
+	seg  *ContrlSegmentError
+	list *listBudget
+	// skipGroup: the current UCF is not listed, nor are its UCMs.
+	skipGroup bool
 }
 
 func (d *Document) contrlSummary(m *Message) *ContrlSummary {
-	c := &contrlReader{d: d, r: m.resolver, sum: &ContrlSummary{Segment: -1}}
+	c := &contrlReader{d: d, r: m.resolver, sum: &ContrlSummary{Segment: -1}, list: newListBudget()}
 	for i := m.First + 1; i <= m.Last; i++ {
 		if d.segs[i].flags&fBadTag == 0 {
 			c.add(i)
@@ -123,7 +126,11 @@ func (c *contrlReader) add(i int) {
 		sum.Action, sum.Verdict = c.action(s, 4)
 		sum.ContrlError = c.levelError(s, 5)
 	case tagUCF:
-		c.msg, c.seg = nil, nil
+		c.grp, c.msg, c.seg = nil, nil, nil
+		c.skipGroup = !c.list.take(len(c.sum.Groups))
+		if c.skipGroup {
+			return
+		}
 		c.sum.Groups = append(c.sum.Groups, ContrlGroup{Ref: s.Text(1, 1), ContrlError: c.levelError(s, 5), Segment: i})
 		c.grp = &c.sum.Groups[len(c.sum.Groups)-1]
 		c.grp.Action, c.grp.Verdict = c.action(s, 4)
@@ -133,7 +140,7 @@ func (c *contrlReader) add(i int) {
 		if c.grp != nil {
 			list = &c.grp.Messages
 		}
-		if len(*list) >= maxListed {
+		if c.skipGroup || !c.list.take(len(*list)) {
 			c.msg = nil
 			return
 		}
@@ -143,7 +150,7 @@ func (c *contrlReader) add(i int) {
 		*list = append(*list, cm)
 		c.msg = &(*list)[len(*list)-1]
 	case tagUCS:
-		if c.msg == nil || len(c.msg.Segments) >= maxListed {
+		if c.msg == nil || !c.list.take(len(c.msg.Segments)) {
 			c.seg = nil
 			return
 		}
@@ -151,7 +158,7 @@ func (c *contrlReader) add(i int) {
 		c.msg.Segments = append(c.msg.Segments, ContrlSegmentError{Position: pos, SyntaxError: c.syntaxError(s, 2), Segment: i})
 		c.seg = &c.msg.Segments[len(c.msg.Segments)-1]
 	case tagUCD:
-		if c.seg == nil || len(c.seg.Elements) >= maxListed {
+		if c.seg == nil || !c.list.take(len(c.seg.Elements)) {
 			return
 		}
 		e := ContrlElementError{SyntaxError: c.syntaxError(s, 1), Segment: i}

@@ -13,7 +13,7 @@ func gs1(id string) PartyID { return PartyID{ID: id, Qualifier: Coded{"14", "GS1
 
 func TestOrdersSummary(t *testing.T) {
 	d := mustParse(t, fixture(t, "orders_d96a.edi"))
-	o := d.Messages[0].Summary.Orders
+	o := d.Messages[0].Summary().Orders
 	require.NotNil(t, o)
 	match := true
 	dtm137 := DateTime{Qualifier: Coded{"137", "Document/message date/time"}, Value: "20250312",
@@ -39,7 +39,7 @@ func TestOrdersSummary(t *testing.T) {
 	require.Same(t, &o.Document.Dates[0], o.Document.Date)
 
 	// D.25A: names from D.24A (137 is "Document issue date time" there).
-	o = mustParse(t, fixture(t, "utf8_orders_d25a.edi")).Messages[0].Summary.Orders
+	o = mustParse(t, fixture(t, "utf8_orders_d25a.edi")).Messages[0].Summary().Orders
 	require.Equal(t, "PO-2025-0815", o.Document.Number)
 	require.Equal(t, Coded{"137", "Document issue date time"}, o.Document.Date.Qualifier)
 	require.Equal(t, "Łódź Dostawca Sp. z o.o.", o.Document.Parties[1].Name)
@@ -49,14 +49,14 @@ func TestOrdersSummary(t *testing.T) {
 func TestOrdersSummaryLineCountMismatch(t *testing.T) {
 	d := mustParse(t, []byte("UNB+UNOA:3+S:14+R:14+250312:1030+X'UNH+1+ORDERS:D:96A:UN'BGM+220+N-1+9'DTM+137:20250312:102'"+
 		"LIN+1++1:EN'LIN+2++2:EN'UNS+S'CNT+2:3'CNT+1:17'UNT+8+1'UNZ+1+X'"))
-	o := d.Messages[0].Summary.Orders
+	o := d.Messages[0].Summary().Orders
 	require.Equal(t, 2, o.Lines)
 	require.False(t, *o.Controls[0].LinesMatch)
 	require.Nil(t, o.Controls[1].LinesMatch, "only 'number of line items' is compared")
 }
 
 func TestOrdrspSummary(t *testing.T) {
-	o := mustParse(t, fixture(t, "ordrsp_d25a.edi")).Messages[0].Summary.Ordrsp
+	o := mustParse(t, fixture(t, "ordrsp_d25a.edi")).Messages[0].Summary().Ordrsp
 	require.NotNil(t, o)
 	require.Equal(t, "RSP-2025-0815", o.Document.Number)
 	require.Equal(t, Coded{"4", "Change"}, o.Document.Function)
@@ -81,7 +81,7 @@ func TestOrdrspSummary(t *testing.T) {
 	}, o.Changed)
 
 	// Lines without action code are unchanged and counted as such.
-	o = mustParse(t, []byte("UNH+1+ORDRSP:D:96A:UN'BGM+231+R+4'DTM+137:20250312:102'LIN+1'LIN+2+4'LIN+3+11'LIN+4'UNS+S'UNT+8+1'")).Messages[0].Summary.Ordrsp
+	o = mustParse(t, []byte("UNH+1+ORDRSP:D:96A:UN'BGM+231+R+4'DTM+137:20250312:102'LIN+1'LIN+2+4'LIN+3+11'LIN+4'UNS+S'UNT+8+1'")).Messages[0].Summary().Ordrsp
 	require.Equal(t, 0, o.ChangedLines)
 	require.Equal(t, []ActionCount{
 		{Action: Coded{"", "no action code"}, Lines: 2},
@@ -91,7 +91,7 @@ func TestOrdrspSummary(t *testing.T) {
 }
 
 func TestAperakSummary(t *testing.T) {
-	a := mustParse(t, fixture(t, "aperak_d25a.edi")).Messages[0].Summary.Aperak
+	a := mustParse(t, fixture(t, "aperak_d25a.edi")).Messages[0].Summary().Aperak
 	require.NotNil(t, a)
 	require.Equal(t, "APE-2025-1", a.Document.Number)
 	require.Equal(t, Coded{"27", "Not accepted"}, a.Document.Function)
@@ -104,13 +104,13 @@ func TestAperakSummary(t *testing.T) {
 		{Code: "45", Texts: []string{"Delivery date in the past"}, Segment: 10},
 	}, a.Errors)
 
-	a = mustParse(t, fixture(t, "aperak_d96a.edi")).Messages[0].Summary.Aperak
+	a = mustParse(t, fixture(t, "aperak_d96a.edi")).Messages[0].Summary().Aperak
 	require.Equal(t, "ACW", a.Document.References[0].Qualifier.Code)
 	require.Equal(t, []AppError{{Code: "12", Texts: []string{"Unknown article number 4000862141411"}, Segment: 5}}, a.Errors)
 }
 
 func TestContrlSummary(t *testing.T) {
-	c := mustParse(t, fixture(t, "contrl_22_rejected.edi")).Messages[0].Summary.Contrl
+	c := mustParse(t, fixture(t, "contrl_22_rejected.edi")).Messages[0].Summary().Contrl
 	require.NotNil(t, c)
 	rejected := Coded{"4", "This level and all lower levels rejected"}
 	missing := Coded{"13", "Missing"}
@@ -130,16 +130,16 @@ func TestContrlSummary(t *testing.T) {
 	}, c)
 
 	for file, verdict := range map[string]string{"contrl_22.edi": "acknowledged", "contrl_d3.edi": "received", "contrl_41.edi": "rejected", "contrl_41_accepted.edi": "acknowledged"} {
-		c := mustParse(t, fixture(t, file)).Messages[0].Summary.Contrl
+		c := mustParse(t, fixture(t, file)).Messages[0].Summary().Contrl
 		require.Equal(t, verdict, c.Verdict, file)
 	}
-	c = mustParse(t, fixture(t, "contrl_41.edi")).Messages[0].Summary.Contrl
+	c = mustParse(t, fixture(t, "contrl_41.edi")).Messages[0].Summary().Contrl
 	require.Equal(t, Coded{"29", "Control count does not match number of instances received"}, *c.Messages[0].SyntaxError)
 	require.Equal(t, 16, c.Messages[0].Segments[0].Position)
 
 	// Groups (UCF) hold the UCMs after them; no UCI is said plainly.
 	c = mustParse(t, []byte("UNB+UNOC:4+S+R+20250312:1031+C'UNH+1+CONTRL:4:1:UN'UCI+I1+A+B+4+18+UNB+2:1'UCF+G1+A+B+4'UCM+M1+ORDERS:D:96A:UN+4'UNT+5+1'UNZ+1+C'")).
-		Messages[0].Summary.Contrl
+		Messages[0].Summary().Contrl
 	require.Equal(t, Coded{"18", "Unspecified error"}, *c.SyntaxError)
 	require.Equal(t, "UNB", c.ServiceSegment)
 	require.Equal(t, &ElementPosition{Element: 2, Component: 1}, c.Element)
@@ -147,7 +147,7 @@ func TestContrlSummary(t *testing.T) {
 	require.Len(t, c.Groups, 1)
 	require.Equal(t, "G1", c.Groups[0].Ref)
 	require.Equal(t, "M1", c.Groups[0].Messages[0].Ref)
-	c = mustParse(t, []byte("UNH+1+CONTRL:2:2:UN'UNT+2+1'")).Messages[0].Summary.Contrl
+	c = mustParse(t, []byte("UNH+1+CONTRL:2:2:UN'UNT+2+1'")).Messages[0].Summary().Contrl
 	require.Equal(t, -1, c.Segment)
 }
 
@@ -181,7 +181,7 @@ func TestCorpusStructure(t *testing.T) {
 		"edifactrs_orders_d96a_conforming.edi": func(t *testing.T, d *Document) {
 			require.Equal(t, []Code{CodeBareMessage, CodeSegmentMissing}, codes(d))
 			require.Contains(t, d.Issues()[1].Message, "mandatory segment UNS (position 2090) is missing; expected before UNT (segment 7)")
-			o := d.Messages[0].Summary.Orders
+			o := d.Messages[0].Summary().Orders
 			require.Equal(t, "ORD-2001", o.Document.Number)
 			require.Equal(t, "2026-05-17", o.Document.Date.ISO)
 			require.Equal(t, []string{"BY", "SU"}, []string{o.Document.Parties[0].Role.Code, o.Document.Parties[1].Role.Code})
@@ -193,7 +193,7 @@ func TestCorpusStructure(t *testing.T) {
 			require.Equal(t, []Code{CodeOutsideMessage, CodeBareMessage, CodeSegmentMissing, CodeSegmentMissing, CodeUNTCountMismatch}, codes(d))
 			require.Contains(t, d.Issues()[2].Message, "mandatory segment BGM (position 0020) is missing; expected before DTM (segment 3)")
 			require.Contains(t, d.Issues()[3].Message, "mandatory segment UNS (position 2090) is missing")
-			require.Equal(t, "", d.Messages[0].Summary.Orders.Document.Date.ISO, "no format given")
+			require.Equal(t, "", d.Messages[0].Summary().Orders.Document.Date.ISO, "no format given")
 		},
 		// One UNH around many repeated order bodies: each BGM after the
 		// first is out of place.
@@ -204,19 +204,19 @@ func TestCorpusStructure(t *testing.T) {
 			require.Contains(t, d.Issues()[100].Message, "8331 more structure problem(s)")
 		},
 		"bots_aperak_d96a.edi": func(t *testing.T, d *Document) {
-			a := d.Messages[0].Summary.Aperak
+			a := d.Messages[0].Summary().Aperak
 			require.Equal(t, "T0000000015", a.Document.References[0].Value)
 			require.Equal(t, "ON", a.Document.References[0].Qualifier.Code)
 			require.Empty(t, a.Errors, "this APERAK reports no ERC")
 			require.Equal(t, "2013-01-23T01:23", a.Document.Date.ISO)
 		},
 		"pydifact_aperak_sv3_rejected.edi": func(t *testing.T, d *Document) {
-			a := d.Messages[0].Summary.Aperak
+			a := d.Messages[0].Summary().Aperak
 			require.Equal(t, []AppError{{Code: "12", Texts: []string{"Order rejected due to invalid product code"}, Segment: 6}}, a.Errors)
 			require.Equal(t, Coded{"7", "Duplicate"}, a.Document.Function)
 		},
 		"jacobemcken_contrl_d3_readme.edi": func(t *testing.T, d *Document) {
-			c := d.Messages[0].Summary.Contrl
+			c := d.Messages[0].Summary().Contrl
 			require.Equal(t, "131", c.InterchangeRef)
 			require.Equal(t, PartyID{ID: "333666999"}, c.Sender)
 			require.Equal(t, "NORDEASPECIAL+TEST", c.Recipient.ID)
@@ -230,14 +230,14 @@ func TestCorpusStructure(t *testing.T) {
 			require.Equal(t, "16", m.Segments[0].SyntaxError.Code)
 		},
 		"bots_orders_d96a_multi_mixed_eol.edi": func(t *testing.T, d *Document) {
-			require.Equal(t, "1-4500094289", d.Messages[0].Summary.Orders.Document.Number)
-			require.Equal(t, 4, d.Messages[0].Summary.Orders.Lines)
+			require.Equal(t, "1-4500094289", d.Messages[0].Summary().Orders.Document.Number)
+			require.Equal(t, 4, d.Messages[0].Summary().Orders.Lines)
 			require.Equal(t, "SG25/LIN", findSeg(t, d, "LIN", 0).Path())
 		},
 		"berryworks_ordrsp_d01b_unod_latin2.edi": func(t *testing.T, d *Document) {
 			require.Empty(t, d.Messages[0].Structure)
 			require.Contains(t, d.Messages[0].DirectoryNote, "segment names from D.24A")
-			require.NotNil(t, d.Messages[0].Summary.Ordrsp)
+			require.NotNil(t, d.Messages[0].Summary().Ordrsp)
 		},
 	}
 	for _, name := range corpusNames(t) {

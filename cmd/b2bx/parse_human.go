@@ -112,8 +112,8 @@ func (h *humanWriter) message(indent string, m edi.Message) {
 	if m.Structure != "" && m.DirectoryNote != "" {
 		h.line(in, "note", safe(m.DirectoryNote))
 	}
-	if m.Summary != nil {
-		h.summary(in, m.Summary)
+	if s := m.Summary(); s != nil {
+		h.summary(in, s)
 	}
 }
 

@@ -164,7 +164,7 @@ func newInterchangeJSON(ic edi.Interchange) interchangeJSON {
 			Agency: m.Agency, Association: m.Association, Segments: m.Segments(),
 			FirstSegment: m.First, LastSegment: m.Last, Offset: m.Offset, Group: m.Group,
 			Structure: m.Structure, Directory: m.Directory, DirectoryNote: m.DirectoryNote,
-			StructureIssues: m.StructureProblems, Summary: m.Summary}
+			StructureIssues: m.StructureProblems, Summary: m.Summary()}
 		if m.Closed {
 			mj.Trailer = &trailerJSON{Count: m.TrailerCount, Ref: m.TrailerRef}
 		}

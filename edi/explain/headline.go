@@ -16,7 +16,7 @@ import (
 //	ORDERS PO-123: 5 lines
 //	INVOIC D:01B:UN message M1: 12 segments
 func Headline(m *edi.Message) string {
-	if s := m.Summary; s != nil {
+	if s := m.Summary(); s != nil {
 		switch {
 		case s.Contrl != nil:
 			return contrlHeadline(s.Contrl)

@@ -62,15 +62,15 @@ func Documents(orders, rsp *edi.Document) ([]*Diff, error) {
 }
 
 func orderNumber(m *edi.Message) string {
-	if m.Summary != nil && m.Summary.Orders != nil {
-		return m.Summary.Orders.Document.Number
+	if s := m.Summary(); s != nil && s.Orders != nil {
+		return s.Orders.Document.Number
 	}
 	return ""
 }
 
 func responseRef(m *edi.Message) string {
-	if m.Summary != nil && m.Summary.Ordrsp != nil {
-		return m.Summary.Ordrsp.OrderNumber
+	if s := m.Summary(); s != nil && s.Ordrsp != nil {
+		return s.Ordrsp.OrderNumber
 	}
 	return ""
 }

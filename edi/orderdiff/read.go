@@ -37,7 +37,7 @@ func readMessage(doc *edi.Document, mi int) message {
 	m := &doc.Messages[mi]
 	var out message
 	var head *edi.DocumentSummary
-	if s := m.Summary; s != nil && s.Orders != nil {
+	if s := m.Summary(); s != nil && s.Orders != nil {
 		head = &s.Orders.Document
 	} else if s != nil && s.Ordrsp != nil {
 		head = &s.Ordrsp.Document

@@ -129,10 +129,11 @@ func (m Model) messageLines(ic int) []string {
 
 // contrlRejects reports whether msg is a CONTRL that rejects (all or part).
 func contrlRejects(msg *edi.Message) bool {
-	if msg.Summary == nil || msg.Summary.Contrl == nil {
+	s := msg.Summary()
+	if s == nil || s.Contrl == nil {
 		return false
 	}
-	switch msg.Summary.Contrl.Verdict {
+	switch s.Contrl.Verdict {
 	case "rejected", "partly rejected", "acknowledged with errors":
 		return true
 	}
