@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -72,8 +73,23 @@ func describe(err error, corr string) apiErrorMsg {
 		e.action = "check the network and the base URL; retry (the same token and correlation ID are reused)"
 	}
 	if errors.As(err, &ie) && ie.Report != nil {
-		if ie.Report.CorrelationID != "" {
-			e.corr = ie.Report.CorrelationID
+		r := ie.Report
+		if r.CorrelationID != "" {
+			e.corr = r.CorrelationID
+		}
+		e.text = termsafe.String(r.DeliveryAttemptID) + ": NOT VERIFIED"
+		var failed []string
+		for _, c := range r.Failed() {
+			failed = append(failed, checkWords[c.Name])
+		}
+		if len(failed) > 0 {
+			e.text += " — failed: " + strings.Join(failed, ", ")
+		}
+		if r.ReadErr != nil {
+			e.text += "; the stream broke: " + capText(termsafe.String(r.ReadErr.Error()))
+		}
+		if r.SinkErr != nil {
+			e.text += "; writing it failed: " + capText(termsafe.String(r.SinkErr.Error()))
 		}
 		e.action = "nothing will be acknowledged; the lease runs out and the entry becomes due again — tell the partner's operator with the correlation ID"
 	}

@@ -248,7 +248,7 @@ func TestFlowFaultyEntriesAreRefusedAndNotAcknowledged(t *testing.T) {
 	// W processes entries in order and stops at the first faulty one
 	tm.Type("W")
 	waitFor(t, tm, "NOT VERIFIED — failed: hash vs header", "Nothing will be acknowledged; the lease expires at")
-	waitNote(t, tm, "hashHeader failed", "worker mode stopped: this entry did not pass; it is not skipped")
+	waitNote(t, tm, mismatch+": NOT VERIFIED — failed: hash vs header — worker mode stopped: this entry did not pass; it is not skipped")
 	for i := range 3 {
 		require.Equal(t, partnersim.StatusAcknowledged, e.state(t, e.entryID(t, i)).Status)
 	}

@@ -86,8 +86,6 @@ func (m Model) downloadLine() string {
 			line += "  storing…"
 		case stageStored:
 			line += "  stored"
-		default:
-			line += "  (esc cancels)"
 		}
 	} else if cl.snap.Elapsed > 0 {
 		line += "  in " + cl.snap.Elapsed.Round(time.Millisecond).String()
@@ -184,7 +182,7 @@ func (m Model) outcomeLines() []string {
 		}
 		return []string{
 			s.Error.Render(s.Marks.Fail + " " + why),
-			s.Error.Render("  Nothing will be acknowledged; ") + due + ". x clears this panel.",
+			s.Error.Render("  Nothing will be acknowledged; ") + due + ". x drops the claim.",
 		}
 	case phFetched:
 		return []string{s.OK.Render(s.Marks.OK+" verified and stored durably") + " — a acknowledges it (same token) · x drops the claim"}

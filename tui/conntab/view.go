@@ -44,6 +44,9 @@ func wrap(l string, w int) []string {
 		return []string{l}
 	}
 	parts := strings.Split(ansi.Wrap(l, w, " "), "\n")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = "    " + parts[i] // continuation lines are indented
+	}
 	if len(parts) > maxWrap {
 		parts = parts[:maxWrap]
 		parts[maxWrap-1] = ansi.Truncate(parts[maxWrap-1]+" …", w, "…")

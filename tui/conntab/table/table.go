@@ -261,6 +261,7 @@ func (m Model) View() string {
 			b.WriteString("  " + line)
 		}
 	}
+	shown := end - m.offset
 	if len(m.view) == 0 {
 		b.WriteByte('\n')
 		if len(m.rows) == 0 {
@@ -268,6 +269,10 @@ func (m Model) View() string {
 		} else {
 			b.WriteString(m.styles.Muted.Render("  (no entry matches the filter)"))
 		}
+		shown = 1
+	}
+	for ; shown < m.PageRows(); shown++ { // keep the height: what follows stays put
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

@@ -133,6 +133,8 @@ func TestNarrowLayoutDropsCreatedColumn(t *testing.T) {
 	}
 	m.SetSize(140, 4)
 	require.Contains(t, m.View(), "created")
+	m.SetSize(140, 9)
+	require.Equal(t, 9, strings.Count(m.View(), "\n")+1, "two rows padded to the table's height, so the pane below stays put")
 }
 
 func TestHelpers(t *testing.T) {
