@@ -37,6 +37,7 @@ func diffLines(d *Diff, ord, res message) {
 		return
 	}
 	pairOf, by := matchLines(ord.lines, res.lines)
+	d.Lines = make([]Line, 0, max(len(ord.lines), len(res.lines)))
 	taken := make([]bool, len(res.lines))
 	for k := range ord.lines {
 		j := pairOf[k]
@@ -63,20 +64,19 @@ func matchLines(ord, res []line) (pairOf []int, by []string) {
 	for k := range pairOf {
 		pairOf[k] = -1
 	}
-	numbers := map[string][]int{}
-	ids := map[string][]int{}
-	for k, o := range ord {
-		if o.number != "" {
-			numbers[o.number] = append(numbers[o.number], k)
+	numbers, ids := newChains(len(ord)), newChains(len(ord))
+	for k := range ord {
+		if ord[k].number != "" {
+			numbers.add(ord[k].number, k)
 		}
-		for _, id := range o.ids {
-			ids[id] = append(ids[id], k)
+		for _, id := range ord[k].ids {
+			ids.add(id, k)
 		}
 	}
 	paired := make([]bool, len(res))
-	pair := func(j int, candidates []int, how string, fits func(k int) bool) bool {
-		for _, k := range candidates {
-			if pairOf[k] < 0 && fits(k) {
+	pair := func(j int, c *chains, key, how string, fits func(k int) bool) bool {
+		for e := c.first(key); e >= 0; e = c.next[e] {
+			if k := c.line[e]; pairOf[k] < 0 && fits(k) {
 				pairOf[k], by[k], paired[j] = j, how, true
 				return true
 			}
@@ -86,22 +86,53 @@ func matchLines(ord, res []line) (pairOf []int, by []string) {
 	anyLine := func(int) bool { return true }
 	for j := range res {
 		if res[j].number != "" {
-			pair(j, numbers[res[j].number], byNumber, func(k int) bool { return sameItem(&ord[k], &res[j]) })
+			pair(j, numbers, res[j].number, byNumber, func(k int) bool { return sameItem(&ord[k], &res[j]) })
 		}
 	}
 	for j := range res {
 		for _, id := range res[j].ids {
-			if paired[j] || pair(j, ids[id], byItem, anyLine) {
+			if paired[j] || pair(j, ids, id, byItem, anyLine) {
 				break
 			}
 		}
 	}
 	for j := range res {
 		if !paired[j] && res[j].number != "" {
-			pair(j, numbers[res[j].number], byNumberOther, anyLine)
+			pair(j, numbers, res[j].number, byNumberOther, anyLine)
 		}
 	}
 	return pairOf, by
+}
+
+// chains lists order lines by key in order without a slice per key: head
+// maps a key to its first entry, next links the entries.
+type chains struct {
+	head map[string]int
+	tail map[string]int
+	line []int
+	next []int
+}
+
+func newChains(n int) *chains {
+	return &chains{head: make(map[string]int, n), tail: make(map[string]int, n), line: make([]int, 0, n), next: make([]int, 0, n)}
+}
+
+func (c *chains) add(key string, k int) {
+	e := len(c.line)
+	c.line, c.next = append(c.line, k), append(c.next, -1)
+	if t, ok := c.tail[key]; ok {
+		c.next[t] = e
+	} else {
+		c.head[key] = e
+	}
+	c.tail[key] = e
+}
+
+func (c *chains) first(key string) int {
+	if e, ok := c.head[key]; ok {
+		return e
+	}
+	return -1
 }
 
 // sameItem says whether two lines name the same article: a shared id, or
@@ -129,11 +160,13 @@ func orderLine(o line, kind Kind) Line {
 func addedLine(r *line) Line {
 	l := Line{Line: r.number, Item: r.item, ItemType: r.itemType.Code, Kind: Added, Action: r.action,
 		OrderSegment: -1, ResponseSegment: r.seg}
-	if q := confirmedQty(r.qtys); q != nil {
+	if q := confirmedQty(r.vals); q != nil {
 		l.Changes = append(l.Changes, Change{Field: FieldQuantity, Answered: q})
 	}
-	for k := range r.prices {
-		l.Changes = append(l.Changes, Change{Field: FieldPrice, Answered: &r.prices[k]})
+	for k := range r.vals {
+		if r.vals[k].kind == kindPrice {
+			l.Changes = append(l.Changes, Change{Field: FieldPrice, Answered: &r.vals[k].v})
+		}
 	}
 	return l
 }
@@ -152,9 +185,9 @@ func compareLine(o, r *line, header []Value, by string) Line {
 	if by == byNumberOther {
 		l.Changes = append(l.Changes, Change{Field: FieldItem, Ordered: itemValue(o), Answered: itemValue(r)})
 	}
-	l.Changes = append(l.Changes, compareQty(o.qtys, r.qtys)...)
-	l.Changes = append(l.Changes, comparePrices(o.prices, r.prices)...)
-	l.Changes = append(l.Changes, compareDates(o.dates, header, r.dates)...)
+	l.Changes = append(l.Changes, compareQty(o.vals, r.vals)...)
+	l.Changes = append(l.Changes, comparePrices(o.vals, r.vals)...)
+	l.Changes = append(l.Changes, compareDates(o.vals, header, r.vals)...)
 	switch {
 	case r.rejects:
 		l.Kind = Rejected
@@ -181,38 +214,40 @@ func itemValue(l *line) *Value {
 	return v
 }
 
-// find returns the first value with qualifier q, or nil.
-func find(vs []Value, q string) *Value {
+// find returns the first value of a kind with qualifier q, or nil.
+func find(vs []tagged, kind byte, q string) *Value {
 	for k := range vs {
-		if vs[k].Qualifier.Code == q {
-			return &vs[k]
+		if vs[k].kind == kind && vs[k].v.Qualifier.Code == q {
+			return &vs[k].v
 		}
 	}
 	return nil
 }
 
 // orderedQty is the order line's quantity: QTY 21, else its first QTY.
-func orderedQty(vs []Value) *Value {
-	if v := find(vs, "21"); v != nil {
+func orderedQty(vs []tagged) *Value {
+	if v := find(vs, kindQty, "21"); v != nil {
 		return v
 	}
-	if len(vs) > 0 {
-		return &vs[0]
+	for k := range vs {
+		if vs[k].kind == kindQty {
+			return &vs[k].v
+		}
 	}
 	return nil
 }
 
 // confirmedQty is the quantity a response line confirms.
-func confirmedQty(vs []Value) *Value {
+func confirmedQty(vs []tagged) *Value {
 	for _, q := range []string{"113", "131", "12", "21"} {
-		if v := find(vs, q); v != nil {
+		if v := find(vs, kindQty, q); v != nil {
 			return v
 		}
 	}
 	return nil
 }
 
-func compareQty(ord, res []Value) []Change {
+func compareQty(ord, res []tagged) []Change {
 	o, c := orderedQty(ord), confirmedQty(res)
 	if c == nil {
 		return nil
@@ -221,18 +256,22 @@ func compareQty(ord, res []Value) []Change {
 	if o == nil || !sameNumber(o.Value, c.Value) || !sameUnit(o.Unit, c.Unit) {
 		out = append(out, Change{Field: FieldQuantity, Ordered: o, Answered: c})
 	}
-	if r21 := find(res, "21"); r21 != nil && r21 != c && o != nil && (!sameNumber(o.Value, r21.Value) || !sameUnit(o.Unit, r21.Unit)) {
+	if r21 := find(res, kindQty, "21"); r21 != nil && r21 != c && o != nil && (!sameNumber(o.Value, r21.Value) || !sameUnit(o.Unit, r21.Unit)) {
 		out = append(out, Change{Field: FieldQuantity, Ordered: o, Answered: r21})
 	}
 	return out
 }
 
-func comparePrices(ord, res []Value) []Change {
+func comparePrices(ord, res []tagged) []Change {
 	var out []Change
 	for k := range res {
-		o := find(ord, res[k].Qualifier.Code)
-		if o == nil || !sameNumber(o.Value, res[k].Value) {
-			out = append(out, Change{Field: FieldPrice, Ordered: o, Answered: &res[k]})
+		if res[k].kind != kindPrice {
+			continue
+		}
+		a := &res[k].v
+		o := find(ord, kindPrice, a.Qualifier.Code)
+		if o == nil || !sameNumber(o.Value, a.Value) {
+			out = append(out, Change{Field: FieldPrice, Ordered: o, Answered: a})
 		}
 	}
 	return out
@@ -240,22 +279,31 @@ func comparePrices(ord, res []Value) []Change {
 
 // compareDates compares the answered delivery dates with the order's own
 // (ord), else the ones inherited from its header.
-func compareDates(ord, inherited, res []Value) []Change {
+func compareDates(ord []tagged, inherited []Value, res []tagged) []Change {
 	var out []Change
 	orderDate := func(q string) *Value {
-		if v := find(ord, q); v != nil {
+		if v := find(ord, kindDate, q); v != nil {
 			return v
 		}
-		return find(inherited, q)
+		for k := range inherited {
+			if inherited[k].Qualifier.Code == q {
+				return &inherited[k]
+			}
+		}
+		return nil
 	}
 	for k := range res {
-		q := res[k].Qualifier.Code
+		if res[k].kind != kindDate {
+			continue
+		}
+		a := &res[k].v
+		q := a.Qualifier.Code
 		o := orderDate(q)
 		if o == nil && (q == "17" || q == "69") {
 			o = orderDate("2")
 		}
-		if o == nil || !sameDate(*o, res[k]) {
-			out = append(out, Change{Field: FieldDate, Ordered: o, Answered: &res[k]})
+		if o == nil || !sameDate(*o, *a) {
+			out = append(out, Change{Field: FieldDate, Ordered: o, Answered: a})
 		}
 	}
 	return out

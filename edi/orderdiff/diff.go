@@ -151,12 +151,21 @@ func Compare(orders *edi.Document, o int, rsp *edi.Document, r int) (*Diff, erro
 	}
 	d.Warnings = append(d.Warnings, structureWarnings("ORDERS", orders, o)...)
 	d.Warnings = append(d.Warnings, structureWarnings("ORDRSP", rsp, r)...)
-	d.Header = compareDates(ord.dates, nil, res.dates)
+	d.Header = compareDates(nil, ord.dates, tag(kindDate, res.dates))
 	diffLines(d, ord, res)
 	for _, l := range d.Lines {
 		d.Counts.add(l.Kind)
 	}
 	return d, nil
+}
+
+// tag wraps header values for compareDates.
+func tag(kind byte, vs []Value) []tagged {
+	out := make([]tagged, len(vs))
+	for i, v := range vs {
+		out[i] = tagged{kind: kind, v: v}
+	}
+	return out
 }
 
 func (c *Counts) add(k Kind) {

@@ -16,19 +16,32 @@ type message struct {
 	lines    []line
 }
 
-// line is one LIN with the values the diff compares.
+// line is one LIN with the values the diff compares. Its ids and values
+// are sub-slices of arenas shared by the message's lines (a line's
+// segments are contiguous), so a line costs no allocations of its own.
 type line struct {
 	number   string
 	item     string
 	itemType edi.Coded
 	ids      []string // LIN item and PIA ids, for matching
 	action   edi.Coded
-	qtys     []Value
-	prices   []Value
-	dates    []Value
+	vals     []tagged // QTY, PRI and DTM values in segment order
 	seg      int
 	rejects  bool // the action code rejects the line
 	changes  bool // the action code says changed (not 4, 5, 11, empty)
+}
+
+// Kinds of tagged values.
+const (
+	kindQty byte = iota + 1
+	kindPrice
+	kindDate
+)
+
+// tagged is a line value with its segment kind.
+type tagged struct {
+	kind byte
+	v    Value
 }
 
 // readMessage reads the header facts from edi's summary and the lines
@@ -37,11 +50,13 @@ func readMessage(doc *edi.Document, mi int) message {
 	m := &doc.Messages[mi]
 	var out message
 	var head *edi.DocumentSummary
-	if s := m.Summary(); s != nil && s.Orders != nil {
-		head = &s.Orders.Document
-	} else if s != nil && s.Ordrsp != nil {
-		head = &s.Ordrsp.Document
-		out.orderRef = s.Ordrsp.OrderNumber
+	lines := 0         // edi counted the LINs: room for them up front
+	sum := m.Summary() // computed on each call: once here
+	if sum != nil && sum.Orders != nil {
+		head, lines = &sum.Orders.Document, sum.Orders.Lines
+	} else if sum != nil && sum.Ordrsp != nil {
+		head, lines = &sum.Ordrsp.Document, sum.Ordrsp.Lines
+		out.orderRef = sum.Ordrsp.OrderNumber
 	}
 	if head != nil {
 		out.number, out.status = head.Number, head.Function
@@ -57,9 +72,11 @@ func readMessage(doc *edi.Document, mi int) message {
 	}
 	r, _ := dict.NewResolver(m.Version, m.Release, syntax)
 	lr := lineReader{doc: doc, r: r}
+	lr.presize(lines)
 	for i := m.First + 1; i < m.Last; i++ {
 		lr.add(i)
 	}
+	lr.endLine()
 	out.lines = lr.lines
 	return out
 }
@@ -75,6 +92,32 @@ type lineReader struct {
 	cur    *line
 	lin    *dict.Entry // the current LIN's structure entry; nil without one
 	prefix string      // the LIN group's full path and "/", e.g. "SG25/"
+	ids    []string    // arena of the lines' ids
+	vals   []tagged    // arena of the lines' values
+	idFrom int         // where the current line's ids and values start
+	vFrom  int
+}
+
+// presize reserves room for n lines with a few values each.
+func (lr *lineReader) presize(n int) {
+	n = min(n, 1<<20) // a hint only
+	lr.lines = make([]line, 0, n)
+	lr.ids = make([]string, 0, n)
+	lr.vals = make([]tagged, 0, 2*n)
+}
+
+// endLine closes the current line: its ids and values are the arenas'
+// tails since it started.
+func (lr *lineReader) endLine() {
+	if lr.cur != nil {
+		lr.cur.ids = lr.ids[lr.idFrom:len(lr.ids):len(lr.ids)]
+		lr.cur.vals = lr.vals[lr.vFrom:len(lr.vals):len(lr.vals)]
+	}
+	lr.cur = nil
+}
+
+func (lr *lineReader) addValue(kind byte, v Value) {
+	lr.vals = append(lr.vals, tagged{kind: kind, v: v})
 }
 
 func (lr *lineReader) add(i int) {
@@ -87,41 +130,41 @@ func (lr *lineReader) add(i int) {
 	case "LIN":
 		lr.startLine(s)
 	case "UNS":
-		lr.cur = nil
+		lr.endLine()
 	case "QTY":
 		if lr.lineLevel(s) {
-			lr.cur.qtys = append(lr.cur.qtys, Value{Qualifier: lr.coded(s, 1, 1, "6063"), Value: s.Text(1, 2),
-				Unit: s.Text(1, 3), Segment: i})
+			lr.addValue(kindQty, Value{Qualifier: lr.coded(s, 1, 1, "6063"), Value: s.Text(1, 2), Unit: s.Text(1, 3), Segment: i})
 		}
 	case "DTM":
 		if lr.lineLevel(s) {
 			if q := s.Value(1, 1); deliveryDates[q] {
 				v := Value{Qualifier: lr.coded(s, 1, 1, "2005"), Value: s.Text(1, 2), Segment: i}
 				v.ISO = isoDate(s.Value(1, 3), v.Value)
-				lr.cur.dates = append(lr.cur.dates, v)
+				lr.addValue(kindDate, v)
 			}
 		}
 	case "PIA":
 		if lr.lineLevel(s) {
 			for e := 2; e <= 6; e++ {
 				if id := s.Text(e, 1); id != "" {
-					lr.cur.ids = append(lr.cur.ids, id)
+					lr.ids = append(lr.ids, id)
 				}
 			}
 		}
 	case "PRI":
 		if lr.priceLevel(s) {
-			lr.cur.prices = append(lr.cur.prices, Value{Qualifier: lr.coded(s, 1, 1, "5125"), Value: s.Text(1, 2),
-				Unit: s.Text(1, 6), Segment: i})
+			lr.addValue(kindPrice, Value{Qualifier: lr.coded(s, 1, 1, "5125"), Value: s.Text(1, 2), Unit: s.Text(1, 6), Segment: i})
 		}
 	}
 }
 
 func (lr *lineReader) startLine(s edi.Segment) {
+	lr.endLine()
 	l := line{number: s.Text(1, 1), action: lr.coded(s, 2, 1, "1229"), item: s.Text(3, 1),
 		itemType: lr.coded(s, 3, 2, "7143"), seg: s.Index()}
+	lr.idFrom, lr.vFrom = len(lr.ids), len(lr.vals)
 	if l.item != "" {
-		l.ids = append(l.ids, l.item)
+		lr.ids = append(lr.ids, l.item)
 	}
 	switch l.action.Code {
 	case "2", "7", "10", "21":
