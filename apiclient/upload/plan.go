@@ -34,6 +34,9 @@ const (
 	ChoiceNew                  // a new upload under the next key number: the partner gets the order again
 )
 
+// MaxKeyLen is the longest Idempotency-Key the contract allows.
+const MaxKeyLen = apiclient.MaxKeyLen
+
 // ValidateKey checks an Idempotency-Key an operator typed: 1 to 200
 // characters from A-Z a-z 0-9 . _ : -. The error says which character
 // or length is wrong without repeating the key.
