@@ -373,3 +373,34 @@ func lineOf(t *testing.T, v, s string) string {
 	t.Fatalf("no line contains %q in\n%s", s, v)
 	return ""
 }
+
+func TestSkippedEntriesAreNamedAndTheirPlacesKept(t *testing.T) {
+	m, _, _ := newTest(t, 5, 50)
+	m, load := m.Update(keyMsg("r"))
+	_ = load
+	es := testEntries(3)
+	page := &apiclient.Page{Entries: es, CorrelationID: "corr-skip",
+		Skipped: []apiclient.SkippedEntry{{Index: 1, DeliveryAttemptID: "bad\x1b[2J", Reason: "payloadSha256 is not 64 hex digits"}}}
+	m, notes := settle(t, m, func() tea.Msg { return pageMsg{msgBase{testTab, m.list.req}, firstPage(), thenNothing, page, nil} })
+	var pos []int
+	for _, r := range m.table.Rows() {
+		pos = append(pos, r.Pos)
+	}
+	require.Equal(t, []int{1, 3, 4}, pos, "the skipped entry keeps its place in the numbering")
+	require.Contains(t, m.View(), "! 1 skipped")
+	require.Len(t, notes, 1)
+	e := notes[0].(common.ErrorMsg)
+	require.Equal(t, "corr-skip", e.CorrelationID)
+	require.Equal(t, "1 listed entry could not be used and is not shown, e.g. #2 bad^[[2J: payloadSha256 is not 64 hex digits", e.Text)
+}
+
+func TestAClaimAnsweredAfterCloseIsReleased(t *testing.T) {
+	m, be, _ := newTest(t, 5, 50)
+	m, claim := m.Update(keyMsg("c"))
+	m.Close() // the tab closes while the claim is on its way
+	m, notes := settle(t, m, claim)
+	require.Equal(t, []string{"da-00000"}, be.claimed(), "the server made the claim")
+	require.True(t, be.lastLease().released, "nobody will use it: the token is forgotten at once")
+	require.Contains(t, infoText(notes), "claim cancelled")
+	require.Equal(t, phClaimFailed, m.claim.phase)
+}
