@@ -36,6 +36,10 @@ type Options struct {
 	// simulator while the first frame is already on screen); its error
 	// is shown where the work's would be.
 	Wait func(ctx context.Context) error
+	// OnFirstFrame, when set, is called (on a goroutine of its own) once
+	// the first full frame is on screen: b2bx demo starts its simulator
+	// then, so generating the demo data does not compete with that frame.
+	OnFirstFrame func()
 	// Log keeps the session log; nil → a new one.
 	Log *logview.Handler
 	// NewTab builds a connection's tab; nil → ConnTab.
@@ -107,7 +111,9 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 	c.Demo = opts.Demo
 	be := sessionBackend{wait: opts.Wait, env: opts.Env, logger: slog.New(opts.Log), newTab: opts.NewTab}
 	src := waitSource{Source: connlist.SessionSource{Env: opts.Env, StoreName: opts.StoreName}, wait: opts.Wait}
-	return New(ctx, c, be, src, opts.Log, connlist.Options{StoreName: opts.StoreName}, opts.Open), nil
+	m := New(ctx, c, be, src, opts.Log, connlist.Options{StoreName: opts.StoreName}, opts.Open)
+	m.onFirstFrame = opts.OnFirstFrame
+	return m, nil
 }
 
 // Run runs the app in the terminal until the person quits or ctx ends

@@ -158,3 +158,21 @@ func TestAppOpensARealConnection(t *testing.T) {
 	_, err = os.Stat(cfg)
 	require.NoError(t, err)
 }
+
+// TestOnFirstFrameRunsOnceAfterTheFirstSize: b2bx demo's simulator start
+// waits for the first full frame.
+func TestOnFirstFrameRunsOnceAfterTheFirstSize(t *testing.T) {
+	calls := 0
+	m, err := NewApp(context.Background(), Options{Env: session.Env{Store: credentials.NewMemoryStore()}, OnFirstFrame: func() { calls++ }})
+	require.NoError(t, err)
+	m, cmd := updateCmd(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	require.NotNil(t, cmd, "a tick after the first size")
+	require.Zero(t, calls, "not before the frame is drawn")
+	_, again := updateCmd(t, m, tea.WindowSizeMsg{Width: 110, Height: 30})
+	require.Nil(t, again, "only the first size")
+	m, cmd = updateCmd(t, m, firstFrameMsg{})
+	require.Zero(t, calls, "called from a Cmd, not from Update")
+	require.Nil(t, cmd())
+	require.Equal(t, 1, calls)
+	_ = m
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
@@ -61,7 +62,17 @@ type Model struct {
 	prompt *prompt
 	foot   footer
 	bodyH  int
+
+	onFirstFrame func() // Options.OnFirstFrame; nil when none
+	sized        bool   // a window size arrived (the first real frame)
 }
+
+// firstFrameDelay is how long after the first window size the first full
+// frame is surely on screen: two frames of the renderer's 60 per second.
+const firstFrameDelay = 35 * time.Millisecond
+
+// firstFrameMsg says the first full frame has been drawn.
+type firstFrameMsg struct{}
 
 // pendingOpen is a connection being connected in the background.
 type pendingOpen struct {
@@ -126,7 +137,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.c.Width, m.c.Height = msg.Width, msg.Height
-		return m.layout(), nil
+		if m.sized || m.onFirstFrame == nil {
+			return m.layout(), nil
+		}
+		m.sized = true
+		return m.layout(), tea.Tick(firstFrameDelay, func(time.Time) tea.Msg { return firstFrameMsg{} })
+	case firstFrameMsg:
+		f := m.onFirstFrame
+		return m, func() tea.Msg { f(); return nil }
 	case tea.KeyMsg:
 		return m.handleKey(msg)
 	case connlist.OpenMsg:

@@ -103,7 +103,10 @@ func TestDemoIsAPrivateWorld(t *testing.T) {
 		dir = filepath.Dir(filepath.Dir(cfg))
 		require.NotEqual(t, userCfg, cfg)
 		require.NotEqual(t, userData, o.Env.Getenv("B2BX_DATA_DIR"))
-		require.NotNil(t, o.Wait, "the simulator starts while the app shows its first frame")
+		require.NotNil(t, o.Wait, "the simulator starts once the app shows its first frame")
+		require.NotNil(t, o.OnFirstFrame)
+		o.OnFirstFrame()
+		o.OnFirstFrame() // once only
 		require.NoError(t, o.Wait(ctx))
 
 		// The demo connections really work.
@@ -134,4 +137,30 @@ func TestDemoIsAPrivateWorld(t *testing.T) {
 		resp.Body.Close()
 	}
 	require.Error(t, err, "the simulator is stopped on exit")
+}
+
+// TestDemoStartsWithoutAFirstFrame: a terminal that never reports its
+// size still gets the simulator, a little later.
+func TestDemoStartsWithoutAFirstFrame(t *testing.T) {
+	pretendTerminal(t)
+	fakeTUI(t, func(ctx context.Context, o tui.Options) error {
+		_, err := session.ResolveProfile(ctx, o.Env, "acme-de")
+		require.Error(t, err, "no profiles before the simulator started")
+		require.NoError(t, o.Wait(ctx))
+		_, err = session.ResolveProfile(ctx, o.Env, "acme-de")
+		return err
+	})
+	code, _, stderr := runCmd(t, "", nil, "demo")
+	require.Equal(t, exitOK, code, stderr)
+}
+
+// TestDemoQuitBeforeTheSimulatorStarts: nothing is left behind and Close
+// does not wait for a start that never began.
+func TestDemoQuitBeforeTheSimulatorStarts(t *testing.T) {
+	w, err := newDemoWorld()
+	require.NoError(t, err)
+	w.Close()
+	require.NoDirExists(t, w.dir)
+	w.begin(context.Background(), demoOptions{}) // too late: does nothing
+	require.NoDirExists(t, w.dir)
 }

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -88,18 +89,24 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 		return exitStorage
 	}
 	defer w.Close()
-	// The simulator starts (about 0.2 s to generate the demo data) while
-	// the app already shows its first frame; the app's background work
-	// waits for it.
-	go w.start(ctx, opt)
+	// The simulator starts (about 0.2 s to generate the demo data) once
+	// the app's first frame is on screen, or after demoStartLatest
+	// whatever happens; the app's background work waits for it.
+	begin := func() { w.begin(ctx, opt) }
+	t := time.AfterFunc(demoStartLatest, begin)
+	defer t.Stop()
 	err = runTUI(ctx, tui.Options{Env: w.env, StoreName: demoStoreName, Open: w.names, Demo: true,
-		Wait: w.wait, Input: e.stdin, Output: e.stdout})
+		Wait: w.wait, OnFirstFrame: begin, Input: e.stdin, Output: e.stdout})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx demo: %v\n", err)
 		return exitUsage
 	}
 	return exitOK
 }
+
+// demoStartLatest is when the simulator starts if the app has not drawn
+// its first frame by then (a terminal that never reports its size).
+const demoStartLatest = 300 * time.Millisecond
 
 // demoWorld is the demo's private world: the simulator, a temp directory
 // for profiles and downloads, and secrets in memory.
@@ -108,6 +115,7 @@ type demoWorld struct {
 	env   session.Env
 	names []string // the demo connections, opened as tabs
 
+	once  sync.Once     // start runs once (begin) or never (Close first)
 	ready chan struct{} // closed when start is done
 	err   error         // start's error, set before ready closes
 	srv   *partnersim.Server
@@ -134,6 +142,11 @@ func newDemoWorld() (*demoWorld, error) {
 	}
 	return &demoWorld{dir: dir, names: demoNames, ready: make(chan struct{}),
 		env: session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}}, nil
+}
+
+// begin runs start once, on its own goroutine.
+func (w *demoWorld) begin(ctx context.Context, opt demoOptions) {
+	w.once.Do(func() { go w.start(ctx, opt) })
 }
 
 // start runs the simulator on loopback with the demo data and writes a
@@ -185,8 +198,10 @@ func (w *demoWorld) wait(ctx context.Context) error {
 	}
 }
 
-// Close waits for start, stops the simulator and removes the temp dir.
+// Close waits for a running start (or makes sure none begins), stops the
+// simulator and removes the temp dir.
 func (w *demoWorld) Close() {
+	w.once.Do(func() { close(w.ready) })
 	<-w.ready
 	if w.srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
