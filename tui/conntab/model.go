@@ -199,6 +199,9 @@ func (m Model) Capturing() bool { return m.filtering || m.prompt != nil }
 func (m Model) Pending() string {
 	if m.hasActiveClaim() {
 		cl := m.claim
+		if cl.phase == phClaiming {
+			return "a claim on " + termsafe.String(cl.entry.DeliveryAttemptID) + " is being made: if it succeeds, its lease expires unused and uses a delivery attempt"
+		}
 		return "an active claim on " + termsafe.String(cl.entry.DeliveryAttemptID) +
 			": nothing is acknowledged, its lease expires at " + clock(cl.expiresAt) + " and uses a delivery attempt"
 	}

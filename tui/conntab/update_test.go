@@ -397,6 +397,7 @@ func TestSkippedEntriesAreNamedAndTheirPlacesKept(t *testing.T) {
 func TestAClaimAnsweredAfterCloseIsReleased(t *testing.T) {
 	m, be, _ := newTest(t, 5, 50)
 	m, claim := m.Update(keyMsg("c"))
+	require.Equal(t, "a claim on da-00000 is being made: if it succeeds, its lease expires unused and uses a delivery attempt", m.Pending())
 	m.Close() // the tab closes while the claim is on its way
 	m, notes := settle(t, m, claim)
 	require.Equal(t, []string{"da-00000"}, be.claimed(), "the server made the claim")
