@@ -167,10 +167,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // route hands an owner-tagged result to its tab; a result for a closed tab
-// is dropped (its work was cancelled when it closed).
+// is dropped (its work was cancelled when it closed), and let go of when
+// it holds something (common.Dropped).
 func (m Model) route(msg common.Owned) (Model, tea.Cmd) {
 	i := m.tabIndex(msg.Owner())
 	if i < 0 {
+		if d, ok := msg.(common.Dropped); ok {
+			d.Drop()
+		}
 		return m, nil
 	}
 	var cmd tea.Cmd

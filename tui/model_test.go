@@ -51,6 +51,27 @@ func TestResultForAClosedTabIsDropped(t *testing.T) {
 	require.Empty(t, be.state("acme-de").received())
 }
 
+// heldResult is an owned result holding something (like a claim's lease).
+type heldResult struct {
+	owner   common.TabID
+	dropped *int
+}
+
+func (r heldResult) Owner() common.TabID { return r.owner }
+func (r heldResult) Drop()               { *r.dropped++ }
+
+func TestDroppedResultLetsGo(t *testing.T) {
+	m, _ := newTestModel(t)
+	m = open(t, m, "acme-de")
+	id := m.tabs[0].id
+	n := 0
+	m = update(t, m, heldResult{owner: id, dropped: &n})
+	require.Zero(t, n, "a live tab takes it")
+	m = press(t, m, "ctrl+w")
+	update(t, m, heldResult{owner: id, dropped: &n})
+	require.Equal(t, 1, n, "the closed tab's result is let go of")
+}
+
 func TestErrorFromAClosedTabIsDropped(t *testing.T) {
 	m, _ := newTestModel(t)
 	m = open(t, m, "acme-de")

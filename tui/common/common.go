@@ -51,6 +51,15 @@ type Owned interface {
 	Owner() TabID
 }
 
+// Dropped is implemented by an Owned message that holds something to let
+// go of when no tab takes it: the shell calls Drop when the owner tab is
+// gone (e.g. a claim that completed just as its tab closed releases its
+// lease, so the token is forgotten at once).
+type Dropped interface {
+	Owned
+	Drop()
+}
+
 // Info is a transient message for the footer (info or error). Err messages
 // stay until dismissed.
 type Info struct {
