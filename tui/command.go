@@ -8,10 +8,11 @@ import (
 
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/upload"
 )
 
 // commandHelp lists the command line's commands (for errors and help).
-const commandHelp = ":conn NAME (open or switch to a connection), :close, :log, :help, :q, :q! (quit without asking)"
+const commandHelp = ":conn NAME (open or switch), :upload [PATH], :close, :log, :help, :q, :q! (quit without asking)"
 
 // commandKey handles a key while the command line is open.
 func (m Model) commandKey(k tea.KeyMsg) (Model, tea.Cmd) {
@@ -46,6 +47,13 @@ func (m Model) run(line string) (Model, tea.Cmd) {
 			return m.showError(common.ErrorMsg{Text: ":conn takes one connection name, e.g. :conn acme-de (the names are on the connections page, key 0)"}), nil
 		}
 		return m.openConn(args[0], true)
+	case "upload":
+		t := m.activeTab()
+		if t == nil {
+			return m.showError(common.ErrorMsg{Text: ":upload works in a connection's tab: open one first (:conn NAME), then :upload PATH"}), nil
+		}
+		id, path := t.id, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name))
+		return m, func() tea.Msg { return upload.OpenMsg{Tab: id, Path: path} }
 	case "close":
 		return m.closeActive(false)
 	case "q", "quit":

@@ -311,3 +311,10 @@ func TestHelpFollowsStage(t *testing.T) {
 	require.Equal(t, "r n esc", names(m))
 	require.Len(t, m.FullHelp(), 3)
 }
+
+func TestExpandHome(t *testing.T) {
+	t.Setenv("HOME", "/home/op")
+	require.Equal(t, "/home/op/po.edi", expandHome("~/po.edi"))
+	require.Equal(t, "~user/po.edi", expandHome("~user/po.edi"))
+	require.Equal(t, "rel/po.edi", expandHome("rel/po.edi"))
+}
