@@ -1,6 +1,7 @@
 package edi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -45,10 +46,15 @@ type Document struct {
 	data     []byte
 	segs     []segRec
 	dialects []dialect
-	issueLog // the issues; final once Parse returns
+	issueLog       // the issues; final once Parse returns
+	budget   int64 // bytes the Document may take beyond data while Parse builds it; 0: no limit
+	// envelopes counts the UNB, UNG and UNH segments the scanner saw, so
+	// the structure's slices are sized (and checked against the budget)
+	// before they are filled.
+	envelopes envelopeCount
 	// shapeCands lists, in order, the segments the segment-shape checks
 	// must look at (see scanner.shapeCandidate); on a clean file few.
-	shapeCands []int
+	shapeCands []uint32
 
 	// Interchanges in input order. Messages and segments outside any UNB
 	// belong to a "bare" interchange (HasUNB false), so every segment
@@ -60,6 +66,17 @@ type Document struct {
 	Messages []Message
 }
 
+// Options tune ParseContext; the zero value is what Parse does.
+type Options struct {
+	// Budget bounds the memory, in bytes, the Document may take beyond its
+	// input: the segment index (16 bytes per segment), the interchange,
+	// group and message records (about 360, 340 and 260 bytes each) and
+	// their header strings. An input whose structure needs more is refused
+	// with a *BudgetError before that memory is taken. 0 means
+	// DefaultBudget(len(data)); a negative budget is no limit.
+	Budget int64
+}
+
 // Parse indexes data, builds the envelope structure, validates the
 // envelopes (counts, references, nesting, tags, characters) and the
 // message structures against the directory (assigning segment group
@@ -68,19 +85,37 @@ type Document struct {
 // Problems in the data are reported as Issues, never as an error: the
 // error is only ErrTooLarge (or the practically impossible dialect limit),
 // or ErrFileChanged when data is a mapped File that was shortened while
-// Parse read it.
+// Parse read it, or a *BudgetError (see DefaultBudget).
 func Parse(data []byte) (*Document, error) {
+	return ParseContext(context.Background(), data, Options{})
+}
+
+// ParseContext is Parse with a memory budget (Options) that stops when
+// ctx is done: between the stages, and every few megabytes while
+// indexing. The error is then ctx's.
+func ParseContext(ctx context.Context, data []byte, opt Options) (*Document, error) {
+	budget := opt.Budget
+	if budget == 0 {
+		budget = DefaultBudget(len(data))
+	}
 	var d *Document
 	err := Guard(data, func() error {
 		var err error
-		if d, err = index(data); err != nil {
+		if d, err = indexContext(ctx, data, budget); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		return d.analyse()
 	})
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
+	d.budget = 0
 	d.finish()
 	for k := range d.Messages {
 		d.Messages[k].doc = d
@@ -183,23 +218,39 @@ func checkSize(n uint64) error {
 // segment-shape checks; the benchmarks measure it separately. Large
 // inputs are scanned in two halves at once (indexSplit).
 func index(data []byte) (*Document, error) {
+	return indexContext(context.Background(), data, DefaultBudget(len(data)))
+}
+
+// indexContext is index with a context and a budget (< 0: none).
+func indexContext(ctx context.Context, data []byte, budget int64) (*Document, error) {
 	scan := (*scanner).run
 	if len(data) >= splitMin {
 		scan = func(s *scanner) error { return s.indexSplit(splitPrefix, -1) }
 	}
-	return indexWith(data, scan)
+	return indexWithContext(ctx, data, budget, scan)
 }
 
 // indexWith is index with the scan given: tests compare the two scans.
 func indexWith(data []byte, scan func(*scanner) error) (*Document, error) {
+	return indexWithContext(context.Background(), data, DefaultBudget(len(data)), scan)
+}
+
+func indexWithContext(ctx context.Context, data []byte, budget int64, scan func(*scanner) error) (*Document, error) {
 	if err := checkSize(uint64(len(data))); err != nil {
 		return nil, err
 	}
-	d := &Document{data: data}
-	if err := scan(newScanner(d)); err != nil {
+	d := &Document{data: data, budget: max(budget, 0)}
+	s := newScanner(d)
+	s.ctx = ctx
+	if err := scan(s); err != nil {
 		return nil, err
 	}
-	d.buildStructure()
+	if err := d.overBudget(d.cost(0), len(d.segs)); err != nil {
+		return nil, err
+	}
+	if err := d.buildStructure(); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 

@@ -19,6 +19,8 @@ func (b *builder) readUNB(i int) {
 	ic.ControlRef = s.Text(5, 1)
 	ic.AppRef = s.Text(7, 1)
 	ic.TestIndicator = s.Text(11, 1)
+	b.kept(ic.SyntaxID, ic.Sender.ID, ic.Sender.Qualifier, ic.Sender.Routing, ic.Recipient.ID, ic.Recipient.Qualifier,
+		ic.Recipient.Routing, ic.PreparedDate, ic.PreparedTime, ic.ControlRef, ic.AppRef, ic.TestIndicator)
 
 	b.missing(s, CodeUNBElementMissing, []field{
 		{1, 1, "syntax identifier (S001/0001)"}, {1, 2, "syntax version (S001/0002)"},
@@ -76,6 +78,8 @@ func (b *builder) readUNG(i int) {
 	g.Ref = s.Text(5, 1)
 	g.Agency = s.Text(6, 1)
 	g.Version, g.Release, g.Association = s.Text(7, 1), s.Text(7, 2), s.Text(7, 3)
+	b.kept(g.ID, g.Sender.ID, g.Sender.Qualifier, g.Recipient.ID, g.Recipient.Qualifier, g.PreparedDate, g.PreparedTime,
+		g.Ref, g.Agency, g.Version, g.Release, g.Association)
 	b.missing(s, CodeUNGElementMissing, []field{{5, 1, "group reference number (0048)"}})
 }
 
@@ -83,8 +87,9 @@ func (b *builder) readUNH(i int) {
 	s := b.d.Segment(i)
 	m := &b.d.Messages[b.msg]
 	m.Ref = s.Text(1, 1)
-	m.Type, m.Version, m.Release = s.Text(2, 1), s.Text(2, 2), s.Text(2, 3)
-	m.Agency, m.Association = s.Text(2, 4), s.Text(2, 5)
+	m.Type, m.Version, m.Release = b.intern(s.Text(2, 1)), b.intern(s.Text(2, 2)), b.intern(s.Text(2, 3))
+	m.Agency, m.Association = b.intern(s.Text(2, 4)), b.intern(s.Text(2, 5))
+	b.kept(m.Ref)
 	b.missing(s, CodeUNHElementMissing, []field{
 		{1, 1, "message reference number (0062)"}, {2, 1, "message type (S009/0065)"},
 		{2, 2, "message version (S009/0052)"}, {2, 3, "message release (S009/0054)"},
@@ -153,11 +158,23 @@ func (b *builder) trailer(i int, what string, want int, wantRef string, countCod
 func (b *builder) checkUNT(i int, m *Message) {
 	m.TrailerCount, m.TrailerRef = b.trailer(i, "segments from UNH through UNT, both included",
 		m.Segments(), m.Ref, CodeUNTCountMismatch, CodeUNTRefMismatch)
+	m.TrailerRef = b.sameAs(m.TrailerRef, m.Ref)
 }
 
 func (b *builder) checkUNE(i int, g *Group) {
 	g.TrailerCount, g.TrailerRef = b.trailer(i, "messages in the group",
 		g.numMsg, g.Ref, CodeUNECountMismatch, CodeUNERefMismatch)
+	g.TrailerRef = b.sameAs(g.TrailerRef, g.Ref)
+}
+
+// sameAs returns ref as the header's string when they are equal (the
+// usual case: one string kept, not two), else counts it.
+func (b *builder) sameAs(ref, header string) string {
+	if ref == header {
+		return header
+	}
+	b.kept(ref)
+	return ref
 }
 
 func (b *builder) checkUNZ(i int) {
@@ -168,6 +185,7 @@ func (b *builder) checkUNZ(i int) {
 	}
 	ic.TrailerCount, ic.TrailerRef = b.trailer(i, what, b.expectedUNZCount(), ic.ControlRef,
 		CodeUNZCountMismatch, CodeUNZRefMismatch)
+	ic.TrailerRef = b.sameAs(ic.TrailerRef, ic.ControlRef)
 }
 
 // atoi parses a non-negative decimal count of at most 9 digits.

@@ -1,7 +1,9 @@
 package edi
 
 import (
+	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -173,4 +175,93 @@ func TestSummaryListsBounded(t *testing.T) {
 	for _, g := range c.Groups {
 		require.Len(t, g.Messages, 1)
 	}
+}
+
+// allocated runs f and returns the bytes it allocated.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestBudgetRefusesBeforeAllocating: an input whose structure needs more
+// memory than its budget is refused with a *BudgetError that says what it
+// holds, before the records are allocated.
+func TestBudgetRefusesBeforeAllocating(t *testing.T) {
+	const budget = 4 << 20
+	for name, tt := range map[string]struct {
+		data        string
+		msgs, ics   int
+		segsAtLeast int
+	}{
+		"messages":     {strings.Repeat("UNH+1+ORDERS:D:96A:UN'", 100000), 100000, 0, 100000},
+		"interchanges": {strings.Repeat("UNB+UNOC:3+S+R+250312:1030+X'UNZ+0+X'", 50000), 0, 50000, 100000},
+		"segments":     {"UNB+UNOC:3+S+R+250312:1030+X'" + strings.Repeat("'", 400000), 0, 0, 400000},
+	} {
+		t.Run(name, func(t *testing.T) {
+			data := []byte(tt.data)
+			var err error
+			n := allocated(func() { _, err = ParseContext(context.Background(), data, Options{Budget: budget}) })
+			require.ErrorIs(t, err, ErrBudget)
+			var be *BudgetError
+			require.ErrorAs(t, err, &be)
+			require.Equal(t, len(data), be.Size)
+			require.EqualValues(t, budget, be.Budget)
+			require.Greater(t, be.Need, be.Budget)
+			require.GreaterOrEqual(t, be.Segments, tt.segsAtLeast)
+			require.Equal(t, tt.msgs, be.Messages)
+			require.Equal(t, tt.ics, be.Interchanges)
+			require.Less(t, n, uint64(budget), "refused before the records were allocated")
+
+			d, err := ParseContext(context.Background(), data, Options{Budget: -1})
+			require.NoError(t, err, "no budget")
+			require.Equal(t, tt.msgs, len(d.Messages))
+		})
+	}
+}
+
+// TestDefaultBudget: the default is twice the input plus 32 MiB; UNB and
+// 1 MiB of segment terminators fit it, 4 MiB of them do not; the 16 MiB
+// benchmark interchange needs a fraction.
+func TestDefaultBudget(t *testing.T) {
+	require.EqualValues(t, 2*1000+32<<20, DefaultBudget(1000))
+	head := "UNB+UNOC:3+S+R+250312:1030+X'"
+	_, err := Parse([]byte(head + strings.Repeat("'", 1<<20)))
+	require.NoError(t, err)
+	_, err = Parse([]byte(head + strings.Repeat("'", 4<<20)))
+	require.ErrorIs(t, err, ErrBudget)
+	require.EqualError(t, err, "edi: the file's structure needs more memory than allowed: 4194333 bytes hold 4194306 segments (1.0 bytes each); indexing them needs 80 MiB or more, over the 40 MiB allowed; this is not a usable interchange")
+	d := mustParse(t, benchData())
+	require.Less(t, d.cost(0), DefaultBudget(len(benchData()))/4)
+}
+
+// cancelAfter is a context whose Err reports cancellation from its n-th
+// call on: it stops ParseContext at a known point.
+type cancelAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestParseContextStops: ParseContext looks at its context between the
+// chunks of the scan and between stages, and returns its error.
+func TestParseContextStops(t *testing.T) {
+	defer func(n int) { scanChunk = n }(scanChunk)
+	scanChunk = 4096
+	data := generateOrders(2<<20, "\n")
+	for _, n := range []int{0, 1, 10, 100} {
+		_, err := ParseContext(&cancelAfter{Context: context.Background(), n: n}, data, Options{})
+		require.ErrorIs(t, err, context.Canceled, "after %d looks", n)
+	}
+	d, err := ParseContext(&cancelAfter{Context: context.Background(), n: 1 << 30}, data, Options{})
+	require.NoError(t, err)
+	require.Equal(t, mustParse(t, data).Issues(), d.Issues())
 }

@@ -20,7 +20,25 @@ type msgChecker struct {
 	d        *Document
 	log      issueLog
 	matchers []*dict.Matcher // one per structure seen, reused across messages
+	notes    map[noteKey]noted
+	generic  map[string]string // the notes past maxNotes
 }
+
+// noteKey and noted cache namesResolver per message kind: a million
+// messages of a type without structure share one note string.
+type noteKey struct {
+	typ, version, release string
+	syntax                int
+}
+
+type noted struct {
+	r    dict.Resolver
+	note string
+}
+
+// maxNotes bounds the cache; past it (a file with more different unknown
+// message types) messages get a note that does not repeat the type.
+const maxNotes = 1024
 
 // checkMessages runs the message layer and returns its issues.
 func (d *Document) checkMessages() *issueLog {
@@ -52,7 +70,7 @@ func (c *msgChecker) checkStructure(m *Message) {
 	syntax := c.d.syntaxOf(m)
 	st, note, ok := dict.LookupMessage(m.Type, m.Version, m.Release, syntax)
 	if !ok {
-		m.resolver, m.DirectoryNote = namesResolver(m, syntax)
+		m.resolver, m.DirectoryNote = c.namesResolver(m, syntax)
 		return
 	}
 	m.structure, m.Structure, m.DirectoryNote = st, st.Label, note.Text
@@ -230,13 +248,38 @@ func directoryID(d dict.Directory) string {
 	return ""
 }
 
-// namesResolver picks the directory that names the segments of a message
-// without a structure, and the note that says so: its own release when
-// b2bx has it (INVOIC D.96A), else the nearest one for a D release
-// (D.96A for 199x, D.24A for 20xx); service segments always resolve.
-func namesResolver(m *Message, syntax int) (dict.Resolver, string) {
+// namesResolver is namesResolverFor, cached per message kind.
+func (c *msgChecker) namesResolver(m *Message, syntax int) (dict.Resolver, string) {
+	k := noteKey{m.Type, m.Version, m.Release, syntax}
+	if n, ok := c.notes[k]; ok {
+		return n.r, n.note
+	}
+	if len(c.notes) < maxNotes {
+		r, note := namesResolverFor(m, syntax, m.Type+" "+m.Version+":"+m.Release)
+		if c.notes == nil {
+			c.notes = map[noteKey]noted{}
+		}
+		c.notes[k] = noted{r, note}
+		return r, note
+	}
+	r, note := namesResolverFor(m, syntax, "this message type")
+	if kept, ok := c.generic[note]; ok { // a few texts in all: one string each
+		return r, kept
+	}
+	if c.generic == nil {
+		c.generic = map[string]string{}
+	}
+	c.generic[note] = note
+	return r, note
+}
+
+// namesResolverFor picks the directory that names the segments of a
+// message without a structure, and the note that says so (id names the
+// message kind): its own release when b2bx has it (INVOIC D.96A), else the
+// nearest one for a D release (D.96A for 199x, D.24A for 20xx); service
+// segments always resolve.
+func namesResolverFor(m *Message, syntax int, id string) (dict.Resolver, string) {
 	r, _ := dict.NewResolver(m.Version, m.Release, syntax)
-	id := m.Type + " " + m.Version + ":" + m.Release
 	note := "no directory structure for " + id + " (b2bx checks ORDERS, ORDRSP, APERAK in D.96A and D.24A/D.25A, and CONTRL); envelope checks only"
 	if r.Dir != 0 || m.Version != "D" || len(m.Release) != 3 {
 		return r, note

@@ -2,6 +2,7 @@ package edi
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"math/bits"
 	"unsafe"
@@ -10,7 +11,6 @@ import (
 var (
 	tagUNA = [3]byte{'U', 'N', 'A'}
 	tagUNB = [3]byte{'U', 'N', 'B'}
-	tagUNZ = [3]byte{'U', 'N', 'Z'}
 	bom    = []byte{0xEF, 0xBB, 0xBF}
 )
 
@@ -35,7 +35,12 @@ type scanner struct {
 	// joined is set when indexSplit used the second half's scan (tests
 	// check that the split path is taken, not only correct).
 	joined bool
+	ctx    context.Context // checked every scanChunk bytes; nil: never
 }
+
+// scanChunk is how much scanTo scans between two looks at the context
+// (a variable for tests).
+var scanChunk = 16 << 20
 
 func newScanner(d *Document) *scanner {
 	s := &scanner{doc: d, data: d.data, una: -1, known: map[dialect]uint16{}}
@@ -81,8 +86,24 @@ func (s *scanner) skipBOM() {
 // scanTo scans segments until the scan position reaches stop (or passes
 // it: a segment that starts before stop is scanned to its end). Between
 // segments the scanner's whole state is its position plus scanState, the
-// fact indexSplit relies on.
+// fact indexSplit relies on, and which lets scanTo go in chunks of
+// scanChunk bytes and look at the context between them.
 func (s *scanner) scanTo(stop int) error {
+	for s.pos < stop {
+		if err := s.scanRange(min(s.pos+scanChunk, stop)); err != nil {
+			return err
+		}
+		if s.ctx != nil {
+			if err := s.ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// scanRange is scanTo without looking at the context.
+func (s *scanner) scanRange(stop int) error {
 	data := s.data
 	for s.pos < stop {
 		c := data[s.pos]
@@ -103,6 +124,11 @@ func (s *scanner) scanTo(stop int) error {
 				if j := s.findStart(); j > s.pos {
 					s.junk(j)
 					continue
+				}
+			}
+			if !s.sized {
+				if err := s.allocIndex(s.pos); err != nil {
+					return err
 				}
 			}
 			s.scanSegment()
@@ -269,14 +295,19 @@ func (s *scanner) scanUNB() error {
 			return err
 		}
 	}
+	if !s.sized {
+		if err := s.allocIndex(s.pos); err != nil {
+			return err
+		}
+	}
 	s.scanSegment()
-	i := len(s.doc.segs) - 1
+	i := uint32(len(s.doc.segs) - 1)
 	if c := s.doc.shapeCands; len(c) == 0 || c[len(c)-1] != i {
 		// Scanned before its dialect got the repetition separator of
 		// syntax 4: leave its shape to the full check.
 		s.doc.shapeCands = append(c, i)
 	}
-	seg := s.doc.Segment(i)
+	seg := s.doc.Segment(int(i))
 	version := 0
 	if v := seg.Bytes(1, 2); len(v) == 1 && v[0] >= '1' && v[0] <= '9' {
 		version = int(v[0] - '0')
@@ -300,9 +331,6 @@ func (s *scanner) scanUNB() error {
 // package, so the finder and the tag check are written inline.
 func (s *scanner) scanSegment() {
 	data, start := s.data, s.pos
-	if !s.sized {
-		s.allocIndex(start)
-	}
 	f := &s.find
 	end, i := len(data), start
 	var fl uint8
@@ -354,25 +382,39 @@ func (s *scanner) scanSegment() {
 	s.doc.segs = append(s.doc.segs, rec)
 	if rec.n == 0 || rec.flags&(fBadTag|fLineBreak) != 0 || fl&fTerminated == 0 || releaseCheck ||
 		(rec.n > 3 && s.d.seps.maybeTrailing(data[end-1])) {
-		s.doc.shapeCands = append(s.doc.shapeCands, len(s.doc.segs)-1)
+		s.doc.shapeCands = append(s.doc.shapeCands, uint32(len(s.doc.segs)-1))
 	}
 	s.pos = end
 	if fl&fTerminated != 0 {
 		s.pos++
 	}
-	if rec.tag == tagUNZ && rec.flags&fBadTag == 0 {
-		s.inIC = false
+	if rec.tag[0] == 'U' && rec.tag[1] == 'N' && rec.flags&fBadTag == 0 {
+		switch rec.tag[2] {
+		case 'Z':
+			s.inIC = false
+		case 'H':
+			s.doc.envelopes.unh++
+		case 'G':
+			s.doc.envelopes.ung++
+		case 'B':
+			s.doc.envelopes.unb++
+		}
 	}
 }
 
 // allocIndex sizes the record slice from one count of the terminator:
 // exact for the usual single-dialect file, so no growth copies, no slack.
 // Large indexes start on a huge page (see adviseHugePages); the skipped
-// head is never touched.
-func (s *scanner) allocIndex(start int) {
+// head is never touched. An index over the memory budget is refused
+// before it is allocated.
+func (s *scanner) allocIndex(start int) error {
 	s.sized = true
 	n := len(s.doc.segs) + bytes.Count(s.data[start:], []byte{s.d.seps.Segment}) + 1
+	if err := s.doc.reserveIndex(n); err != nil {
+		return err
+	}
 	s.doc.segs = append(newRecords(n), s.doc.segs...)
+	return nil
 }
 
 // newRecords returns an empty record slice with capacity n; a large one

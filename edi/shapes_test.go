@@ -14,9 +14,9 @@ import (
 // interchange, without the scanner's candidate list: the reference that
 // checkSegments must match.
 func (d *Document) checkSegmentsEvery(ic *Interchange) {
-	all := make([]int, 0, ic.Last-ic.First+1)
+	all := make([]uint32, 0, ic.Last-ic.First+1)
 	for i := ic.First; i <= ic.Last; i++ {
-		all = append(all, i)
+		all = append(all, uint32(i))
 	}
 	cands := d.shapeCands
 	d.shapeCands = all

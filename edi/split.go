@@ -109,6 +109,9 @@ func (s *scanner) scanHalves(split int) (joined bool, err error) {
 		waited, s.sized = true, false
 		return false, nil
 	}
+	if err := s.doc.reserveIndex(before + c1 + c2 + 1); err != nil {
+		return false, err
+	}
 	all := append(newRecords(before+c1+c2+1), s.doc.segs...)
 	s.doc.segs = all[: before : before+c1]
 	region <- all[before+c1 : before+c1 : cap(all)]
@@ -185,7 +188,7 @@ func (s *scanner) fork(at int) *scanner {
 	d := &Document{data: s.data, dialects: slices.Clone(s.doc.dialects)}
 	return &scanner{
 		doc: d, data: s.data, pos: at, d: s.d, di: s.di, known: maps.Clone(s.known),
-		inIC: s.inIC, una: -1, sized: true, find: s.find,
+		inIC: s.inIC, una: -1, sized: true, find: s.find, ctx: s.ctx,
 	}
 }
 
@@ -216,9 +219,10 @@ func (s *scanner) join(t *scanner, all []segRec, at int) {
 		}
 	}
 	for _, i := range t.doc.shapeCands {
-		s.doc.shapeCands = append(s.doc.shapeCands, i+base)
+		s.doc.shapeCands = append(s.doc.shapeCands, i+uint32(base))
 	}
 	s.doc.merge(&t.doc.issueLog)
+	s.doc.envelopes.add(t.doc.envelopes)
 	s.doc.dialects = t.doc.dialects
 	s.pos, s.known, s.sized = t.pos, t.known, true
 	s.d, s.di, s.find, s.inIC, s.una = t.d, t.di, t.find, t.inIC, t.una

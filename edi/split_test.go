@@ -45,6 +45,7 @@ func requireSameDoc(t testing.TB, want, got *Document, msg string) {
 	require.Equal(t, want.shapeCands, got.shapeCands, msg)
 	require.Equal(t, want.issues, got.issues, msg)
 	require.Equal(t, want.over, got.over, msg)
+	require.Equal(t, want.envelopes, got.envelopes, msg)
 	require.Equal(t, want.Interchanges, got.Interchanges, msg)
 	require.Equal(t, want.Groups, got.Groups, msg)
 	require.Equal(t, want.Messages, got.Messages, msg)

@@ -146,12 +146,22 @@ type builder struct {
 	bareWarn                              bool // MESSAGE_WITHOUT_INTERCHANGE reported for current ic
 
 	icFirstMsg, icFirstGrp []int
+
+	strs  int64             // bytes of header strings kept, for the budget
+	names map[string]string // message type, version, release, agency: one string each
+	err   error             // the budget is exceeded: stop
 }
 
-func (d *Document) buildStructure() {
+// buildStructure walks the records once and builds interchanges, groups
+// and messages; it stops with a *BudgetError when they would take more
+// memory than the Document's budget.
+func (d *Document) buildStructure() error {
+	if err := d.reserveStructure(); err != nil {
+		return err
+	}
 	b := &builder{d: d, ic: -1, grp: -1, msg: -1, outsideLast: -2, outsideIssue: -1}
 	segs := d.segs
-	for i := 0; i < len(segs); i++ {
+	for i := 0; i < len(segs) && b.err == nil; i++ {
 		// Inside a message only service segments (tag "UN?", UNA, bad
 		// tags) change anything: skip the data segments in a tight loop.
 		if b.msg >= 0 {
@@ -164,9 +174,39 @@ func (d *Document) buildStructure() {
 		}
 		b.step(i)
 	}
+	if b.err != nil {
+		return b.err
+	}
 	b.closeInterchange(len(d.segs))
 	b.endOutside()
 	b.attachSlices()
+	return nil
+}
+
+// kept counts header strings the Document keeps, and checks the budget.
+func (b *builder) kept(strs ...string) {
+	for _, s := range strs {
+		b.strs += int64(len(s))
+	}
+	if b.err == nil {
+		b.err = b.d.overBudget(b.d.cost(b.strs), len(b.d.segs))
+	}
+}
+
+// intern returns one string per distinct message type, version, release
+// and agency, so a million messages share them (up to 256 distinct ones).
+func (b *builder) intern(s string) string {
+	if v, ok := b.names[s]; ok {
+		return v
+	}
+	if b.names == nil {
+		b.names = map[string]string{}
+	}
+	if len(b.names) < 256 {
+		b.names[s] = s
+	}
+	b.strs += int64(len(s))
+	return s
 }
 
 // step handles segment i. Last indexes are set when a structure closes,
@@ -269,6 +309,7 @@ func (b *builder) startInterchange(i int) {
 	b.icFirstGrp = append(b.icFirstGrp, len(b.d.Groups))
 	b.closedIC = false
 	b.bareWarn = false
+	b.kept()
 }
 
 // ensureInterchange starts a bare interchange when segment i is outside

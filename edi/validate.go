@@ -41,8 +41,9 @@ func (t *tally) add(seg, off int, c byte) {
 func (d *Document) checkSegments(ic *Interchange) {
 	var wraps, releases, trailing tally
 	seps := ic.Separators // pre-filter: only a segment ending in a separator gets the full check
-	cands := d.shapeCands[sort.SearchInts(d.shapeCands, ic.First):]
-	for _, i := range cands {
+	from := sort.Search(len(d.shapeCands), func(k int) bool { return int(d.shapeCands[k]) >= ic.First })
+	for _, c := range d.shapeCands[from:] {
+		i := int(c)
 		if i > ic.Last {
 			break
 		}
