@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -264,4 +265,23 @@ func TestParseContextStops(t *testing.T) {
 	d, err := ParseContext(&cancelAfter{Context: context.Background(), n: 1 << 30}, data, Options{})
 	require.NoError(t, err)
 	require.Equal(t, mustParse(t, data).Issues(), d.Issues())
+}
+
+// TestNotesShared: messages of one kind without a structure share one
+// note string; past maxNotes different kinds the note stops naming the
+// kind (the message line does) instead of costing a string each.
+func TestNotesShared(t *testing.T) {
+	var b strings.Builder
+	for k := range maxNotes + 10 {
+		fmt.Fprintf(&b, "UNH+1+T%d:D:96A:UN'UNT+2+1'UNH+2+T%d:D:96A:UN'UNT+2+2'", k, k)
+	}
+	d := mustParse(t, []byte(b.String()))
+	first, second := d.Messages[0].DirectoryNote, d.Messages[1].DirectoryNote
+	require.Equal(t, "no directory structure for T0 D:96A (b2bx checks ORDERS, ORDRSP, APERAK in D.96A and D.24A/D.25A, and CONTRL); envelope checks only; segment names from D.96A", first)
+	require.Same(t, unsafe.StringData(first), unsafe.StringData(second))
+	require.Equal(t, d.Messages[0].Type, d.Messages[1].Type)
+	require.Same(t, unsafe.StringData(d.Messages[0].Type), unsafe.StringData(d.Messages[1].Type), "interned")
+	last, beforeLast := d.Messages[len(d.Messages)-1].DirectoryNote, d.Messages[len(d.Messages)-3].DirectoryNote
+	require.Equal(t, "no directory structure for this message type (b2bx checks ORDERS, ORDRSP, APERAK in D.96A and D.24A/D.25A, and CONTRL); envelope checks only; segment names from D.96A", last)
+	require.Same(t, unsafe.StringData(last), unsafe.StringData(beforeLast))
 }
