@@ -318,3 +318,23 @@ func TestExpandHome(t *testing.T) {
 	require.Equal(t, "~user/po.edi", expandHome("~user/po.edi"))
 	require.Equal(t, "rel/po.edi", expandHome("rel/po.edi"))
 }
+
+// TestLongTextsWrap: at 80 columns the blocking reason keeps what to do,
+// and a network error keeps its correlation ID (wrapped, not cut).
+func TestLongTextsWrap(t *testing.T) {
+	e := newSimEnv(t)
+	two := append(orders("R1", 1, "PO-1"), orders("R2", 1, "PO-2")...)
+	m := e.open(t, Options{Path: e.file(t, "two.edi", two)}).SetSize(80, 24)
+	v := strings.Join(strings.Fields(m.View()), " ")
+	require.Contains(t, v, "split the file at each UNB and upload them one by one")
+
+	m = e.open(t, Options{Path: e.file(t, "po.edi", orders("REF1", 1, "PO-1"))}).SetSize(80, 24)
+	e.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointInbox, DropResponse: true})
+	m = press(t, m, "y")
+	corr := m.out.Record.CorrelationID
+	require.NotEmpty(t, corr)
+	require.Equal(t, 2, strings.Count(m.View(), corr), "in the fields and in the error text")
+	for _, l := range strings.Split(m.View(), "\n") {
+		require.LessOrEqual(t, len([]rune(l)), 80)
+	}
+}

@@ -94,7 +94,7 @@ func (m Model) reportLines() []string {
 	room := max(m.height-2-len(bottom), 1)
 	lines := []string{m.title()}
 	if m.planErr != nil {
-		lines = append(lines, m.mark(up.Blocking)+" "+termsafe.String(m.planErr.Error()))
+		lines = append(lines, m.wrap(m.mark(up.Blocking)+" "+termsafe.String(m.planErr.Error()))...)
 	} else {
 		checks := m.plan.Preflight.Checks
 		for i, c := range checks {
@@ -117,7 +117,7 @@ func (m Model) decisionLines() []string {
 	case m.planErr != nil:
 		return []string{s.Error.Render("cannot upload this file; nothing was sent"), m.muted("esc back")}
 	case p.Preflight.Blocked():
-		return []string{s.Error.Render("blocked: " + termsafe.String(p.Preflight.Problem.Error())), m.muted("esc back to the file list")}
+		return append(m.wrap(s.Error.Render("blocked: "+termsafe.String(p.Preflight.Problem.Error()))), m.muted("esc back to the file list"))
 	case p.NeedsChoice():
 		prev := p.Decision.Previous
 		return []string{
@@ -156,7 +156,8 @@ func (m Model) resultLines() []string {
 	s := m.c.Styles
 	lines := []string{m.title()}
 	if m.sendErr != nil {
-		return append(lines, m.mark(up.Blocking)+" "+termsafe.String(m.sendErr.Error()), "", m.muted("enter/esc back to the file list"))
+		lines = append(lines, m.wrap(m.mark(up.Blocking)+" "+termsafe.String(m.sendErr.Error()))...)
+		return append(lines, "", m.muted("enter/esc back to the file list"))
 	}
 	o := m.out
 	r := o.Record
@@ -178,21 +179,21 @@ func (m Model) resultLines() []string {
 	field("correlation", r.CorrelationID)
 	field("time", stamp(r.Time))
 	if o.Err != nil {
-		lines = append(lines, "", s.Error.Render(termsafe.String(o.Err.Error())))
+		lines = append(append(lines, ""), m.wrap(s.Error.Render(termsafe.String(o.Err.Error())))...)
 	}
 	again := "press R to retry"
 	if !o.Retry {
 		again = "choose the file again"
 	}
 	if adv := o.Advice(again); adv != "" {
-		lines = append(lines, wrapText("what to do: "+adv, max(m.width, 20))...)
+		lines = append(lines, m.wrap("what to do: "+adv)...)
 	}
 	if o.Accepted() {
 		lines = append(lines, m.muted("sending these bytes again asks: replay (same key) or new upload (next key)"))
 	}
 	if o.RecordErr != nil {
-		lines = append(lines, s.Error.Render("the result could not be recorded in the upload history: "+
-			termsafe.String(o.RecordErr.Error())+"; the key numbering may repeat key "+termsafe.String(r.Key)))
+		lines = append(lines, m.wrap(s.Error.Render("the result could not be recorded in the upload history: "+
+			termsafe.String(o.RecordErr.Error())+"; the key numbering may repeat key "+termsafe.String(r.Key)))...)
 	}
 	help := s.Key.Render("enter/esc") + " back · " + s.Key.Render("H") + " history"
 	if o.Retry {
@@ -255,7 +256,15 @@ func stamp(t time.Time) string {
 	return t.Local().Format("2006-01-02 15:04:05")
 }
 
-// wrapText breaks safe text at words to width w.
-func wrapText(t string, w int) []string {
-	return strings.Split(ansi.Wrap(t, w, " "), "\n")
+// maxWrap is how many screen lines one wrapped text may take.
+const maxWrap = 5
+
+// wrap breaks safe text at words to the width, at most maxWrap lines
+// (the View cuts each line to the width anyway).
+func (m Model) wrap(t string) []string {
+	parts := strings.Split(ansi.Wrap(t, max(m.width, 20), " "), "\n")
+	if len(parts) > maxWrap {
+		parts = append(parts[:maxWrap-1], parts[maxWrap-1]+" …")
+	}
+	return parts
 }
