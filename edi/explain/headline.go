@@ -15,8 +15,15 @@ import (
 //	APERAK about PO-4711: error 12: Unknown article number 4000862141411
 //	ORDERS PO-123: 5 lines
 //	INVOIC D:01B:UN message M1: 12 segments
-func Headline(m *edi.Message) string {
-	if s := m.Summary(); s != nil {
+//
+// It reads the message's summary (Message.Summary reads the segments each
+// time); HeadlineOf takes one already read.
+func Headline(m *edi.Message) string { return HeadlineOf(m, m.Summary()) }
+
+// HeadlineOf is Headline for a message whose summary s (nil for message
+// types without one) the caller has read already.
+func HeadlineOf(m *edi.Message, s *edi.Summary) string {
+	if s != nil {
 		switch {
 		case s.Contrl != nil:
 			return contrlHeadline(s.Contrl)
@@ -51,6 +58,17 @@ func contrlHeadline(c *edi.ContrlSummary) string {
 		errs = plural(n, "error", "errors")
 	}
 	return "CONTRL for interchange " + safe(c.InterchangeRef) + ": " + verdict + ", " + errs
+}
+
+// Rejects reports whether a CONTRL says the recipient rejected the
+// interchange, or part of it, or acknowledged it with errors: the answers
+// a support engineer must act on.
+func Rejects(c *edi.ContrlSummary) bool {
+	switch c.Verdict {
+	case "rejected", "partly rejected", "acknowledged with errors":
+		return true
+	}
+	return false
 }
 
 // ContrlErrors counts the errors a CONTRL reports: each level (UCI, UCF,

@@ -13,8 +13,8 @@ import (
 // is shared (by pointer) by the copies of a Model, all on the UI
 // goroutine; only what is on screen is ever put in it.
 type cache struct {
-	names     map[nameKey]string
-	headlines map[int]string
+	names    map[nameKey]string
+	messages map[int]messageInfo
 
 	bySeg []int32 // indexes into Document.Issues, by segment
 
@@ -28,7 +28,7 @@ type nameKey struct {
 }
 
 func newCache() *cache {
-	return &cache{names: map[nameKey]string{}, headlines: map[int]string{}, descIndex: -1}
+	return &cache{names: map[nameKey]string{}, messages: map[int]messageInfo{}, descIndex: -1}
 }
 
 // indexIssues orders the issues by segment (once per source), so a row
@@ -81,14 +81,26 @@ func (c *cache) name(doc *edi.Document, s edi.Segment) string {
 	return name
 }
 
-// headline is the summary in words of message k.
-func (c *cache) headline(doc *edi.Document, k int) string {
-	h, ok := c.headlines[k]
+// message is what the header shows of message k: its summary in words,
+// and whether it is a CONTRL that rejects. Reading a summary reads the
+// message's segments (120k LINs in the 16 MiB file), so it happens once
+// per message, when the cursor first enters it.
+func (c *cache) message(doc *edi.Document, k int) messageInfo {
+	info, ok := c.messages[k]
 	if !ok {
-		h = explain.Headline(&doc.Messages[k])
-		c.headlines[k] = h
+		msg := &doc.Messages[k]
+		s := msg.Summary()
+		info.headline = explain.HeadlineOf(msg, s)
+		info.rejects = s != nil && s.Contrl != nil && explain.Rejects(s.Contrl)
+		c.messages[k] = info
 	}
-	return h
+	return info
+}
+
+// messageInfo is the header's view of one message.
+type messageInfo struct {
+	headline string
+	rejects  bool
 }
 
 // describe is doc.Describe(i), kept for the selected segment.

@@ -3,7 +3,6 @@ package viewer
 import (
 	"strconv"
 
-	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/edi/explain"
 )
 
@@ -108,11 +107,10 @@ func (m Model) messageLines(ic int) []string {
 	if len(doc.Messages) > 1 {
 		which = strconv.Itoa(k+1) + "/" + strconv.Itoa(len(doc.Messages)) + " "
 	}
-	headline := m.cache.headline(doc, k)
-	if contrlRejects(msg) {
-		headline = st.Error.Render(headline)
-	} else {
-		headline = st.Title.Render(headline)
+	info := m.cache.message(doc, k)
+	headline := st.Title.Render(info.headline)
+	if info.rejects {
+		headline = st.Error.Render(st.Marks.Fail + " " + info.headline)
 	}
 	dir := "none: " + sanitize(msg.DirectoryNote)
 	if msg.Structure != "" {
@@ -125,17 +123,4 @@ func (m Model) messageLines(ic int) []string {
 		m.label("Message") + which + headline,
 		m.label("Directory") + dir,
 	}
-}
-
-// contrlRejects reports whether msg is a CONTRL that rejects (all or part).
-func contrlRejects(msg *edi.Message) bool {
-	s := msg.Summary()
-	if s == nil || s.Contrl == nil {
-		return false
-	}
-	switch s.Contrl.Verdict {
-	case "rejected", "partly rejected", "acknowledged with errors":
-		return true
-	}
-	return false
 }

@@ -20,7 +20,7 @@ func TestHeaderCard(t *testing.T) {
 		"contrl_22_rejected.edi", "10 segments", "1 interchange", "1 message",
 		"ref CTL0003", "UNOA:3 (ASCII)", "from 4098765000007 (qualifier 14 GS1) to 4012345000009 (qualifier 14 GS1)",
 		"✓ VALID: no errors, no warnings",
-		"CONTRL for interchange ICR0009: REJECTED, 2 errors",
+		"Message     ✗ CONTRL for interchange ICR0009: REJECTED, 2 errors", // marked without colour too
 		"CONTRL 2:2 / D:3 (syntax 3)",
 	} {
 		if !strings.Contains(v, want) {
@@ -29,6 +29,21 @@ func TestHeaderCard(t *testing.T) {
 	}
 	if got := strings.Count(v, "\n") + 1; got != 40 {
 		t.Fatalf("View has %d lines, want the height 40", got)
+	}
+}
+
+// TestHeaderReadsSummaryOnce: the header's summary in words comes from
+// the per-message cache (reading a summary walks the whole message: 2.5
+// ms per frame on the 16 MiB file when it was read every frame).
+func TestHeaderReadsSummaryOnce(t *testing.T) {
+	m := open(t, fixture("contrl_22_rejected.edi"))
+	_ = m.View()
+	if _, ok := m.cache.messages[0]; !ok {
+		t.Fatal("the first frame did not cache the message")
+	}
+	m.cache.messages[0] = messageInfo{headline: "FROM THE CACHE"}
+	if v := press(t, m, "j").View(); !strings.Contains(v, "FROM THE CACHE") || strings.Contains(v, "REJECTED") {
+		t.Fatalf("the next frame read the summary again:\n%s", v)
 	}
 }
 
