@@ -13,6 +13,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/connlist"
@@ -72,6 +73,10 @@ func (b sessionBackend) Connect(ctx context.Context, name string) (*session.Conn
 	}
 	return session.Open(t, session.Options{Logger: b.logger, Getenv: b.env.Getenv})
 }
+
+// SecretStore is the session's one store (the event inspector's K reads
+// a profile's webhook secret from it).
+func (b sessionBackend) SecretStore() credentials.SecretStore { return b.env.Store }
 
 // NewTab implements Backend.
 func (b sessionBackend) NewTab(c *common.Common, id common.TabID, conn *session.Conn) Tab {

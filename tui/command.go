@@ -12,7 +12,7 @@ import (
 )
 
 // commandHelp lists the command line's commands (for errors and help).
-const commandHelp = ":conn NAME (open or switch), :upload [PATH], :close, :log, :help, :q, :q! (quit without asking)"
+const commandHelp = ":conn NAME (open/switch), :upload [PATH], :events [PATH], :close, :log, :help, :q, :q! (no y/N)"
 
 // commandKey handles a key while the command line is open.
 func (m Model) commandKey(k tea.KeyMsg) (Model, tea.Cmd) {
@@ -54,6 +54,8 @@ func (m Model) run(line string) (Model, tea.Cmd) {
 		}
 		id, path := t.id, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name))
 		return m, func() tea.Msg { return upload.OpenMsg{Tab: id, Path: path} }
+	case "events":
+		return m.openEvents(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)))
 	case "close":
 		return m.closeActive(false)
 	case "q", "quit":

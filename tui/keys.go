@@ -7,7 +7,7 @@ import "github.com/charmbracelet/bubbles/key"
 type KeyMap struct {
 	Quit, ForceQuit, Help, Command, Log key.Binding
 	PrevTab, NextTab, GoTab, Home       key.Binding
-	CloseTab, Dismiss                   key.Binding
+	CloseTab, Dismiss, Events           key.Binding
 }
 
 // DefaultKeyMap returns the shell's keys.
@@ -24,6 +24,7 @@ func DefaultKeyMap() KeyMap {
 		Home:      key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "connections")),
 		CloseTab:  key.NewBinding(key.WithKeys("ctrl+w"), key.WithHelp("ctrl+w", "close tab")),
 		Dismiss:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "dismiss the error")),
+		Events:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "event inspector")),
 	}
 }
 
@@ -36,6 +37,6 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.PrevTab, k.NextTab, k.GoTab, k.Home, k.CloseTab},
-		{k.Command, k.Log, k.Help, k.Dismiss, k.Quit, k.ForceQuit},
+		{k.Command, k.Log, k.Events, k.Help, k.Dismiss, k.Quit, k.ForceQuit},
 	}
 }

@@ -45,6 +45,9 @@ func (m Model) handleKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		m.log, cmd = m.log.Update(k)
 		return m, cmd
 	}
+	if m.evOpen {
+		return m.eventsKey(k)
+	}
 	if m.capturing() {
 		return m.toPage(k)
 	}
@@ -85,6 +88,8 @@ func (m Model) globalKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		}
 	case key.Matches(k, m.keys.CloseTab):
 		return m.closeActive(false)
+	case key.Matches(k, m.keys.Events):
+		return m.openEvents("")
 	default:
 		return m.toPage(k)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/connlist"
+	"github.com/nutrab2b/b2bx/tui/eventview"
 	"github.com/nutrab2b/b2bx/tui/logview"
 )
 
@@ -57,6 +58,9 @@ type Model struct {
 	nextID  common.TabID
 	opening map[common.TabID]pendingOpen
 	startup []common.TabID // connections Init connects (b2bx demo)
+
+	events eventview.Model // the event inspector, valid while evOpen (events.go)
+	evOpen bool
 
 	mode   mode
 	prompt *prompt
@@ -196,6 +200,10 @@ func (m Model) broadcast(msg tea.Msg) (Model, tea.Cmd) {
 		m.cmdline, cmd = m.cmdline.Update(msg)
 		cmds = append(cmds, cmd)
 	}
+	if m.evOpen {
+		m.events, cmd = m.events.Update(msg)
+		cmds = append(cmds, cmd)
+	}
 	return m, tea.Batch(cmds...)
 }
 
@@ -236,6 +244,9 @@ func (m Model) layout() Model {
 	m.cmdline.Width = max(w-2, 10)
 	for i := range m.tabs {
 		m.tabs[i].tab = m.tabs[i].tab.SetSize(w, m.bodyH)
+	}
+	if m.evOpen {
+		m.events = m.events.SetSize(w, m.bodyH)
 	}
 	return m
 }

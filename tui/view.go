@@ -42,6 +42,9 @@ func (m Model) body() string {
 	case modeLog:
 		return m.log.View()
 	}
+	if m.evOpen {
+		return m.events.View()
+	}
 	if t := m.activeTab(); t != nil {
 		return t.tab.View()
 	}
@@ -93,6 +96,9 @@ func (m Model) statusBar() string {
 		segs = append(segs, "help")
 	case modeLog:
 		segs = append(segs, "session log")
+	}
+	if m.evOpen {
+		segs = append(segs, "event inspector")
 	}
 	if t := m.activeTab(); t != nil {
 		s := t.tab.Status()
@@ -188,6 +194,12 @@ func (m Model) shortHelp() []key.Binding {
 		page = m.log.ShortHelp()
 		return append(page, m.keys.Log, m.keys.Quit)
 	}
+	if m.evOpen {
+		if page = m.events.ShortHelp(); m.events.Capturing() {
+			return page
+		}
+		return append(page, m.keys.Help, m.keys.Quit)
+	}
 	if t := m.activeTab(); t != nil {
 		page = t.tab.ShortHelp()
 	} else {
@@ -208,9 +220,12 @@ func (m Model) helpView() string {
 	st := m.c.Styles
 	var page [][]key.Binding
 	name := "Connections"
-	if t := m.activeTab(); t != nil {
+	switch t := m.activeTab(); {
+	case m.evOpen:
+		page, name = m.events.FullHelp(), "event inspector"
+	case t != nil:
 		page, name = t.tab.FullHelp(), t.tab.Title()
-	} else {
+	default:
 		page = m.list.FullHelp()
 	}
 	var b strings.Builder

@@ -203,12 +203,13 @@ func (m Model) move(k tea.KeyMsg) Model {
 	return m.clamp()
 }
 
-// start reads and checks path in the background.
+// start reads and checks path (a leading ~/ is the home directory) in
+// the background.
 func (m Model) start(path string) (Model, tea.Cmd) {
-	m.path, m.loadErr, m.note = path, "", ""
+	m.path, m.loadErr, m.note = expandHome(path), "", ""
 	m.stage = stageLoading
 	m.waiting = nextReq()
-	return m, inspect(m.waiting, path, m.secrets)
+	return m, inspect(m.waiting, m.path, m.secrets)
 }
 
 func (m Model) loaded(msg loadedMsg) (Model, tea.Cmd) {
@@ -239,8 +240,12 @@ func (m Model) toPicker() (Model, tea.Cmd) {
 
 // keyringSecret reads the active profile's webhook secret.
 func (m Model) keyringSecret() (Model, tea.Cmd) {
-	if m.opts.Profile == "" || m.opts.Store == nil {
-		m.note = "no connection is active, so there is no profile keyring to read: press s to type the webhook secret"
+	switch {
+	case m.opts.Profile == "":
+		m.note = "no connection tab is active, so there is no profile keyring to read: press s to type the webhook secret"
+		return m, nil
+	case m.opts.Store == nil:
+		m.note = "this session has no secret store: press s to type the webhook secret"
 		return m, nil
 	}
 	m.secretReq = nextReq()
@@ -289,7 +294,7 @@ func (m Model) pathKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		m.pathIn.Blur()
 		return m, nil
 	case tea.KeyEnter:
-		p := expandHome(strings.TrimSpace(m.pathIn.Value()))
+		p := strings.TrimSpace(m.pathIn.Value())
 		m.focus = inNone
 		m.pathIn.Blur()
 		if p == "" {

@@ -200,7 +200,7 @@ func TestSecretFromKeyring(t *testing.T) {
 	// Without an active profile there is nothing to read.
 	m = opened(t, testdata("captures"), 120, 40)
 	m = press(t, m, "K")
-	requireContains(t, m.View(), "no connection is active")
+	requireContains(t, m.View(), "no connection tab is active")
 }
 
 // TestStaleResultDropped: a result for another request (an earlier run,

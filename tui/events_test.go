@@ -1,0 +1,128 @@
+package tui
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
+)
+
+// storeBackend is the fake backend with a secret store, like the
+// session's.
+type storeBackend struct {
+	*fakeBackend
+	store credentials.SecretStore
+}
+
+func (b storeBackend) SecretStore() credentials.SecretStore { return b.store }
+
+// settle runs cmd and feeds every message it yields back into the model
+// until nothing is left (the inspector's reads return at once).
+func settle(t *testing.T, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	queue := collect(cmd)
+	for len(queue) > 0 {
+		msg := queue[0]
+		queue = queue[1:]
+		if _, ok := msg.(tea.QuitMsg); ok {
+			continue
+		}
+		var next tea.Cmd
+		m, next = updateCmd(t, m, msg)
+		queue = append(queue, collect(next)...)
+	}
+	return m
+}
+
+func pressSettle(t *testing.T, m Model, keys ...string) Model {
+	t.Helper()
+	for _, k := range keys {
+		var cmd tea.Cmd
+		m, cmd = updateCmd(t, m, keyMsg(k))
+		m = settle(t, m, cmd)
+	}
+	return m
+}
+
+var batchIssues = filepath.Join("..", "events", "testdata", "batch_issues.json")
+
+// TestEventsKeyOpensAndEscCloses: e opens the event inspector over the
+// page (its file picker), esc closes it and the page is back.
+func TestEventsKeyOpensAndEscCloses(t *testing.T) {
+	m, _ := newTestModel(t)
+	m = pressSettle(t, m, "e")
+	require.True(t, m.evOpen)
+	v := m.View()
+	require.Contains(t, v, "Events  secret: none (s: type it)")
+	require.Contains(t, v, "d: inspect this whole directory")
+	require.Contains(t, m.statusBar(), "event inspector")
+	require.Len(t, lines(v), 30)
+
+	m = pressSettle(t, m, "esc")
+	require.False(t, m.evOpen)
+	require.NotContains(t, m.View(), "Events  secret")
+	require.NotContains(t, m.statusBar(), "event inspector")
+}
+
+// TestEventsCommandRunsTheChecks: :events PATH inspects at once; the
+// inspector takes its keys (j moves its cursor, not the tab's), q typed
+// into its filter is text, q outside quits; ? shows its keys.
+func TestEventsCommandRunsTheChecks(t *testing.T) {
+	const canary = "CANARY-webhook-e51"
+	m, be := newTestModel(t)
+	store := credentials.NewMemoryStore()
+	require.NoError(t, store.Set(context.Background(), "acme-de", credentials.WebhookKeyID, secret.New(canary)))
+	m.be = storeBackend{fakeBackend: be, store: store}
+	m = open(t, m, "acme-de")
+	st := be.state("acme-de")
+	m = pressSettle(t, m, ":")
+	m = typeText(t, m, "events "+batchIssues)
+	m = pressSettle(t, m, "enter")
+	require.True(t, m.evOpen)
+	v := m.View()
+	require.Contains(t, v, "DUPLICATE_CONFLICT NB-E005")
+	require.Contains(t, v, "the sender must replay 4-5")
+	require.Contains(t, v, "K: profile acme-de", "the active tab's profile is offered for the webhook secret")
+	m = pressSettle(t, m, "K")
+	v = m.View()
+	require.Contains(t, v, "secret: profile acme-de (keyring)")
+	require.NotContains(t, v, canary)
+
+	m = pressSettle(t, m, "j", "/", "q")
+	require.Empty(t, st.received(), "keys went to the tab under the inspector")
+	require.True(t, m.evOpen)
+	m = pressSettle(t, m, "esc")
+	require.True(t, m.evOpen, "esc in the filter only leaves the filter")
+
+	m = pressSettle(t, m, "?")
+	require.Equal(t, modeHelp, m.mode)
+	require.Contains(t, m.View(), "Keys: event inspector")
+	require.Contains(t, m.View(), "filter findings")
+	m = pressSettle(t, m, "esc")
+	require.Equal(t, modeNormal, m.mode)
+	require.True(t, m.evOpen)
+
+	_, cmd := updateCmd(t, m, keyMsg("q"))
+	require.True(t, isQuit(cmd))
+
+	m = pressSettle(t, m, "esc")
+	require.False(t, m.evOpen)
+	m = pressSettle(t, m, "x")
+	require.Equal(t, []string{"key:x"}, st.received(), "after esc the tab has the keys again")
+}
+
+// TestEventsKeyLeftToACapturingTab: while a tab types, e is its text.
+func TestEventsKeyLeftToACapturingTab(t *testing.T) {
+	m, be := newTestModel(t)
+	m = open(t, m, "acme-de")
+	st := be.state("acme-de")
+	st.capturing = true
+	m = pressSettle(t, m, "e")
+	require.False(t, m.evOpen)
+	require.Equal(t, []string{"key:e"}, st.received())
+}
