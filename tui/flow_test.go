@@ -88,7 +88,7 @@ func TestFlowSmallTerminal(t *testing.T) {
 // the session log shows the calls' correlation IDs, and no secret is ever
 // drawn.
 func TestFlowDemoThroughTheShell(t *testing.T) {
-	const canary = "sk_flowcanary_5e8d0c7a"
+	const canary = "CANARY-SECRET-flow-5e8d"
 	sim := partnersim.New(partnersim.WithResponder(nil))
 	demo, err := partnersim.SeedDemo(sim, partnersim.DemoOptions{PerConnection: 12, LargeSize: -1,
 		Secret: func(id string) string { return canary + id }})

@@ -91,7 +91,7 @@ func TestDemoIsAPrivateWorld(t *testing.T) {
 	userCfg := filepath.Join(home, "profiles.toml")
 	userData := filepath.Join(home, "data")
 	userEnv := map[string]string{"B2BX_CONFIG": userCfg, "B2BX_DATA_DIR": userData,
-		"B2BX_API_KEY": "key-user:sk_user_canary_0a1b2c3d", "HOME": home}
+		"B2BX_API_KEY": "key-user:CANARY-SECRET-user-0a1b", "HOME": home}
 	var dir, baseURL string
 	fakeTUI(t, func(ctx context.Context, o tui.Options) error {
 		require.True(t, o.Demo)

@@ -18,7 +18,7 @@ import (
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
-const canary = "sk_canary_7c1e9a04bb"
+const canary = "CANARY-SECRET-connlist-7c1e"
 
 // memSource is a Source in memory that records what Add got.
 type memSource struct {

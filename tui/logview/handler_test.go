@@ -14,7 +14,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 )
 
-const canary = "sk_canary_4f9d2b7e1a"
+const canary = "CANARY-SECRET-logview-4f9d"
 
 func TestHandlerKeepsOnlyAllowedFields(t *testing.T) {
 	h := New(10, nil)
