@@ -124,6 +124,10 @@ type Model struct {
 	cursor, top int    // in visible
 	listRows    int    // findings rows drawn at the current size
 	scroll      int    // first line of the streams, duplicates or signatures view
+	// text is the wrapped text of the views other than the findings, for
+	// textWidth (wrapSections).
+	text      [numSections][]string
+	textWidth int
 
 	waiting   uint64 // the load request the screen waits for
 	secretReq uint64 // the keyring request it waits for
@@ -223,6 +227,9 @@ func (m Model) SetSize(w, h int) Model {
 	for _, in := range []*textinput.Model{&m.pathIn, &m.secretIn, &m.filterIn} {
 		in.Width = max(m.width-len(in.Prompt)-2, 10)
 	}
+	if m.rep != nil && m.textWidth != m.width {
+		m = m.wrapSections()
+	}
 	return m.clamp()
 }
 
@@ -243,7 +250,7 @@ func (m Model) clamp() Model {
 	}
 	m.top = max(min(m.top, n-m.listRows), 0)
 	if m.section != secFindings {
-		m.scroll = max(min(m.scroll, len(m.sectionLines())-m.areaHeight()), 0)
+		m.scroll = max(min(m.scroll, len(m.text[m.section])-m.areaHeight()), 0)
 	}
 	return m
 }

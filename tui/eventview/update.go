@@ -225,6 +225,7 @@ func (m Model) loaded(msg loadedMsg) (Model, tea.Cmd) {
 	}
 	prev := m.rep
 	m.rep = newReport(msg.rep)
+	m = m.wrapSections()
 	if prev == nil || len(prev.findings) != len(m.rep.findings) {
 		m.cursor, m.top, m.scroll, m.visible = 0, 0, 0, nil // a new set: start at the top
 	}

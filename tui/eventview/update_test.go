@@ -319,3 +319,21 @@ func TestViewFitsEverySize(t *testing.T) {
 		}
 	}
 }
+
+// TestResizeRewraps: the streams, duplicates and signatures views are
+// wrapped once per width; a resize wraps them again, so nothing is cut.
+func TestResizeRewraps(t *testing.T) {
+	m := opened(t, testdata("batch_issues.json"), 200, 40)
+	m = press(t, m, "tab")
+	require.Contains(t, m.View(), "processed 1-3 · parked 6 (NB-E006) · the sender must replay 4-5 · 1 regression rejected: 2")
+	m = m.SetSize(60, 21)
+	v := m.View()
+	requireContains(t, v, "    replay 4-5 · 1 regression rejected: 2")
+	lines := strings.Split(v, "\n")
+	for i, l := range lines {
+		require.LessOrEqual(t, ansi.StringWidth(l), 60, l)
+		if i > 4 { // below the head (which is cut) and the views bar
+			require.NotContains(t, l, "…", "the view was cut, not wrapped:\n%s", v)
+		}
+	}
+}

@@ -127,7 +127,7 @@ func (m Model) reportLines() []string {
 	if m.section == secFindings {
 		return append(lines, m.findingLines(area)...)
 	}
-	body := m.sectionLines()
+	body := m.text[m.section]
 	from := min(m.scroll, max(len(body)-area, 0))
 	return append(lines, body[from:min(from+area, len(body))]...)
 }
@@ -256,9 +256,24 @@ func (m Model) findingLines(area int) []string {
 	return lines
 }
 
+// wrapSections wraps the text of the streams, duplicates and signatures
+// views to the width, once per report and width (thousands of streams
+// take milliseconds to wrap: not on every key).
+func (m Model) wrapSections() Model {
+	m.text = [numSections][]string{}
+	if m.rep == nil {
+		return m
+	}
+	m.textWidth = m.width
+	for s := secStreams; s < numSections; s++ {
+		m.text[s] = m.sectionLines(s)
+	}
+	return m
+}
+
 // sectionLines is the whole text of the streams, duplicates or
 // signatures view, wrapped to the width.
-func (m Model) sectionLines() []string {
+func (m Model) sectionLines(sec section) []string {
 	st := m.c.Styles
 	w := max(m.width-4, 20)
 	var lines []string
@@ -274,7 +289,7 @@ func (m Model) sectionLines() []string {
 		}
 	}
 	ok, fail, warn, wait := st.OK.Render(st.Marks.OK), st.Error.Render(st.Marks.Fail), st.Warn.Render(st.Marks.Warn), st.Muted.Render(st.Marks.Wait)
-	switch m.section {
+	switch sec {
 	case secStreams:
 		if len(m.rep.streams) == 0 {
 			lines = append(lines, m.muted("no event carries a sender, a subject and a valid sequence"))
