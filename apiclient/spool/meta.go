@@ -19,6 +19,7 @@ type Meta struct {
 	DeliveryAttemptID string     `json:"deliveryAttemptId"`
 	InterchangeID     string     `json:"interchangeId,omitempty"`
 	MessageType       string     `json:"messageType,omitempty"`
+	CreatedAt         time.Time  `json:"createdAt,omitzero"` // the listing's createdAt; zero in older sidecars
 	Size              int64      `json:"size"`
 	SHA256            string     `json:"sha256"` // lower-case hex
 	ReceivedAt        time.Time  `json:"receivedAt"`

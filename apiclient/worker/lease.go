@@ -220,6 +220,7 @@ func (l *Lease) fetch(ctx context.Context, claim *apiclient.Claim, staged *spool
 		DeliveryAttemptID: en.DeliveryAttemptID,
 		InterchangeID:     en.InterchangeID,
 		MessageType:       en.MessageType,
+		CreatedAt:         en.CreatedAt,
 		Size:              l.res.Report.Bytes,
 		SHA256:            l.res.Report.SHA256,
 		ReceivedAt:        w.now(),

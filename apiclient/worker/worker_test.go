@@ -62,6 +62,8 @@ func TestProcessAcknowledgesVerifiedStoredEntry(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, res.Receipt.ReceiptID, side.Meta.ReceiptID, "receipt durable in the sidecar")
 			require.Equal(t, entry.PayloadSHA256, side.Meta.SHA256)
+			require.False(t, entry.CreatedAt.IsZero())
+			require.True(t, entry.CreatedAt.Equal(side.Meta.CreatedAt), "the server's createdAt is kept (answers are linked by it)")
 
 			st, ok := e.sim.Entry(testConn, entry.DeliveryAttemptID)
 			require.True(t, ok)
