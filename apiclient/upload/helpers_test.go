@@ -58,7 +58,14 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	sim := partnersim.New(partnersim.WithResponder(nil))
+	return newEnvWith(t, partnersim.WithResponder(nil))
+}
+
+// newEnvWith is newEnv with the simulator's options (e.g. its partner's
+// answers).
+func newEnvWith(t *testing.T, opts ...partnersim.Option) *env {
+	t.Helper()
+	sim := partnersim.New(opts...)
 	require.NoError(t, sim.AddConnection(partnersim.Connection{ID: testConn, Tenant: testTenant}))
 	require.NoError(t, sim.AddKey(partnersim.Key{ID: "key-up", Secret: testSecret, Tenant: testTenant, Scopes: partnersim.AllScopes}))
 	srv, err := partnersim.Serve(sim, partnersim.HTTP1)

@@ -44,6 +44,10 @@ type Outcome struct {
 	// RecordErr is set when the result could not be written to the
 	// history: the key numbering may then repeat this key.
 	RecordErr error
+	// KeepErr is set when the copy of the sent bytes (spool.KeepSent,
+	// what answers are compared with) could not be written; the upload
+	// went ahead without it. Its text may quote paths: sanitise it.
+	KeepErr error
 	// KeyKept reports whether the next attempt of the same bytes reuses
 	// this key (the upload may have arrived, or was not taken): a network
 	// failure, 5xx, 503, 400, 404. False after 202/200 (the next send of
@@ -114,6 +118,10 @@ func Send(ctx context.Context, c *apiclient.Client, p *Plan) (*Outcome, error) {
 	}
 	p.reserved = false // the next Send is a new attempt with its own reservation
 	data := p.Preflight.Data()
+	// Keep the bytes before they leave, so even an upload whose outcome
+	// is unclear can be compared with the partner's answer later. Not
+	// being able to keep them does not stop the upload.
+	_, keepErr := p.store.KeepSent(p.ConnectionID, data)
 	res, err := c.Upload(ctx, p.Key, bytes.NewReader(data), int64(len(data)))
 	final := p.record()
 	final.Time = time.Time{} // the history stamps the answer's time
@@ -130,7 +138,7 @@ func Send(ctx context.Context, c *apiclient.Client, p *Plan) (*Outcome, error) {
 	case errors.As(err, &ne):
 		final.CorrelationID = ne.CorrelationID
 	}
-	o := &Outcome{Record: final, Err: err, Class: classOf(res, err)}
+	o := &Outcome{Record: final, Err: err, Class: classOf(res, err), KeepErr: keepErr}
 	if written, err := p.store.RecordUpload(final); err != nil {
 		o.RecordErr = err
 	} else {
