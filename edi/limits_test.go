@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -239,14 +240,22 @@ func TestDefaultBudget(t *testing.T) {
 }
 
 // cancelAfter is a context whose Err reports cancellation from its n-th
-// call on: it stops ParseContext at a known point.
+// call on: it stops ParseContext at a known point. Like every context it
+// is safe for concurrent use: the two halves of a large scan look at it
+// from their own goroutines.
 type cancelAfter struct {
 	context.Context
-	n int
+	n atomic.Int64
+}
+
+func newCancelAfter(n int64) *cancelAfter {
+	c := &cancelAfter{Context: context.Background()}
+	c.n.Store(n)
+	return c
 }
 
 func (c *cancelAfter) Err() error {
-	if c.n--; c.n < 0 {
+	if c.n.Add(-1) < 0 {
 		return context.Canceled
 	}
 	return nil
@@ -258,11 +267,11 @@ func TestParseContextStops(t *testing.T) {
 	defer func(n int) { scanChunk = n }(scanChunk)
 	scanChunk = 4096
 	data := generateOrders(2<<20, "\n")
-	for _, n := range []int{0, 1, 10, 100} {
-		_, err := ParseContext(&cancelAfter{Context: context.Background(), n: n}, data, Options{})
+	for _, n := range []int64{0, 1, 10, 100} {
+		_, err := ParseContext(newCancelAfter(n), data, Options{})
 		require.ErrorIs(t, err, context.Canceled, "after %d looks", n)
 	}
-	d, err := ParseContext(&cancelAfter{Context: context.Background(), n: 1 << 30}, data, Options{})
+	d, err := ParseContext(newCancelAfter(1<<30), data, Options{})
 	require.NoError(t, err)
 	require.Equal(t, mustParse(t, data).Issues(), d.Issues())
 }
