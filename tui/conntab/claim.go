@@ -195,10 +195,14 @@ func (m Model) onFetch(msg fetchMsg) (Model, tea.Cmd) {
 	}
 	cl.phase = phFetched
 	m.table.SetStatus(id, "verified")
+	// The payload is in the store now: link it (an answer to an upload)
+	// while the acknowledge runs.
+	m, links := m.loadLinks()
 	if m.auto {
-		return m.startAck()
+		m, cmd := m.startAck()
+		return m, tea.Batch(cmd, links)
 	}
-	return m, nil
+	return m, links
 }
 
 // startAck is the a key (and the last step of P). It runs only when the

@@ -11,6 +11,8 @@ type KeyMap struct {
 
 	Claim, Download, Ack, Process, Enter, Worker, Drop key.Binding
 
+	View, Diff, Answers key.Binding
+
 	RetryNow, Cancel key.Binding
 
 	Yes, No key.Binding
@@ -44,6 +46,10 @@ func DefaultKeyMap() KeyMap {
 		Enter:    b([]string{"enter"}, "enter", "process (head)"),
 		Worker:   b([]string{"W"}, "W", "worker mode on/off"),
 		Drop:     b([]string{"x"}, "x", "drop claim"),
+
+		View:    b([]string{"v"}, "v", "view the stored payload"),
+		Diff:    b([]string{"D"}, "D", "diff ORDRSP vs ORDERS sent"),
+		Answers: b([]string{"H"}, "H", "uploads and their answers"),
 
 		RetryNow: b([]string{"R"}, "R", "retry now"),
 		Cancel:   b([]string{"esc"}, "esc", "cancel / give up / back"),

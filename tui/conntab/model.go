@@ -133,6 +133,9 @@ type Model struct {
 
 	initCmd tea.Cmd
 
+	links links   // the uploads and the answers among the stored deliveries (links.go)
+	over  overlay // screens over the mailbox: uploads and answers (H), viewer (v), diff (D)
+
 	pane string // the bottom pane, rendered in Update (see layout)
 	tabH int    // table height
 }
@@ -147,7 +150,14 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	if opts.Name == "" {
 		opts.Name = conn.Target.ConnectionID
 	}
-	return newModel(c, id, be, opts)
+	m := newModel(c, id, be, opts)
+	m.links.store, m.links.connID = conn.Spool, conn.Target.ConnectionID
+	// The links are read with the first page: what was downloaded before
+	// is linked as soon as the table shows.
+	var linkCmd tea.Cmd
+	m, linkCmd = m.loadLinks()
+	m.initCmd = tea.Batch(m.initCmd, linkCmd)
+	return m
 }
 
 func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model {
@@ -187,12 +197,14 @@ func (m Model) Title() string { return m.name }
 // SetSize sets the tab's area.
 func (m Model) SetSize(w, h int) Model {
 	m.width, m.height = w, h
-	return m.layout()
+	return m.layout().overlaySize()
 }
 
 // Capturing reports whether a text input or a y/N prompt wants every key,
 // so the shell must not take q, [, ], 1-9, :, ? for itself.
-func (m Model) Capturing() bool { return m.filtering || m.prompt != nil }
+func (m Model) Capturing() bool {
+	return m.filtering || m.prompt != nil || (m.over.viewer != nil && m.over.viewer.Capturing())
+}
 
 // Pending says why closing the tab (or quitting) would lose something, or
 // "" when nothing would be lost.
@@ -214,6 +226,7 @@ func (m Model) Pending() string {
 // Close cancels running work and releases the lease (the token is
 // forgotten). The server is not told: an unacknowledged lease runs out.
 func (m Model) Close() {
+	m.closeOverlays()
 	for _, j := range []*job{m.list, m.work} {
 		if j != nil {
 			j.cancel()

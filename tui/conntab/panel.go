@@ -43,7 +43,8 @@ func (m Model) claimLines() []string {
 		lines = append(lines, m.c.Styles.Muted.Render("  sha256    (once the stream has ended)"))
 	}
 	lines = append(lines, m.checkLines()...)
-	return append(lines, m.outcomeLines()...)
+	lines = append(lines, m.outcomeLines()...)
+	return append(lines, m.claimLinkLines()...)
 }
 
 func (m Model) leaseLine() string {

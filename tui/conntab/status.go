@@ -80,6 +80,9 @@ func (m Model) Status() Status {
 	case m.workerMode:
 		st.Worker = "on"
 	}
+	if m.over.waiting != 0 {
+		st.Busy = m.over.what + "…"
+	}
 	for _, j := range []*job{m.work, m.list} {
 		if j == nil {
 			continue
@@ -129,6 +132,8 @@ func (m Model) ShortHelp() []key.Binding {
 	switch {
 	case m.prompt != nil:
 		return []key.Binding{k.Yes, k.No}
+	case m.over.open():
+		return m.overlayHelp()
 	case m.filtering:
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
@@ -145,10 +150,14 @@ func (m Model) ShortHelp() []key.Binding {
 // FullHelp is every key of the tab, grouped.
 func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
+	if m.over.open() {
+		return m.overlayFullHelp()
+	}
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Next, k.Prev, k.Refresh, k.Bigger, k.Smaller, k.Filter, k.Backlog},
 		{k.Claim, k.Download, k.Ack, k.Process, k.Enter, k.Worker, k.Drop},
+		{k.View, k.Diff, k.Answers},
 		{k.RetryNow, k.Cancel},
 	}
 }

@@ -56,6 +56,28 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if msg.tab == m.id {
 			m, cmd = m.onRetry(msg)
 		}
+	case linksMsg:
+		if msg.tab == m.id {
+			m, cmd = m.onLinks(msg)
+		}
+	case openedViewMsg:
+		if msg.tab == m.id {
+			m, cmd = m.onOpenedView(msg)
+		} else {
+			msg.Drop()
+		}
+	case diffMsg:
+		if msg.tab == m.id {
+			m, cmd = m.onDiff(msg)
+		}
+	case viewerMsg:
+		if msg.tab == m.id {
+			m, cmd = m.onViewerMsg(msg)
+		}
+	case ViewMsg:
+		if msg.Tab == m.id {
+			m, cmd = m.openPath(msg.Path)
+		}
 	case tickMsg:
 		if msg.tab == m.id && msg.req == m.tickGen {
 			m.tickEvery = 0 // this loop ended; scheduleTick starts the next if needed
@@ -101,6 +123,8 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	switch {
 	case m.prompt != nil:
 		return m.onPromptKey(k)
+	case m.over.open():
+		return m.overlayKey(k)
 	case m.filtering:
 		return m.onFilterKey(k)
 	}
@@ -152,6 +176,12 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.toggleWorker()
 	case key.Matches(k, km.Drop):
 		return m.dropClaim()
+	case key.Matches(k, km.View):
+		return m.viewSelected()
+	case key.Matches(k, km.Diff):
+		return m.diffSelected()
+	case key.Matches(k, km.Answers):
+		return m.openAnswers()
 	case key.Matches(k, km.RetryNow):
 		return m.retryNow()
 	case key.Matches(k, km.Cancel):

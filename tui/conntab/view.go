@@ -59,6 +59,9 @@ func wrap(l string, w int) []string {
 
 // View renders the tab: a title line, the table, a rule and the pane.
 func (m Model) View() string {
+	if m.over.open() {
+		return m.overlayView()
+	}
 	w := max(m.width, 20)
 	var b strings.Builder
 	b.WriteString(ansi.Truncate(m.titleLine(), w, "…"))
@@ -188,7 +191,7 @@ func (m Model) detailLines() []string {
 	if m.isHead(r.ID()) {
 		head = s.OK.Render("  head of the mailbox: P or enter processes it")
 	}
-	return []string{
+	lines := []string{
 		s.Header.Render("entry #"+strconv.Itoa(r.Pos)) + head,
 		"  delivery     " + termsafe.String(e.DeliveryAttemptID),
 		"  interchange  " + termsafe.String(e.InterchangeID),
@@ -196,6 +199,7 @@ func (m Model) detailLines() []string {
 		"  sha256       " + termsafe.String(e.PayloadSHA256),
 		"  created      " + created,
 	}
+	return append(lines, m.linkLines(e.DeliveryAttemptID, e.MessageType, true)...)
 }
 
 // bar draws a progress bar of width w for fraction f.

@@ -15,9 +15,7 @@ package upload
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/filepicker"
@@ -139,7 +137,7 @@ func newModel(c *common.Common, owner common.TabID, be backend, opts Options) Mo
 		picker: newPicker(opts.Dir), keyIn: newKeyInput(), width: c.Width, height: c.Height}
 	m.picker.SetHeight(m.pickerHeight())
 	if opts.Path != "" {
-		m, m.initCmd = m.startPlan(expandHome(opts.Path))
+		m, m.initCmd = m.startPlan(common.ExpandHome(opts.Path))
 		return m
 	}
 	m.initCmd = m.picker.Init()
@@ -242,17 +240,3 @@ func (m *Model) nextReq() uint64 {
 
 // cwd is the picker's directory.
 func (m Model) cwd() string { return m.picker.CurrentDirectory }
-
-// expandHome turns a leading "~/" into the home directory, as a shell
-// would for `:upload ~/orders/po.edi`.
-func expandHome(path string) string {
-	rest, ok := strings.CutPrefix(path, "~/")
-	if !ok {
-		return path
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return path
-	}
-	return filepath.Join(home, rest)
-}

@@ -312,13 +312,6 @@ func TestHelpFollowsStage(t *testing.T) {
 	require.Len(t, m.FullHelp(), 3)
 }
 
-func TestExpandHome(t *testing.T) {
-	t.Setenv("HOME", "/home/op")
-	require.Equal(t, "/home/op/po.edi", expandHome("~/po.edi"))
-	require.Equal(t, "~user/po.edi", expandHome("~user/po.edi"))
-	require.Equal(t, "rel/po.edi", expandHome("rel/po.edi"))
-}
-
 // TestLongTextsWrap: at 80 columns the blocking reason keeps what to do,
 // and a network error keeps its correlation ID (wrapped, not cut).
 func TestLongTextsWrap(t *testing.T) {

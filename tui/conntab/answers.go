@@ -1,0 +1,421 @@
+package conntab
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/nutrab2b/b2bx/answers"
+	up "github.com/nutrab2b/b2bx/apiclient/upload"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
+)
+
+// answersScreen (H) shows the connection's accepted uploads, newest
+// first, each with how the partner answered it and, below it, the stored
+// deliveries that answer it; then the stored answers that no upload of
+// this connection explains. Both directions of the link are on screen:
+// "answered by CONTRL: accepted" on the upload, "answers upload of
+// PO-123 (key …)" on the answer. It reads only what upload.LoadLinked
+// read from the local store: an answer still in the mailbox shows up
+// once it is downloaded and verified.
+type answersScreen struct {
+	c      *common.Common
+	name   string // the tab's name, sanitised
+	linked *up.Linked
+	rows   []answerRow
+	cursor int
+	top    int
+	w, h   int
+}
+
+// rowKind is what one row of the answers screen is.
+type rowKind uint8
+
+const (
+	rowUpload   rowKind = iota // an accepted upload
+	rowAnswer                  // an answer linked to the upload above it
+	rowHeading                 // a section heading (not selectable)
+	rowUnlinked                // a stored answer linked to no upload
+	rowNote                    // a muted line (not selectable)
+)
+
+// answerRow is one row: upload is an index in Linked.Uploads, answer one
+// in Linked.Index.Answers (-1 when the row has none).
+type answerRow struct {
+	kind           rowKind
+	upload, answer int
+	id             string // stable across loads: the upload's key and time, the answer's delivery and message
+	text           string // rendered, sanitised
+}
+
+// selectable reports whether the cursor may rest on the row.
+func (r answerRow) selectable() bool {
+	return r.kind == rowUpload || r.kind == rowAnswer || r.kind == rowUnlinked
+}
+
+var answersMoveKey = key.NewBinding(key.WithKeys("j", "k", "up", "down"), key.WithHelp("j/k", "move"))
+
+func newAnswersScreen(c *common.Common, name string, l *up.Linked) answersScreen {
+	a := answersScreen{c: c, name: name, cursor: -1}
+	return a.withLinked(l)
+}
+
+// withLinked shows a new load, keeping the selected row where it can.
+func (a answersScreen) withLinked(l *up.Linked) answersScreen {
+	prev, had := a.selected()
+	a.linked = l
+	a.rows = a.build()
+	a.cursor = -1
+	if had {
+		for i, r := range a.rows {
+			if r.selectable() && r.id == prev.id {
+				a.cursor = i
+				break
+			}
+		}
+	}
+	if a.cursor < 0 {
+		a.cursor = a.step(-1, 1)
+	}
+	return a.clamp()
+}
+
+// build lays out the rows: uploads newest first with their answers, then
+// the unlinked stored answers.
+func (a answersScreen) build() []answerRow {
+	s, l := a.c.Styles, a.linked
+	if l == nil {
+		return []answerRow{{kind: rowNote, upload: -1, answer: -1, text: s.Muted.Render("reading the upload history and the stored deliveries…")}}
+	}
+	var rows []answerRow
+	x := l.Index
+	rows = append(rows, answerRow{kind: rowHeading, upload: -1, answer: -1,
+		text: s.Header.Render(fmt.Sprintf("Uploads (%d accepted)", len(l.Uploads)))})
+	if len(l.Uploads) == 0 {
+		rows = append(rows, answerRow{kind: rowNote, upload: -1, answer: -1,
+			text: s.Muted.Render("  no accepted upload on this connection yet: u uploads an ORDERS file")})
+	}
+	for i := len(l.Uploads) - 1; i >= 0; i-- {
+		rec := l.Uploads[i]
+		mark := s.Muted.Render(s.Marks.Wait)
+		if len(x.AnswersOf(i)) > 0 {
+			mark = s.OK.Render(s.Marks.OK)
+		}
+		what := strings.Join(rec.DocNumbers, ", ")
+		if what == "" {
+			what = "interchange " + rec.ControlRef
+		}
+		t := rec.Time.Local().Format("01-02 15:04:05")
+		rows = append(rows, answerRow{kind: rowUpload, upload: i, answer: -1, id: "u\x00" + rec.Key + "\x00" + rec.Time.String(),
+			text: fmt.Sprintf("%s %s  %-14s  key %s  %s", mark, t, termsafe.String(ansi.Truncate(what, 14, "…")),
+				termsafe.String(rec.Key), l.UploadText(i))})
+		for _, j := range x.AnswersOf(i) {
+			an := x.Answers[j]
+			rows = append(rows, answerRow{kind: rowAnswer, upload: i, answer: j, id: answerID(an),
+				text: "    ↳ " + an.Outcome() + s.Muted.Render("  delivery "+termsafe.String(an.ID)+createdAt(an.At))})
+		}
+	}
+	var unlinked []int
+	for j := range x.Answers {
+		if !x.Link(j).Linked() {
+			unlinked = append(unlinked, j)
+		}
+	}
+	rows = append(rows, answerRow{kind: rowHeading, upload: -1, answer: -1,
+		text: s.Header.Render(fmt.Sprintf("Stored answers linked to no upload (%d)", len(unlinked)))})
+	for k := len(unlinked) - 1; k >= 0; k-- {
+		j := unlinked[k]
+		an := x.Answers[j]
+		rows = append(rows, answerRow{kind: rowUnlinked, upload: -1, answer: j, id: answerID(an),
+			text: "  " + an.Outcome() + " — " + x.AnswerText(j) + s.Muted.Render("  delivery "+termsafe.String(an.ID))})
+	}
+	var unreadable int
+	for _, d := range l.Deliveries {
+		if d.Err != nil {
+			unreadable++
+		}
+	}
+	if unreadable > 0 {
+		rows = append(rows, answerRow{kind: rowNote, upload: -1, answer: -1,
+			text: s.Warn.Render(fmt.Sprintf("%s %d stored deliver%s could not be read, so %s not linked (v on the mailbox entry shows why)",
+				s.Marks.Warn, unreadable, plural(unreadable, "y", "ies"), plural(unreadable, "it is", "they are")))})
+	}
+	return rows
+}
+
+// answerID names an answer across loads: its delivery and message.
+func answerID(an answers.Answer) string { return "a\x00" + an.ID + "\x00" + strconv.Itoa(an.Message) }
+
+// createdAt is " · created 01-02 15:04:05" on the local clock, or "".
+func createdAt(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return " · created " + t.Local().Format("01-02 15:04:05")
+}
+
+// selected is the row under the cursor.
+func (a answersScreen) selected() (answerRow, bool) {
+	if a.cursor < 0 || a.cursor >= len(a.rows) || !a.rows[a.cursor].selectable() {
+		return answerRow{}, false
+	}
+	return a.rows[a.cursor], true
+}
+
+// step finds the next selectable row from `from` in direction dir; the
+// cursor when there is none.
+func (a answersScreen) step(from, dir int) int {
+	for i := from + dir; i >= 0 && i < len(a.rows); i += dir {
+		if a.rows[i].selectable() {
+			return i
+		}
+	}
+	return a.cursor
+}
+
+// listRows is how many rows fit above the detail pane.
+func (a answersScreen) listRows() int { return max(a.h-2-a.detailHeight(), 1) }
+
+// detailHeight is the detail pane's lines (a rule and the details).
+const answersDetail = 7
+
+func (a answersScreen) detailHeight() int {
+	if a.h < 14 {
+		return 0
+	}
+	return answersDetail
+}
+
+func (a answersScreen) clamp() answersScreen {
+	n := a.listRows()
+	if a.cursor >= 0 {
+		if a.cursor < a.top {
+			a.top = a.cursor
+		}
+		if a.cursor >= a.top+n {
+			a.top = a.cursor - n + 1
+		}
+	}
+	a.top = max(min(a.top, len(a.rows)-n), 0)
+	return a
+}
+
+func (a answersScreen) setSize(w, h int) answersScreen {
+	a.w, a.h = w, h
+	return a.clamp()
+}
+
+// key moves the cursor; the actions (v, D, r, esc) are the tab's.
+func (a answersScreen) key(k tea.KeyMsg) answersScreen {
+	switch k.String() {
+	case "j", "down":
+		a.cursor = a.step(a.cursor, 1)
+	case "k", "up":
+		a.cursor = a.step(a.cursor, -1)
+	case "g", "home":
+		a.cursor = a.step(-1, 1)
+	case "G", "end":
+		a.cursor = a.step(len(a.rows), -1)
+	case "pgdown", "ctrl+d", "f", " ":
+		for range a.listRows() {
+			a.cursor = a.step(a.cursor, 1)
+		}
+	case "pgup", "ctrl+u", "b":
+		for range a.listRows() {
+			a.cursor = a.step(a.cursor, -1)
+		}
+	}
+	return a.clamp()
+}
+
+func (a answersScreen) view() string {
+	s := a.c.Styles
+	w := max(a.w, 20)
+	lines := make([]string, 0, max(a.h, 1))
+	head := s.Title.Render("Uploads and answers") + "  " + a.name
+	if l := a.linked; l != nil {
+		head += s.Muted.Render(fmt.Sprintf("  %d upload%s · %d answer%s stored · from the local store",
+			len(l.Uploads), plural(len(l.Uploads), "", "s"), len(l.Index.Answers), plural(len(l.Index.Answers), "", "s")))
+	}
+	lines = append(lines, head)
+	n := a.listRows()
+	end := min(a.top+n, len(a.rows))
+	for i := a.top; i < end; i++ {
+		prefix := "  "
+		if i == a.cursor {
+			prefix = s.Marks.Cursor + " "
+		}
+		l := prefix + a.rows[i].text
+		if i == a.cursor {
+			l = s.Selected.Render(ansi.Strip(l))
+		}
+		lines = append(lines, l)
+	}
+	for len(lines) < 1+n {
+		lines = append(lines, "")
+	}
+	if a.detailHeight() > 0 {
+		lines = append(lines, s.Muted.Render(strings.Repeat("─", w)))
+		det := a.details()
+		var wrapped []string
+		for _, d := range det {
+			wrapped = append(wrapped, wrap(d, w)...)
+		}
+		wrapped = fill(wrapped, answersDetail-1)
+		lines = append(lines, wrapped...)
+	}
+	pos := ""
+	if len(a.rows) > n {
+		pos = fmt.Sprintf("rows %d–%d of %d · ", a.top+1, end, len(a.rows))
+	}
+	lines = append(lines, s.Muted.Render(pos)+s.Key.Render("v")+s.Muted.Render(" view · ")+s.Key.Render("D")+
+		s.Muted.Render(" diff ORDRSP vs ORDERS sent · ")+s.Key.Render("r")+s.Muted.Render(" reload · ")+
+		s.Key.Render("esc/q")+s.Muted.Render(" back to the mailbox"))
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, w, "…")
+	}
+	return strings.Join(lines[:min(len(lines), max(a.h, 1))], "\n")
+}
+
+// fill pads or cuts lines to exactly n.
+func fill(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[:n]
+	}
+	for len(lines) < n {
+		lines = append(lines, "")
+	}
+	return lines
+}
+
+// details describe the selected row in full.
+func (a answersScreen) details() []string {
+	s, l := a.c.Styles, a.linked
+	r, ok := a.selected()
+	if !ok || l == nil {
+		return []string{s.Muted.Render("nothing selected")}
+	}
+	switch r.kind {
+	case rowUpload:
+		rec := l.Uploads[r.upload]
+		status := strconv.Itoa(rec.HTTPStatus)
+		if rec.Replay {
+			status += " replay"
+		}
+		return []string{
+			s.Header.Render("upload") + fmt.Sprintf(" key %s (n %d) · sent %s · HTTP %s", termsafe.String(rec.Key), rec.N,
+				rec.Time.Local().Format("2006-01-02 15:04:05"), status),
+			"  " + l.UploadText(r.upload),
+			fmt.Sprintf("  interchange %s · %s → %s · orders %s", termsafe.String(rec.ControlRef), termsafe.String(rec.SenderID),
+				termsafe.String(rec.RecipientID), termsafe.String(strings.Join(rec.DocNumbers, ", "))),
+			fmt.Sprintf("  uploadId %s · interchangeId %s", termsafe.String(rec.UploadID), termsafe.String(rec.InterchangeID)),
+			fmt.Sprintf("  file %s · %d bytes · sha256 %s", termsafe.String(rec.File), rec.Size, termsafe.String(rec.SHA256)),
+		}
+	default:
+		an := l.Index.Answers[r.answer]
+		out := []string{s.Header.Render(termsafe.String(an.Type)) + " in delivery " + termsafe.String(an.ID)}
+		if d, ok := l.Delivery(an.ID); ok {
+			out = append(out, "  stored "+termsafe.String(d.Stored.Path)+fmt.Sprintf(" · %d bytes", d.Stored.Meta.Size))
+		}
+		if !an.At.IsZero() {
+			out = append(out, "  created "+an.At.Local().Format("2006-01-02 15:04:05"))
+		}
+		return append(out, "  "+an.Outcome()+" — "+l.Index.AnswerText(r.answer))
+	}
+}
+
+func (a answersScreen) help() []key.Binding {
+	return []key.Binding{answersMoveKey, viewKey, diffKey, reloadKey, closeKey}
+}
+
+// openAnswers is H: the uploads and their answers, read again from the
+// local store.
+func (m Model) openAnswers() (Model, tea.Cmd) {
+	if m.links.store == nil {
+		return m, infoErrCmd("this tab has no local store, so it knows no uploads or stored answers")
+	}
+	a := newAnswersScreen(m.c, m.name, m.links.cur).setSize(max(m.width, 20), max(m.height, 6))
+	m.over.answers = &a
+	return m.loadLinks()
+}
+
+// answersKey handles a key on the answers screen: v, D, r and esc/q are
+// the tab's (they start work), the rest moves the cursor.
+func (m Model) answersKey(k tea.KeyMsg) (Model, tea.Cmd) {
+	a := *m.over.answers
+	switch {
+	case key.Matches(k, closeKey):
+		m.over.answers = nil
+		return m, nil
+	case key.Matches(k, reloadKey):
+		return m.loadLinks()
+	case key.Matches(k, viewKey):
+		return m.viewAnswerRow(a)
+	case key.Matches(k, diffKey):
+		return m.diffAnswerRow(a)
+	}
+	a = a.key(k)
+	m.over.answers = &a
+	return m, nil
+}
+
+// viewAnswerRow is v on the answers screen: the ORDERS as it was sent
+// for an upload, the stored payload for an answer.
+func (m Model) viewAnswerRow(a answersScreen) (Model, tea.Cmd) {
+	r, ok := a.selected()
+	if !ok {
+		return m, infoCmd("select an upload or an answer first")
+	}
+	l := a.linked
+	if r.kind == rowUpload {
+		rec, store := l.Uploads[r.upload], m.links.store
+		return m.openViewer(func() (string, error) { return up.SentFile(store, rec) }, "ORDERS sent with key "+rec.Key)
+	}
+	an := l.Index.Answers[r.answer]
+	d, stored := l.Delivery(an.ID)
+	if !stored {
+		return m, infoErrCmd("delivery " + termsafe.String(an.ID) + " is no longer in the local store (r reloads)")
+	}
+	path := d.Stored.Path
+	return m.openViewer(func() (string, error) { return path, nil }, deliveryTitle(an.ID, an.Type))
+}
+
+// diffAnswerRow is D on the answers screen: the upload's latest ORDRSP,
+// or the selected ORDRSP, against the ORDERS that was sent.
+func (m Model) diffAnswerRow(a answersScreen) (Model, tea.Cmd) {
+	r, ok := a.selected()
+	if !ok {
+		return m, infoCmd("select an upload or an ORDRSP first")
+	}
+	l := a.linked
+	var (
+		upload int
+		id     string
+	)
+	switch r.kind {
+	case rowUpload:
+		upload = r.upload
+		if id, ok = l.LatestOrdrsp(upload); !ok {
+			return m, infoCmd("no ORDRSP answers this upload among the stored deliveries yet: download the partner's answers from the mailbox (P or W), then r")
+		}
+	case rowAnswer:
+		an := l.Index.Answers[r.answer]
+		if an.Type != "ORDRSP" {
+			return m, infoCmd("D compares an ORDRSP with the ORDERS it answers; this is a " + termsafe.String(an.Type) + " (v views it)")
+		}
+		upload, id = r.upload, an.ID
+	default:
+		return m, infoCmd("this answer is linked to no upload of this connection, so there is no ORDERS to compare it with")
+	}
+	d, stored := l.Delivery(id)
+	if !stored {
+		return m, infoErrCmd("delivery " + termsafe.String(id) + " is no longer in the local store (r reloads)")
+	}
+	return m.startDiff(l.Uploads[upload], d.Stored.Path, "ORDRSP "+termsafe.String(id))
+}

@@ -1,0 +1,259 @@
+package conntab
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
+
+	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/partnersim"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	up "github.com/nutrab2b/b2bx/apiclient/upload"
+	"github.com/nutrab2b/b2bx/tui/common"
+)
+
+const (
+	answerConn   = "3c0394dd-136a-40b5-b0c2-1f3003083d8a"
+	answerTenant = "tenant-answers"
+	answerSecret = "CANARY-SECRET-answers"
+)
+
+// answerEnv is a simulator whose partner answers every upload at once
+// (a CONTRL, and an ORDRSP that amends the order), a connection to it,
+// and a tab over that connection.
+type answerEnv struct {
+	sim  *partnersim.Sim
+	conn *session.Conn
+	dir  string // where test files are written
+}
+
+func newAnswerEnv(t *testing.T) *answerEnv {
+	t.Helper()
+	sim := partnersim.New(partnersim.WithResponseDelay(0), partnersim.WithTokens(partnersim.SequentialTokens(canaryToken)))
+	require.NoError(t, sim.AddConnection(partnersim.Connection{ID: answerConn, Tenant: answerTenant}))
+	require.NoError(t, sim.AddKey(partnersim.Key{ID: "key-all", Secret: answerSecret, Tenant: answerTenant, Scopes: partnersim.AllScopes}))
+	srv, err := partnersim.Serve(sim, partnersim.HTTP1)
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	cred := secret.Credential{KeyID: "key-all", Secret: secret.New(answerSecret)}
+	conn, err := session.Open(session.Target{Name: "acme", BaseURL: srv.URL, ConnectionID: answerConn, StoreDir: t.TempDir(),
+		Inbox: cred, Mailbox: cred}, session.Options{HTTPClient: srv.Client(), Limiter: rate.NewLimiter(rate.Inf, 0),
+		Retry: apiclient.RetryPolicy{Schedule: []time.Duration{0}}})
+	require.NoError(t, err)
+	t.Cleanup(conn.Close)
+	return &answerEnv{sim: sim, conn: conn, dir: t.TempDir()}
+}
+
+// upload sends the fixture like the upload screen does and waits until
+// the partner's answers are in the mailbox.
+func (e *answerEnv) upload(t *testing.T, fixture string, answers int) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", fixture))
+	require.NoError(t, err)
+	path := filepath.Join(e.dir, fixture)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	p, err := up.Prepare(t.Context(), e.conn.Spool, answerConn, path)
+	require.NoError(t, err)
+	require.NoError(t, p.Reserve())
+	o, err := up.Send(t.Context(), e.conn.Client, p)
+	require.NoError(t, err)
+	require.True(t, o.Accepted(), "%+v", o)
+	require.Eventually(t, func() bool {
+		pg, err := e.conn.Client.ListMailbox(t.Context(), 10, "")
+		return err == nil && len(pg.Entries) == answers
+	}, 10*time.Second, 10*time.Millisecond, "the partner's answers")
+	return p.Key
+}
+
+// tab opens the connection's tab with its first page and links loaded.
+func (e *answerEnv) tab(t *testing.T) Model {
+	t.Helper()
+	c := &common.Common{Width: 120, Height: 40, Styles: common.NewStyles(true), Now: time.Now}
+	m := New(c, testTab, e.conn, Options{})
+	m.tick = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	m, notes := settle(t, m, m.Init())
+	require.Empty(t, infoText(notes))
+	require.True(t, m.pager.loaded)
+	return m
+}
+
+// pressAll sends keys one by one, settling after each, and returns the
+// notes.
+func pressAll(t *testing.T, m Model, keys ...string) (Model, string) {
+	t.Helper()
+	var all []string
+	for _, k := range keys {
+		var notes []tea.Msg
+		m, notes = press(t, m, k)
+		if s := infoText(notes); s != "" {
+			all = append(all, s)
+		}
+	}
+	return m, strings.Join(all, "\n")
+}
+
+// flat is a view with its whitespace runs folded, so wrapped lines match.
+func flat(v string) string { return strings.Join(strings.Fields(v), " ") }
+
+// TestAnswersLinkedBothWays: an upload and the partner's CONTRL and
+// ORDRSP, processed in the tab, are linked on screen in both directions:
+// the entry's panel says which upload it answers, H lists the upload with
+// how it was answered and its answers under it; v views them and D shows
+// the partner's changes against the ORDERS that was sent.
+func TestAnswersLinkedBothWays(t *testing.T) {
+	e := newAnswerEnv(t)
+	key := e.upload(t, "orders_d96a.edi", 2)
+	m := e.tab(t)
+
+	// Before anything is downloaded the entry says how to link it.
+	require.Contains(t, flat(m.View()), "not downloaded: download it to link it to an upload")
+	m, notes := pressAll(t, m, "H")
+	require.Empty(t, notes)
+	require.True(t, m.Overlay())
+	v := flat(m.View())
+	require.Contains(t, v, "Uploads (1 accepted)")
+	require.Contains(t, v, "key "+key+" no answer yet")
+	require.Contains(t, v, "Stored answers linked to no upload (0)")
+	m, _ = pressAll(t, m, "esc")
+	require.False(t, m.Overlay())
+
+	// Process both answers: the panel of the last one names the upload.
+	types := map[string]bool{}
+	for range 2 {
+		var n string
+		m, n = pressAll(t, m, "P")
+		require.Empty(t, n)
+		require.Equal(t, phAcked, m.claim.phase)
+		types[m.claim.entry.MessageType] = true
+		v = flat(m.View())
+		require.Contains(t, v, "answers upload of PO-4711 (key "+key+")", "the claim panel links the answer")
+	}
+	require.Equal(t, map[string]bool{"CONTRL": true, "ORDRSP": true}, types)
+
+	m, _ = pressAll(t, m, "H")
+	v = flat(m.View())
+	require.Regexp(t, `PO-4711 key `+key+` answered by CONTRL: accepted; ORDRSP`, v, "the upload's row")
+	require.Regexp(t, `upload key `+key+` \(n 1\) · sent .* HTTP 202 answered by CONTRL: accepted; ORDRSP: 1 of \d+ lines? changed`, v, "its details")
+	require.Contains(t, v, "↳ CONTRL: accepted")
+	require.Regexp(t, `↳ ORDRSP: 1 of \d+ lines? changed`, v)
+
+	// D on the upload: the latest ORDRSP against the ORDERS sent.
+	m, n := pressAll(t, m, "D")
+	require.Empty(t, n)
+	require.NotNil(t, m.over.diff)
+	v = flat(m.View())
+	require.Contains(t, v, "against the ORDERS sent with key "+key)
+	require.Regexp(t, `for order PO-4711 .*changed`, v)
+	require.Regexp(t, `line \d+ .*changed`, v, "a changed line")
+	m, _ = pressAll(t, m, "q")
+	require.Nil(t, m.over.diff)
+	require.NotNil(t, m.over.answers, "q closes only the diff")
+
+	// v on the upload: the ORDERS that was sent, in the viewer.
+	m, n = pressAll(t, m, "v")
+	require.Empty(t, n)
+	require.NotNil(t, m.over.viewer)
+	v = flat(m.View())
+	require.Contains(t, v, "ORDERS sent with key "+key)
+	require.Contains(t, v, "BGM")
+	m, _ = pressAll(t, m, "G")
+	require.Contains(t, flat(m.View()), "> 17 UNZ", "G reaches the last segment")
+	m, _ = pressAll(t, m, "esc")
+	require.Nil(t, m.over.viewer, "esc at rest closes the viewer")
+
+	// v on an answer: its stored payload.
+	m, _ = pressAll(t, m, "j", "v")
+	require.NotNil(t, m.over.viewer)
+	require.Regexp(t, `delivery \S+ (CONTRL|ORDRSP)`, flat(m.View()))
+	m, _ = pressAll(t, m, "q", "q")
+	require.False(t, m.Overlay(), "q closes the viewer, then the answers screen")
+	require.NotContains(t, m.View(), canaryToken)
+}
+
+// TestViewAndDiffFromTheMailbox: v and D act on the selected entry once
+// it is stored, and say what to do while it is not.
+func TestViewAndDiffFromTheMailbox(t *testing.T) {
+	e := newAnswerEnv(t)
+	e.upload(t, "orders_d96a.edi", 2)
+	m := e.tab(t)
+	_, n := pressAll(t, m, "v")
+	require.Contains(t, n, "is not downloaded: v shows stored payloads only")
+	_, n = pressAll(t, m, "D")
+	require.Contains(t, n, "is not downloaded")
+
+	// Download without acknowledging: the entry stays in the table, its
+	// details link it, v views the stored copy.
+	m, n = pressAll(t, m, "c", "d")
+	require.Empty(t, n)
+	require.Equal(t, phFetched, m.claim.phase)
+	typ := m.claim.entry.MessageType
+	require.Contains(t, flat(m.View()), "answers upload of PO-4711")
+	m, n = pressAll(t, m, "v")
+	require.Empty(t, n)
+	require.NotNil(t, m.over.viewer)
+	require.Contains(t, flat(m.View()), "delivery "+m.claim.entry.DeliveryAttemptID+" "+typ)
+	m, _ = pressAll(t, m, "q")
+
+	_, n = pressAll(t, m, "D")
+	if typ == "ORDRSP" {
+		require.Empty(t, n)
+	} else {
+		require.Contains(t, n, "D compares an ORDRSP with the ORDERS it answers; this is a CONTRL")
+	}
+}
+
+// TestViewPath: :view PATH (ViewMsg) opens any file in the tab's viewer;
+// a file that cannot be opened says why; a stale open is dropped and its
+// file closed.
+func TestViewPath(t *testing.T) {
+	m, _, _ := newTest(t, 3, 10)
+	path := filepath.Join("..", "..", "testdata", "edifact", "contrl_22_rejected.edi")
+	m, notes := settle(t, m, func() tea.Msg { return ViewMsg{Tab: testTab, Path: path} })
+	require.Empty(t, infoText(notes))
+	require.NotNil(t, m.over.viewer)
+	v := flat(m.View())
+	require.Contains(t, v, "CONTRL for interchange ICR0009: REJECTED, 2 errors")
+	require.True(t, m.Overlay())
+
+	// the viewer's search runs in steps that come back to this tab
+	m, _ = pressAll(t, m, "/", "U", "C", "S")
+	require.True(t, m.Capturing(), "the search input has the keys (q is a letter there)")
+	m, _ = pressAll(t, m, "enter")
+	require.Equal(t, 4, m.over.viewer.Cursor(), "the search found the first UCS")
+	m, _ = pressAll(t, m, "i", "esc")
+	require.NotNil(t, m.over.viewer, "esc first closes the viewer's issues pane")
+	mClosed, _ := pressAll(t, m, "esc")
+	require.Nil(t, mClosed.over.viewer, "then esc closes the viewer")
+
+	_, notes = settle(t, m, func() tea.Msg { return ViewMsg{Tab: testTab, Path: filepath.Join(t.TempDir(), "missing.edi")} })
+	require.Contains(t, infoText(notes), "the viewer cannot open it:")
+	_, notes = settle(t, m, func() tea.Msg { return ViewMsg{Tab: testTab, Path: " "} })
+	require.Contains(t, infoText(notes), ":view needs a file")
+
+	// An open that is no longer waited for is closed, not shown.
+	m2, cmd := m.openPath(path)
+	stale := cmd().(openedViewMsg)
+	m2, cmd = m2.openPath(path)
+	m2, _ = settle(t, m2, cmd)
+	m2, _ = m2.Update(stale)
+	require.Error(t, stale.src.Err(), "the stale source was closed")
+	require.NoError(t, m2.over.viewer.Err())
+	m2.Close()
+	require.Error(t, m2.over.viewer.Err(), "closing the tab closes the viewer's file")
+}
+
+// TestAnswersWithoutStore: a tab without a local store (tests, a fake
+// backend) says so instead of showing an empty screen.
+func TestAnswersWithoutStore(t *testing.T) {
+	m, _, _ := newTest(t, 3, 10)
+	m, n := pressAll(t, m, "H")
+	require.Contains(t, n, "no local store")
+	require.False(t, m.Overlay())
+}

@@ -1,0 +1,116 @@
+package conntab
+
+import (
+	"context"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	up "github.com/nutrab2b/b2bx/apiclient/upload"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+)
+
+// links is what the tab knows about its uploads and the answers among
+// its stored deliveries (upload.LoadLinked), read from the local store
+// only: a mailbox entry is linked once it was downloaded and verified.
+type links struct {
+	store  *spool.Store // nil: the tab has no local store (tests)
+	connID string
+	cur    *up.Linked // the last load; nil before the first
+	err    error      // the last load failed
+	req    uint64     // the load the tab waits for; 0 when none
+}
+
+// linksMsg is a finished load of the links.
+type linksMsg struct {
+	msgBase
+	linked *up.Linked
+	err    error
+}
+
+// answerTypes are the message types that may answer an upload.
+var answerTypes = map[string]bool{"CONTRL": true, "ORDRSP": true, "APERAK": true}
+
+// loadLinks reads the upload history and the stored answers again in the
+// background (payloads already read are not parsed again).
+func (m Model) loadLinks() (Model, tea.Cmd) {
+	if m.links.store == nil {
+		return m, nil
+	}
+	req := m.nextReq()
+	m.links.req = req
+	store, conn, prev, tab := m.links.store, m.links.connID, m.links.cur, m.id
+	return m, func() tea.Msg {
+		l, err := up.LoadLinked(context.Background(), store, conn, prev)
+		return linksMsg{msgBase{tab, req}, l, err}
+	}
+}
+
+// ReloadLinks reads the uploads and stored answers again, e.g. after
+// the upload screen sent something.
+func (m Model) ReloadLinks() (Model, tea.Cmd) {
+	m, cmd := m.loadLinks()
+	return m.layout(), cmd
+}
+
+func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
+	if msg.req != m.links.req {
+		return m, nil
+	}
+	m.links.req = 0
+	if msg.err != nil {
+		m.links.err = msg.err
+		return m, m.errorMsgCmd(apiErrorMsg{text: "the upload history or the stored deliveries could not be read, so answers are not linked: " +
+			capText(termsafe.String(msg.err.Error())), action: "check the store directory's permissions and the history file"})
+	}
+	m.links.cur, m.links.err = msg.linked, nil
+	if m.over.answers != nil {
+		a := m.over.answers.withLinked(msg.linked)
+		m.over.answers = &a
+	}
+	return m, nil
+}
+
+// linkLines say what a delivery answers, for the details pane and the
+// claim panel: one line per answer, or why it cannot be linked yet, and
+// the keys for a stored one (with its path when withPath).
+func (m Model) linkLines(id, msgType string, withPath bool) []string {
+	s := m.c.Styles
+	const label = "  answer       "
+	d, stored := m.links.cur.Delivery(id)
+	switch {
+	case m.links.store == nil:
+		return nil
+	case !stored && !answerTypes[strings.ToUpper(msgType)]:
+		return nil
+	case !stored && (m.links.cur == nil || m.links.req != 0):
+		return []string{label + s.Muted.Render("reading the local store…")}
+	case !stored:
+		return []string{label + s.Muted.Render("not downloaded: download it to link it to an upload (c claims, d downloads; the app reads payloads only from the local store)")}
+	}
+	var lines []string
+	for _, l := range m.links.cur.AnswerLines(id) {
+		lines = append(lines, label+l)
+	}
+	if d.Err != nil {
+		lines = append(lines, label+s.Warn.Render(s.Marks.Warn+" not linked: "+capText(termsafe.String(d.Err.Error()))))
+	}
+	keys := s.Key.Render("v") + " view"
+	if _, ok := m.links.cur.OrdrspUpload(id); ok {
+		keys += " · " + s.Key.Render("D") + " what the partner changed against the ORDERS sent"
+	}
+	if withPath {
+		lines = append(lines, "  stored       "+termsafe.String(d.Stored.Path))
+	}
+	return append(lines, "               "+keys)
+}
+
+// claimLinkLines: the claim's delivery once it is stored.
+func (m Model) claimLinkLines() []string {
+	cl := m.claim
+	if cl == nil || cl.res == nil || cl.res.Stored == nil {
+		return nil
+	}
+	return m.linkLines(cl.entry.DeliveryAttemptID, cl.entry.MessageType, false)
+}
