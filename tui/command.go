@@ -11,8 +11,27 @@ import (
 	"github.com/nutrab2b/b2bx/tui/upload"
 )
 
-// commandHelp lists the command line's commands (for errors and help).
-const commandHelp = ":conn NAME (open/switch), :upload [PATH], :events [PATH], :close, :log, :help, :q, :q! (no y/N)"
+// commandList is the command line's commands, for the help view and
+// the error about an unknown command.
+var commandList = []struct{ use, what string }{
+	{":conn NAME", "open or switch to a connection"},
+	{":view PATH", "segment viewer on a file"},
+	{":upload [PATH]", "upload ORDERS (in a tab)"},
+	{":events [PATH]", "event inspector"},
+	{":close", "close the tab"},
+	{":log", "session log"},
+	{":help", "this help"},
+	{":q  :q!", "quit (:q! without y/N)"},
+}
+
+// commandHelp lists the commands on one line.
+var commandHelp = func() string {
+	uses := make([]string, len(commandList))
+	for i, c := range commandList {
+		uses[i] = c.use
+	}
+	return strings.Join(uses, ", ")
+}()
 
 // commandKey handles a key while the command line is open.
 func (m Model) commandKey(k tea.KeyMsg) (Model, tea.Cmd) {
@@ -54,6 +73,8 @@ func (m Model) run(line string) (Model, tea.Cmd) {
 		}
 		id, path := t.id, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name))
 		return m, func() tea.Msg { return upload.OpenMsg{Tab: id, Path: path} }
+	case "view":
+		return m.openView(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)))
 	case "events":
 		return m.openEvents(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)))
 	case "close":
@@ -74,5 +95,12 @@ func (m Model) run(line string) (Model, tea.Cmd) {
 	return m.showError(common.ErrorMsg{Text: "unknown command :" + termsafe.String(name) + "; the commands are " + commandHelp}), nil
 }
 
-// commandBinding documents the command line's commands in the help view.
-var commandBinding = key.NewBinding(key.WithKeys(":"), key.WithHelp(":", commandHelp))
+// commandColumns documents the commands in the help view, in two columns.
+func commandColumns() [][]key.Binding {
+	cols := make([][]key.Binding, 2)
+	half := (len(commandList) + 1) / 2
+	for i, c := range commandList {
+		cols[i/half] = append(cols[i/half], key.NewBinding(key.WithKeys(c.use), key.WithHelp(c.use, c.what)))
+	}
+	return cols
+}

@@ -49,6 +49,16 @@ func (t connTab) Update(msg tea.Msg) (Tab, tea.Cmd) {
 	switch msg := msg.(type) {
 	case upload.OpenMsg:
 		return t.openUpload(msg.Path)
+	case conntab.ViewMsg:
+		if t.upOpen {
+			if p := t.up.Pending(); p != "" {
+				return t, func() tea.Msg {
+					return common.Info{Text: ":view waits: " + p + "; try again once the upload screen is done", Err: true}
+				}
+			}
+			t.up.Close()
+			t.upOpen = false
+		}
 	case tea.KeyMsg:
 		if t.upOpen {
 			return t.updateUpload(msg)
@@ -82,9 +92,18 @@ func (t connTab) updateUpload(msg tea.Msg) (connTab, tea.Cmd) {
 	if t.up.Done() {
 		t.up.Close()
 		t.upOpen = false
+		// What was sent is in the history now: link the answers to it.
+		var links tea.Cmd
+		t.m, links = t.m.ReloadLinks()
+		cmd = tea.Batch(cmd, links)
 	}
 	return t, cmd
 }
+
+// Overlay reports whether a screen of the tab (uploads and answers,
+// viewer, diff) lies over its mailbox: q then closes it instead of
+// quitting the app.
+func (t connTab) Overlay() bool { return !t.upOpen && t.m.Overlay() }
 
 func (t connTab) View() string {
 	if t.upOpen {

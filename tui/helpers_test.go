@@ -14,6 +14,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/connlist"
+	"github.com/nutrab2b/b2bx/tui/conntab"
 	"github.com/nutrab2b/b2bx/tui/logview"
 )
 
@@ -32,6 +33,7 @@ type tabState struct {
 	closed    int
 	pending   string
 	capturing bool
+	overlay   bool // a screen lies over the tab (q closes it)
 	w, h      int
 }
 
@@ -63,6 +65,8 @@ func (t fakeTab) Update(msg tea.Msg) (Tab, tea.Cmd) {
 		t.st.record("result:" + msg.text)
 	case tea.KeyMsg:
 		t.st.record("key:" + msg.String())
+	case conntab.ViewMsg:
+		t.st.record("view:" + msg.Path)
 	}
 	return t, nil
 }
@@ -82,6 +86,7 @@ func (t fakeTab) Status() Status {
 func (t fakeTab) Pending() string { t.st.mu.Lock(); defer t.st.mu.Unlock(); return t.st.pending }
 func (t fakeTab) Capturing() bool { t.st.mu.Lock(); defer t.st.mu.Unlock(); return t.st.capturing }
 func (t fakeTab) Close()          { t.st.mu.Lock(); t.st.closed++; t.st.mu.Unlock() }
+func (t fakeTab) Overlay() bool   { t.st.mu.Lock(); defer t.st.mu.Unlock(); return t.st.overlay }
 
 // fakeBackend connects any name except "bad"; each tab's state is kept
 // by name.

@@ -48,6 +48,9 @@ func (m Model) handleKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	if m.evOpen {
 		return m.eventsKey(k)
 	}
+	if m.sv.v != nil {
+		return m.shellViewKey(k)
+	}
 	if m.capturing() {
 		return m.toPage(k)
 	}
@@ -60,6 +63,8 @@ func (m Model) globalKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(k, m.keys.Dismiss) && m.foot.err != "":
 		m.foot.err = ""
 		return m.layout(), nil
+	case key.Matches(k, m.keys.Quit) && m.overlayOpen():
+		return m.toPage(k) // q closes the screen over the tab
 	case key.Matches(k, m.keys.Quit):
 		return m.quit(false)
 	case key.Matches(k, m.keys.Help):
@@ -94,6 +99,17 @@ func (m Model) globalKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.toPage(k)
 	}
 	return m, nil
+}
+
+// overlayOpen reports whether the active tab shows a screen over its
+// mailbox (viewer, diff, uploads and answers) that q closes.
+func (m Model) overlayOpen() bool {
+	t := m.activeTab()
+	if t == nil {
+		return false
+	}
+	o, ok := t.tab.(interface{ Overlay() bool })
+	return ok && o.Overlay()
 }
 
 // toPage gives a key to the active page.

@@ -62,6 +62,8 @@ type Model struct {
 	events eventview.Model // the event inspector, valid while evOpen (events.go)
 	evOpen bool
 
+	sv shellView // :view PATH on the connection list (viewhost.go)
+
 	mode   mode
 	prompt *prompt
 	foot   footer
@@ -164,6 +166,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.log, cmd = m.log.Update(msg)
 		return m, cmd
+	case shellViewOpened:
+		return m.onShellViewOpened(msg)
+	case shellViewerMsg:
+		return m.onShellViewerMsg(msg)
 	case common.Owned:
 		return m.route(msg)
 	}
@@ -247,6 +253,10 @@ func (m Model) layout() Model {
 	}
 	if m.evOpen {
 		m.events = m.events.SetSize(w, m.bodyH)
+	}
+	if m.sv.v != nil {
+		v := m.sv.v.SetSize(w, m.bodyH)
+		m.sv.v = &v
 	}
 	return m
 }

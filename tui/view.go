@@ -45,6 +45,9 @@ func (m Model) body() string {
 	if m.evOpen {
 		return m.events.View()
 	}
+	if m.sv.v != nil {
+		return m.sv.v.View()
+	}
 	if t := m.activeTab(); t != nil {
 		return t.tab.View()
 	}
@@ -99,6 +102,12 @@ func (m Model) statusBar() string {
 	}
 	if m.evOpen {
 		segs = append(segs, "event inspector")
+	}
+	if m.sv.v != nil {
+		segs = append(segs, "viewer")
+	}
+	if m.sv.waiting != 0 {
+		segs = append(segs, "opening the viewer…")
 	}
 	if t := m.activeTab(); t != nil {
 		s := t.tab.Status()
@@ -200,6 +209,12 @@ func (m Model) shortHelp() []key.Binding {
 		}
 		return append(page, m.keys.Help, m.keys.Quit)
 	}
+	if m.sv.v != nil {
+		if page = m.sv.v.ShortHelp(); m.sv.v.Capturing() {
+			return page
+		}
+		return append(page, closeViewKey, m.keys.Help)
+	}
 	if t := m.activeTab(); t != nil {
 		page = t.tab.ShortHelp()
 	} else {
@@ -223,6 +238,8 @@ func (m Model) helpView() string {
 	switch t := m.activeTab(); {
 	case m.evOpen:
 		page, name = m.events.FullHelp(), "event inspector"
+	case m.sv.v != nil:
+		page, name = append(m.sv.v.FullHelp(), []key.Binding{closeViewKey}), "segment viewer"
 	case t != nil:
 		page, name = t.tab.FullHelp(), t.tab.Title()
 	default:
@@ -234,7 +251,7 @@ func (m Model) helpView() string {
 	b.WriteString(st.Header.Render("Everywhere") + "\n\n")
 	b.WriteString(m.help.FullHelpView(m.keys.FullHelp()) + "\n\n")
 	b.WriteString(st.Header.Render("Commands") + "\n\n")
-	b.WriteString(m.help.FullHelpView([][]key.Binding{{commandBinding}}) + "\n\n")
+	b.WriteString(m.help.FullHelpView(commandColumns()) + "\n\n")
 	b.WriteString("q and ctrl+w ask y/N first when a tab would lose something (an active claim: its\n" +
 		"lease expires and uses a delivery attempt); ctrl+c quits at once and still releases leases.\n")
 	b.WriteString(st.Muted.Render("? or esc closes this help."))

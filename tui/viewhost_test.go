@@ -1,0 +1,125 @@
+package tui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/stretchr/testify/require"
+)
+
+// run runs cmd (and its batches) and feeds every message back, like the
+// program would, until nothing is left.
+func run(t *testing.T, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	for _, msg := range collect(cmd) {
+		if msg == nil {
+			continue
+		}
+		var next tea.Cmd
+		m, next = updateCmd(t, m, msg)
+		m = run(t, m, next)
+	}
+	return m
+}
+
+// command types a command line and runs what it starts.
+func command(t *testing.T, m Model, line string) Model {
+	t.Helper()
+	m = typeText(t, press(t, m, ":"), line)
+	m, cmd := updateCmd(t, m, keyMsg("enter"))
+	return run(t, m, cmd)
+}
+
+func fixturePath(name string) string {
+	return filepath.Join("..", "testdata", "edifact", name)
+}
+
+// TestViewCommandOnTheConnectionList: :view PATH opens the segment
+// viewer over the page; q and esc close it; its file is closed then.
+func TestViewCommandOnTheConnectionList(t *testing.T) {
+	m, _ := newTestModel(t)
+	m = command(t, m, "view "+fixturePath("contrl_22_rejected.edi"))
+	require.NotNil(t, m.sv.v, "%s", m.foot.err)
+	v := m.View()
+	require.Contains(t, v, "CONTRL for interchange ICR0009: REJECTED, 2 errors")
+	require.Contains(t, v, "viewer", "the status bar says what is shown")
+	for _, l := range lines(v) {
+		require.LessOrEqual(t, len([]rune(l)), 100)
+	}
+	require.Len(t, lines(v), 30, "the frame is the terminal's height")
+
+	// The viewer's keys reach it; its search comes back to it.
+	m = run(t, press(t, m, "/"), nil)
+	require.True(t, m.sv.v.Capturing())
+	m, cmd := updateCmd(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("UCD")})
+	m = run(t, m, cmd)
+	m, cmd = updateCmd(t, m, keyMsg("enter"))
+	m = run(t, m, cmd)
+	require.Equal(t, 6, m.sv.v.Cursor(), "the search moved to the UCD")
+
+	// ? is the shell's help, naming the viewer's keys.
+	m = press(t, m, "?")
+	require.Contains(t, m.View(), "Keys: segment viewer")
+	m = press(t, m, "esc")
+
+	v1 := m.sv.v
+	m, cmd = updateCmd(t, m, keyMsg("q"))
+	require.False(t, isQuit(cmd), "q closes the viewer, it does not quit")
+	require.Nil(t, m.sv.v)
+	require.Error(t, v1.Err(), "its file is closed")
+	require.Contains(t, m.View(), "connection profiles", "the page under it is back")
+}
+
+func TestViewCommandErrors(t *testing.T) {
+	m, _ := newTestModel(t)
+	m = command(t, m, "view")
+	require.Contains(t, m.foot.err, ":view needs a file")
+	m = press(t, m, "esc")
+	m = command(t, m, "view "+filepath.Join(t.TempDir(), "missing.edi"))
+	require.Contains(t, m.foot.err, "the viewer cannot open it")
+	require.Nil(t, m.sv.v)
+
+	// A second :view before the first opened: only the second is shown.
+	m = press(t, m, "esc")
+	m, first := m.openView(fixturePath("contrl_22.edi"))
+	m, second := m.openView(fixturePath("contrl_22_rejected.edi"))
+	stale := first().(shellViewOpened)
+	m = run(t, m, second)
+	m = update(t, m, stale)
+	require.Error(t, stale.src.Err(), "the stale file was closed")
+	require.Contains(t, m.View(), "REJECTED")
+}
+
+// TestViewCommandInATab: in a connection tab :view goes to the tab (its
+// viewer sits next to v and D there).
+func TestViewCommandInATab(t *testing.T) {
+	m, be := newTestModel(t)
+	m = open(t, m, "acme-de")
+	m = command(t, m, "view ~/orders/po.edi")
+	got := be.state("acme-de").received()
+	require.NotEmpty(t, got)
+	require.Equal(t, "view:~/orders/po.edi", got[len(got)-1], "the tab expands ~/ itself")
+	require.Nil(t, m.sv.v)
+}
+
+// TestQClosesATabsOverlay: while a tab shows a screen over its mailbox,
+// q goes to the tab (which closes it) instead of quitting.
+func TestQClosesATabsOverlay(t *testing.T) {
+	m, be := newTestModel(t)
+	m = open(t, m, "acme-de")
+	st := be.state("acme-de")
+	st.mu.Lock()
+	st.overlay = true
+	st.mu.Unlock()
+	m, cmd := updateCmd(t, m, keyMsg("q"))
+	require.False(t, isQuit(cmd))
+	require.Equal(t, "key:q", st.received()[len(st.received())-1])
+	st.mu.Lock()
+	st.overlay = false
+	st.mu.Unlock()
+	_, cmd = updateCmd(t, m, keyMsg("q"))
+	require.True(t, isQuit(cmd), "without the overlay q quits (nothing pending)")
+	require.False(t, strings.Contains(m.View(), "viewer"))
+}
