@@ -13,6 +13,15 @@ func (m Model) handleKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	if key.Matches(k, m.keys.ForceQuit) {
 		return m.quit(true)
 	}
+	if keys := m.splitKeys(k); keys != nil {
+		cmds := make([]tea.Cmd, 0, len(keys))
+		for _, one := range keys {
+			var cmd tea.Cmd
+			m, cmd = m.handleKey(one)
+			cmds = append(cmds, cmd)
+		}
+		return m, tea.Batch(cmds...)
+	}
 	m.foot.info = "" // any key clears a passing note (errors stay)
 	if m.tooSmall() {
 		if key.Matches(k, m.keys.Quit) {
@@ -55,6 +64,32 @@ func (m Model) handleKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.toPage(k)
 	}
 	return m.globalKey(k)
+}
+
+// splitKeys returns the single keys of a KeyRunes message that carries
+// several, when they are commands rather than text: bubbletea v1 reports
+// runes read together as one message (keys typed fast, sent at once by
+// tmux, a held key), so ":view x" would otherwise match no key at all.
+// While a text input has the keys (the command line, a tab's filter or
+// form, a search) the runes stay together; a paste is never split, so
+// pasted text cannot act as a stream of commands. nil: handle k as it is.
+func (m Model) splitKeys(k tea.KeyMsg) []tea.KeyMsg {
+	if k.Type != tea.KeyRunes || len(k.Runes) < 2 || k.Paste || m.mode == modeCommand {
+		return nil
+	}
+	if m.mode == modeNormal {
+		switch {
+		case m.evOpen && m.events.Capturing(), m.sv.v != nil && m.sv.v.Capturing():
+			return nil
+		case !m.evOpen && m.sv.v == nil && m.capturing():
+			return nil
+		}
+	}
+	keys := make([]tea.KeyMsg, len(k.Runes))
+	for i, r := range k.Runes {
+		keys[i] = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}
+	}
+	return keys
 }
 
 // globalKey handles the shell's keys in normal mode.

@@ -123,3 +123,38 @@ func TestQClosesATabsOverlay(t *testing.T) {
 	require.True(t, isQuit(cmd), "without the overlay q quits (nothing pending)")
 	require.False(t, strings.Contains(m.View(), "viewer"))
 }
+
+// TestRunesReadTogetherAreKeys: keys that arrive as one message (tmux,
+// typing fast) act one by one: ":view PATH" opens the command line and
+// types the rest into it. In a text input they stay text; a paste is
+// never split into commands.
+func TestRunesReadTogetherAreKeys(t *testing.T) {
+	m, be := newTestModel(t)
+	m = update(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(":view " + fixturePath("contrl_22.edi"))})
+	require.Equal(t, modeCommand, m.mode)
+	require.Equal(t, "view "+fixturePath("contrl_22.edi"), m.cmdline.Value())
+	m, cmd := updateCmd(t, m, keyMsg("enter"))
+	m = run(t, m, cmd)
+	require.NotNil(t, m.sv.v, "%s", m.foot.err)
+	m = press(t, m, "q")
+
+	m = open(t, m, "acme-de")
+	st := be.state("acme-de")
+	m = update(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("xx")})
+	got := st.received()
+	require.Equal(t, []string{"key:x", "key:x"}, got[len(got)-2:], "each key reaches the tab")
+
+	st.mu.Lock()
+	st.capturing = true
+	st.mu.Unlock()
+	m = update(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("PO-1")})
+	got = st.received()
+	require.Equal(t, "key:PO-1", got[len(got)-1], "a text input gets the runes as typed")
+	st.mu.Lock()
+	st.capturing = false
+	st.mu.Unlock()
+	n := len(st.received())
+	m = update(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("qP"), Paste: true})
+	require.Len(t, st.received(), n+1, "a paste is one message, never a q and a P")
+	require.Equal(t, modeNormal, m.mode)
+}

@@ -113,7 +113,7 @@ func TestAnswersLinkedBothWays(t *testing.T) {
 	m := e.tab(t)
 
 	// Before anything is downloaded the entry says how to link it.
-	require.Contains(t, flat(m.View()), "not downloaded: download it to link it to an upload")
+	require.Contains(t, flat(m.View()), "not downloaded yet: linked to its upload once downloaded (d)")
 	m, notes := pressAll(t, m, "H")
 	require.Empty(t, notes)
 	require.True(t, m.Overlay())

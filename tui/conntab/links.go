@@ -87,7 +87,7 @@ func (m Model) linkLines(id, msgType string, withPath bool) []string {
 	case !stored && (m.links.cur == nil || m.links.req != 0):
 		return []string{label + s.Muted.Render("reading the local store…")}
 	case !stored:
-		return []string{label + s.Muted.Render("not downloaded: download it to link it to an upload (c claims, d downloads; the app reads payloads only from the local store)")}
+		return []string{label + s.Muted.Render("not downloaded yet: linked to its upload once downloaded (d)")}
 	}
 	var lines []string
 	for _, l := range m.links.cur.AnswerLines(id) {
