@@ -60,12 +60,31 @@ func (m Model) hasActiveClaim() bool {
 }
 
 // isHead reports whether id is the first due entry of the mailbox as
-// loaded: the first row of the first page, or of the backlog.
+// loaded: the first row of the first page, or of the backlog, passing
+// over rows whose lease this tab holds or dropped (the server lists
+// those as due only once the lease ran out; the table keeps them to
+// show what happened).
 func (m Model) isHead(id string) bool {
 	if m.view == viewPage && len(m.pager.stack) != 1 {
 		return false
 	}
-	return m.table.IsFirst(id)
+	for _, r := range m.table.Rows() {
+		if !m.leased(r.ID()) {
+			return r.ID() == id
+		}
+	}
+	return false
+}
+
+// leased reports whether this tab holds the lease of id, or dropped one
+// that may still run.
+func (m Model) leased(id string) bool {
+	if cl := m.claim; cl != nil && cl.entry.DeliveryAttemptID == id && cl.lease != nil &&
+		cl.phase != phAcked && cl.lease.Remaining() > 0 {
+		return true
+	}
+	until, ok := m.blocked[id]
+	return ok && m.c.Now().Before(until)
 }
 
 // claimSelected is the c key.

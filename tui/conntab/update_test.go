@@ -2,6 +2,7 @@ package conntab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -136,6 +137,31 @@ func TestClaimOnTheHeadNeedsNoConfirmation(t *testing.T) {
 	m2, _ = press(t, m2, "c")
 	require.NotNil(t, m2.prompt)
 	require.Empty(t, be2.claimed())
+}
+
+// TestTheHeadPassesOverOurLeases: an entry this tab claimed and was
+// refused, or dropped, stays in the table but is not due on the server
+// until its lease runs out; the next row is the head (c asks nothing,
+// enter processes it) until then.
+func TestTheHeadPassesOverOurLeases(t *testing.T) {
+	m, be, clk := newTest(t, 30, 50)
+	be.fetchErr = map[string]error{"da-00000": errors.New("hash vs header failed")}
+	m, _ = press(t, m, "c")
+	m, _ = press(t, m, "d")
+	require.Equal(t, phFetchFailed, m.claim.phase)
+	require.True(t, m.isHead("da-00001"), "the refused entry's lease still runs")
+	require.False(t, m.isHead("da-00000"))
+	m, _ = press(t, m, "x")
+	m, _ = press(t, m, "y")
+	require.Equal(t, phReleased, m.claim.phase)
+	require.True(t, m.isHead("da-00001"), "a dropped lease still runs")
+	m, _ = press(t, m, "down")
+	m, _ = press(t, m, "c")
+	require.Nil(t, m.prompt, "no question for the real head")
+	require.Equal(t, []string{"da-00000", "da-00001"}, be.claimed())
+
+	clk.Advance(6 * time.Minute)
+	require.True(t, m.isHead("da-00000"), "once the lease ran out it is due again")
 }
 
 func TestAtMostOneClaimPerConnection(t *testing.T) {

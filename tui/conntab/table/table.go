@@ -210,10 +210,6 @@ func (m Model) SelectedID() (string, bool) {
 	return r.ID(), ok
 }
 
-// IsFirst reports whether id is the first loaded row (the head of the
-// mailbox when the table holds the first page), filter or not.
-func (m Model) IsFirst(id string) bool { return len(m.rows) > 0 && m.rows[0].ID() == id }
-
 // Move moves the cursor by n rows (negative: up).
 func (m *Model) Move(n int) {
 	m.cursor += n

@@ -118,7 +118,7 @@ func TestRemoveAndStatusOverride(t *testing.T) {
 	m.Remove("da-00000")
 	require.Equal(t, 2, m.Len())
 	require.NotContains(t, m.View(), "ic-00000")
-	require.True(t, m.IsFirst("da-00001"))
+	require.Equal(t, "da-00001", m.Rows()[0].ID())
 	r, _ := m.Selected()
 	require.Equal(t, 2, r.Pos, "positions are the server's, not renumbered")
 }
