@@ -63,7 +63,7 @@ func (t connTab) Update(msg tea.Msg) (Tab, tea.Cmd) {
 		if t.upOpen {
 			return t.updateUpload(msg)
 		}
-		if key.Matches(msg, uploadKey) && !t.m.Capturing() {
+		if key.Matches(msg, uploadKey) && t.mailboxKeys() {
 			return t.openUpload("")
 		}
 	}
@@ -125,8 +125,15 @@ func (t connTab) ShortHelp() []key.Binding {
 	if t.upOpen {
 		return t.up.ShortHelp()
 	}
+	if !t.mailboxKeys() {
+		return t.m.ShortHelp()
+	}
 	return append(t.m.ShortHelp(), uploadKey)
 }
+
+// mailboxKeys reports whether the mailbox itself has the keys: no
+// prompt, filter or screen over it takes u.
+func (t connTab) mailboxKeys() bool { return !t.m.Capturing() && !t.m.Overlay() }
 
 func (t connTab) FullHelp() [][]key.Binding {
 	if t.upOpen {

@@ -82,15 +82,19 @@ func TestFlowSmallTerminal(t *testing.T) {
 	tm.WaitFinished(t, teatest.WithFinalTimeout(waitLong))
 }
 
-// TestFlowDemoThroughTheShell is b2bx demo without the terminal: the
-// simulator's demo data behind profiles and a memory store, both
-// connections opened as real tabs, P on the head entry ends acknowledged,
-// the session log shows the calls' correlation IDs, and no secret is ever
-// drawn.
-func TestFlowDemoThroughTheShell(t *testing.T) {
-	const canary = "CANARY-SECRET-flow-5e8d"
+// demoShell is the demo simulator on loopback with a profile per demo
+// connection (secrets in a memory store), ready for NewApp.
+type demoShell struct {
+	sim   *partnersim.Sim
+	demo  *partnersim.Demo
+	env   session.Env
+	names []string
+}
+
+func newDemoShell(t *testing.T, canary string, perConnection int) *demoShell {
+	t.Helper()
 	sim := partnersim.New(partnersim.WithResponder(nil))
-	demo, err := partnersim.SeedDemo(sim, partnersim.DemoOptions{PerConnection: 12, LargeSize: -1,
+	demo, err := partnersim.SeedDemo(sim, partnersim.DemoOptions{PerConnection: perConnection, LargeSize: -1,
 		Secret: func(id string) string { return canary + id }})
 	require.NoError(t, err)
 	srv, err := partnersim.Serve(sim, partnersim.HTTP1)
@@ -102,12 +106,24 @@ func TestFlowDemoThroughTheShell(t *testing.T) {
 	env := session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}
 	file, err := session.LoadProfiles(env)
 	require.NoError(t, err)
-	var names []string
+	d := &demoShell{sim: sim, demo: demo, env: env}
 	for _, dc := range demo.Connections {
 		p := credentials.Profile{Name: dc.Name, URL: srv.URL, ConnectionID: dc.ConnectionID, InboxKeyID: dc.Key.ID, MailboxKeyID: dc.Key.ID}
 		require.NoError(t, session.AddProfile(context.Background(), file, p, map[string]secret.Value{dc.Key.ID: secret.New(dc.Key.Secret)}, env.Store))
-		names = append(names, dc.Name)
+		d.names = append(d.names, dc.Name)
 	}
+	return d
+}
+
+// TestFlowDemoThroughTheShell is b2bx demo without the terminal: the
+// simulator's demo data behind profiles and a memory store, both
+// connections opened as real tabs, P on the head entry ends acknowledged,
+// the session log shows the calls' correlation IDs, and no secret is ever
+// drawn.
+func TestFlowDemoThroughTheShell(t *testing.T) {
+	const canary = "CANARY-SECRET-flow-5e8d"
+	d := newDemoShell(t, canary, 12)
+	env, names := d.env, d.names
 	lh := logview.New(0, nil)
 	m, err := NewApp(context.Background(), Options{Env: env, Open: names, Demo: true, Log: lh})
 	require.NoError(t, err)
@@ -134,4 +150,53 @@ func TestFlowDemoThroughTheShell(t *testing.T) {
 	for _, e := range lh.Entries() {
 		require.NotContains(t, e.Format(), canary)
 	}
+}
+
+// TestFlowResultsStayWithTheirTab: two tabs refresh at once while one of
+// the answers is slow; each tab ends up with its own connection's
+// entries, whichever answer came first. A slow refresh still running
+// when its tab closes answers nobody: it is dropped, and no error
+// reaches the footer.
+func TestFlowResultsStayWithTheirTab(t *testing.T) {
+	const canary = "CANARY-SECRET-stale-71aa"
+	d := newDemoShell(t, canary, 3)
+	de, at := d.demo.Connections[0], d.demo.Connections[1]
+	deHead := d.sim.Entries(de.ConnectionID)[0].DeliveryAttemptID
+	atHead := d.sim.Entries(at.ConnectionID)[0].DeliveryAttemptID
+	m, err := NewApp(context.Background(), Options{Env: d.env, Open: d.names, Log: logview.New(0, nil)})
+	require.NoError(t, err)
+	seen.Reset()
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 36))
+	waitOutput(t, tm, "[1 acme-de]", "2 acme-at", "head of the mailbox", deHead)
+
+	lists := func() int { return d.sim.RequestCount(partnersim.EndpointList, "") }
+	before := lists()
+	d.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointList, Times: 1, Latency: 600 * time.Millisecond})
+	tm.Type("r")
+	time.Sleep(150 * time.Millisecond) // acme-de's request holds the slow answer
+	tm.Type("2")
+	tm.Type("r")
+	waitOutput(t, tm, "[2 acme-at]", atHead)
+	require.Eventually(t, func() bool { return lists() >= before+2 }, waitLong, 10*time.Millisecond)
+
+	// Tab 1 refreshes slowly and closes before the answer comes.
+	d.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointList, Times: 1, Latency: 600 * time.Millisecond})
+	tm.Type("1")
+	waitOutput(t, tm, "[1 acme-de]")
+	tm.Type("r")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlW})
+	waitOutput(t, tm, "[1 acme-at]")
+	time.Sleep(900 * time.Millisecond) // the cancelled refresh's answer reaches the shell
+
+	require.NoError(t, tm.Quit())
+	tm.WaitFinished(t, teatest.WithFinalTimeout(waitLong))
+	final := tm.FinalModel(t).(Model)
+	require.Len(t, final.tabs, 1)
+	v := final.tabs[0].tab.View()
+	require.Contains(t, v, atHead, "acme-at shows its own entries")
+	require.NotContains(t, v, deHead, "and none of acme-de's")
+	require.Empty(t, final.foot.err, "no error for the closed tab's refresh")
+	_, err = seen.ReadFrom(tm.FinalOutput(t))
+	require.NoError(t, err)
+	require.NotContains(t, seen.String(), canary)
 }
