@@ -138,6 +138,9 @@ func TestListShowsKeyStatesWhenTheStoreAnswers(t *testing.T) {
 	m, _ = step(t, m, run(m.loadStates())[0])
 	v = m.View()
 	require.Contains(t, v, "inbox key k-in: ✗ missing · mailbox key k-mb: ✓ keyring")
+
+	m.c.Demo = true // b2bx demo's secrets are in memory, not in the keyring
+	require.Contains(t, m.View(), "mailbox key k-mb: ✓ in memory (demo)")
 }
 
 func TestStaleLoadIsDropped(t *testing.T) {

@@ -104,7 +104,13 @@ func (m Model) keyLine(r Row) string {
 		switch k.State {
 		case "":
 			state = st.Muted.Render(st.Marks.Wait + " checking…")
-		case session.StateKeyring, session.StateEnv:
+		case session.StateKeyring:
+			where := string(k.State)
+			if m.c.Demo {
+				where = "in memory (demo)" // b2bx demo never touches the keyring
+			}
+			state = st.OK.Render(st.Marks.OK + " " + where)
+		case session.StateEnv:
 			state = st.OK.Render(st.Marks.OK + " " + string(k.State))
 		case session.StateLocked, session.StateTimeout:
 			state = st.Warn.Render(st.Marks.Warn + " " + string(k.State))
