@@ -24,7 +24,8 @@ type Linked struct {
 	// Uploads are the history records behind Index.Uploads (same
 	// order): the accepted upload attempts, oldest first.
 	Uploads []spool.UploadRecord
-	// Deliveries are the connection's stored deliveries, oldest first.
+	// Deliveries are the connection's stored deliveries in the order
+	// they were created (see sortByAnswerTime).
 	Deliveries []Delivery
 
 	byID map[string]int
@@ -62,6 +63,7 @@ func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, pr
 	if err != nil {
 		return nil, err
 	}
+	sortByAnswerTime(stored)
 	l := &Linked{byID: make(map[string]int, len(stored))}
 	var ups []answers.Upload
 	for _, r := range spool.Attempts(hist) {
@@ -99,6 +101,26 @@ func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, pr
 func UploadOf(r spool.UploadRecord) answers.Upload {
 	return answers.Upload{Key: r.Key, Sender: r.SenderID, Recipient: r.RecipientID, ControlRef: r.ControlRef,
 		BGMNumbers: slices.Clone(r.DocNumbers), UploadID: r.UploadID, InterchangeID: r.InterchangeID, At: r.Time}
+}
+
+// sortByAnswerTime orders stored deliveries as the partner sent them:
+// by creation time, a CONTRL (the syntax answer) before the business
+// answers of the same moment, then as they were received. So an
+// upload's answers read "CONTRL: accepted; ORDRSP: …" in the order they
+// were given, whatever order they were downloaded in.
+func sortByAnswerTime(stored []spool.Stored) {
+	rank := func(m *spool.Meta) int {
+		if strings.EqualFold(m.MessageType, "CONTRL") {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(stored, func(a, b spool.Stored) int {
+		if c := answerTime(&a.Meta).Compare(answerTime(&b.Meta)); c != 0 {
+			return c
+		}
+		return rank(&a.Meta) - rank(&b.Meta)
+	})
 }
 
 // answerTime is when the delivery was created (the server's clock), or

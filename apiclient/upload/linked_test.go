@@ -196,3 +196,26 @@ func sha(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
+
+// TestAnswersInTheOrderTheyWereCreated: whatever order the answers were
+// downloaded in, they are listed as the partner created them; a CONTRL
+// comes before a business answer of the same moment.
+func TestAnswersInTheOrderTheyWereCreated(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	st := func(id, typ string, created, received time.Duration) spool.Stored {
+		return spool.Stored{Meta: spool.Meta{DeliveryAttemptID: id, MessageType: typ,
+			CreatedAt: at.Add(created), ReceivedAt: at.Add(received)}}
+	}
+	stored := []spool.Stored{
+		st("ordrsp", "ORDRSP", time.Second, time.Minute),
+		st("contrl", "CONTRL", time.Second, 2*time.Minute),
+		st("old", "APERAK", 0, 3*time.Minute),
+		{Meta: spool.Meta{DeliveryAttemptID: "no-created", MessageType: "ORDRSP", ReceivedAt: at.Add(-time.Hour)}},
+	}
+	sortByAnswerTime(stored)
+	var ids []string
+	for _, s := range stored {
+		ids = append(ids, s.Meta.DeliveryAttemptID)
+	}
+	require.Equal(t, []string{"no-created", "old", "contrl", "ordrsp"}, ids)
+}
