@@ -139,7 +139,13 @@ func (t connTab) FullHelp() [][]key.Binding {
 	if t.upOpen {
 		return t.up.FullHelp()
 	}
-	return append(t.m.FullHelp(), []key.Binding{uploadKey})
+	full := t.m.FullHelp()
+	if t.m.Overlay() {
+		return full
+	}
+	last := len(full) - 1
+	full[last] = append(full[last], uploadKey)
+	return full
 }
 
 func (t connTab) Title() string { return t.m.Title() }

@@ -133,6 +133,9 @@ func TestFlowDemoThroughTheShell(t *testing.T) {
 	waitOutput(t, tm, "[1 acme-de]", "2 acme-at", "head of the mailbox", "DEMO │ acme-de")
 	tm.Type("P")
 	waitOutput(t, tm, "acknowledged", "receipt")
+	tm.Type("?") // the tab's keys, every column whole
+	waitOutput(t, tm, "Keys: acme-de", "uploads + answers", "u   upload ORDERS", "esc cancel, give up")
+	tm.Type("?")
 	tm.Type("L")
 	waitOutput(t, tm, "Session log", "op=acknowledge", "correlationId=")
 	tm.Type("L")

@@ -47,12 +47,12 @@ func DefaultKeyMap() KeyMap {
 		Worker:   b([]string{"W"}, "W", "worker mode on/off"),
 		Drop:     b([]string{"x"}, "x", "drop claim"),
 
-		View:    b([]string{"v"}, "v", "view the stored payload"),
-		Diff:    b([]string{"D"}, "D", "diff ORDRSP vs ORDERS sent"),
-		Answers: b([]string{"H"}, "H", "uploads and their answers"),
+		View:    b([]string{"v"}, "v", "view stored payload"),
+		Diff:    b([]string{"D"}, "D", "ORDRSP vs ORDERS sent"),
+		Answers: b([]string{"H"}, "H", "uploads + answers"),
 
 		RetryNow: b([]string{"R"}, "R", "retry now"),
-		Cancel:   b([]string{"esc"}, "esc", "cancel / give up / back"),
+		Cancel:   b([]string{"esc"}, "esc", "cancel, give up"),
 
 		Yes: b([]string{"y", "Y"}, "y", "yes"),
 		No:  b([]string{"n", "N", "esc", "enter"}, "N", "no"),

@@ -157,7 +157,6 @@ func (m Model) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Next, k.Prev, k.Refresh, k.Bigger, k.Smaller, k.Filter, k.Backlog},
 		{k.Claim, k.Download, k.Ack, k.Process, k.Enter, k.Worker, k.Drop},
-		{k.View, k.Diff, k.Answers},
-		{k.RetryNow, k.Cancel},
+		{k.View, k.Diff, k.Answers, k.RetryNow, k.Cancel},
 	}
 }
