@@ -267,7 +267,7 @@ func (a answersScreen) view() string {
 		for _, d := range det {
 			wrapped = append(wrapped, wrap(d, w)...)
 		}
-		wrapped = fill(wrapped, answersDetail-1)
+		wrapped = common.Fill(wrapped, answersDetail-1)
 		lines = append(lines, wrapped...)
 	}
 	pos := ""
@@ -281,17 +281,6 @@ func (a answersScreen) view() string {
 		lines[i] = ansi.Truncate(l, w, "…")
 	}
 	return strings.Join(lines[:min(len(lines), max(a.h, 1))], "\n")
-}
-
-// fill pads or cuts lines to exactly n.
-func fill(lines []string, n int) []string {
-	if len(lines) > n {
-		return lines[:n]
-	}
-	for len(lines) < n {
-		lines = append(lines, "")
-	}
-	return lines
 }
 
 // details describe the selected row in full.

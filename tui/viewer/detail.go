@@ -5,6 +5,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/edi/explain"
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // detailView explains the selected segment: name, group path, place,
@@ -93,12 +94,4 @@ func issueText(is edi.Issue) string {
 }
 
 // fill pads or cuts lines to exactly n.
-func fill(lines []string, n int) []string {
-	if len(lines) > n {
-		return lines[:n]
-	}
-	for len(lines) < n {
-		lines = append(lines, "")
-	}
-	return lines
-}
+func fill(lines []string, n int) []string { return common.Fill(lines, n) }
