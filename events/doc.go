@@ -12,7 +12,9 @@
 // are the key as given (no base64 or hex decoding). Comparison is
 // constant-time (hmac.Equal); every receiver secret is tried against every
 // v1, so both sides can rotate. A timestamp more than 300 s from the
-// receiver's clock, either way, is rejected (exactly 300 s passes).
+// receiver's clock, either way, is rejected (exactly 300 s passes; the
+// clock is read in whole Unix seconds, like t, so the skew shown is the
+// skew judged).
 // ParseSignatureHeader documents the strict header grammar. A webhook
 // secret is a Secret (apiclient/secret.Value): it never appears in a
 // Result, a Finding, an error or any formatted output.

@@ -2,13 +2,16 @@ package events
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,6 +81,111 @@ func TestSignMatchesOpenSSL(t *testing.T) {
 		require.Len(t, want, 64, "openssl output %q", out)
 		require.Equal(t, fmt.Sprintf("t=%d,v1=%s", ts, want), Sign(secret.New(string(key)), ts, body))
 	}
+}
+
+// TestSignMatchesOpenSSLHMACFlag checks text secrets (as operators paste
+// them) with the plain `openssl dgst -sha256 -hmac KEY` form, over bodies
+// as the capture fixtures hold them: the platform's recipe verbatim.
+func TestSignMatchesOpenSSLHMACFlag(t *testing.T) {
+	bin, err := exec.LookPath("openssl")
+	if err != nil {
+		if os.Getenv("B2BX_REQUIRE_TOOLS") == "1" {
+			t.Fatalf("openssl is required (B2BX_REQUIRE_TOOLS=1): %v", err)
+		}
+		t.Skip("openssl not installed: the independent HMAC check is skipped (the literal vectors still run)")
+	}
+	fixture, err := os.ReadFile("testdata/batch_issues.json")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		key  string
+		t    int64
+		body []byte
+	}{
+		{"CANARY-whsec-pasted-9f2e", 1741775460, []byte(`{"id":"evt-1"}`)},
+		{demoKey, 1700000000, nil},
+		{"k", 1, fixture},
+		{"rotated-key-2", 1712345678, []byte("[{\"a\":1},\r\n{\"b\":\"\u00e4\"}]\n")},
+	} {
+		cmd := exec.Command(bin, "dgst", "-sha256", "-hmac", tc.key)
+		cmd.Stdin = bytes.NewReader(append([]byte(strconv.FormatInt(tc.t, 10)+"."), tc.body...))
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		want := strings.TrimSpace(string(out[bytes.LastIndex(out, []byte("= "))+2:]))
+		require.Len(t, want, 64, "openssl output %q", out)
+		got := Sign(secret.New(tc.key), tc.t, tc.body)
+		require.Equal(t, fmt.Sprintf("t=%d,v1=%s", tc.t, want), got)
+		r, err := Verify(SignatureHeader+": "+got, tc.body, []Secret{secret.New(tc.key)}, time.Unix(tc.t, 0))
+		require.NoError(t, err)
+		require.True(t, r.Valid, r.Explain())
+	}
+}
+
+// TestVerifyComparesEveryPairInConstantTime: every comparison of an HMAC
+// goes through macEqual, which is hmac.Equal, and every secret meets
+// every v1 whether or not one already matched (no early exit whose timing
+// tells which one did).
+func TestVerifyComparesEveryPairInConstantTime(t *testing.T) {
+	require.Equal(t, reflect.ValueOf(hmac.Equal).Pointer(), reflect.ValueOf(macEqual).Pointer(), "macEqual must be hmac.Equal (constant time)")
+	orig := macEqual
+	calls := 0
+	macEqual = func(a, b []byte) bool { calls++; return orig(a, b) }
+	t.Cleanup(func() { macEqual = orig })
+
+	key, other := secret.New(canarySecret), secret.New("other-key")
+	body := []byte(`{"id":"e1"}`)
+	good := Sign(key, 1700000000, body)
+	mac := good[strings.Index(good, "v1=")+3:]
+	zeros := strings.Repeat("0", 64)
+	for _, tc := range []struct {
+		header  string
+		secrets []Secret
+		valid   bool
+	}{
+		{fmt.Sprintf("t=1700000000,v1=%s,v1=%s,v1=%s", mac, zeros, zeros), []Secret{key, other}, true},
+		{fmt.Sprintf("t=1700000000,v1=%s,v1=%s,v1=%s", zeros, zeros, mac), []Secret{other, key}, true},
+		{fmt.Sprintf("t=1700000000,v1=%s,v1=%s,v1=%s", zeros, zeros, zeros), []Secret{other, key}, false},
+	} {
+		calls = 0
+		r, err := Verify(tc.header, body, tc.secrets, time.Unix(1700000000, 0))
+		require.NoError(t, err)
+		require.Equal(t, tc.valid, r.Valid)
+		require.Equal(t, 6, calls, "2 secrets × 3 v1: every pair compared")
+	}
+}
+
+// TestVerifySkewInWholeSeconds: the clock counts whole Unix seconds, like
+// t, so verdict and shown skew agree at the ±300 s boundary, and a t
+// centuries away neither overflows nor passes.
+func TestVerifySkewInWholeSeconds(t *testing.T) {
+	key := secret.New("k")
+	h := Sign(key, 1000, nil)
+	for _, tc := range []struct {
+		now   time.Time
+		valid bool
+		skew  int64
+		text  string
+	}{
+		{time.Unix(1300, 999_999_999), true, 300, "300s behind the clock (limit ±300s)"},
+		{time.Unix(1301, 0), false, 301, "301s behind the clock, more than"},
+		{time.Unix(700, 0), true, -300, "300s ahead of the clock (limit ±300s)"},
+		{time.Unix(699, 999_999_999), false, -301, "301s ahead of the clock, more than"},
+		{time.Unix(1000, 0), true, 0, "on the clock"},
+	} {
+		r, err := Verify(h, nil, []Secret{key}, tc.now)
+		require.NoError(t, err)
+		require.Equal(t, tc.valid, r.Valid, r.Explain())
+		require.Equal(t, tc.skew, r.SkewSeconds)
+		require.Equal(t, time.Duration(tc.skew)*time.Second, r.Skew)
+		require.Contains(t, r.Explain(), tc.text)
+	}
+	const far = 999999999999999999
+	r, err := Verify(Sign(key, far, nil), nil, []Secret{key}, time.Unix(1700000000, 0))
+	require.NoError(t, err)
+	require.False(t, r.Valid)
+	require.Equal(t, []Reason{ReasonSkew}, r.Reasons)
+	require.Equal(t, int64(1700000000-far), r.SkewSeconds)
+	require.Equal(t, time.Duration(math.MinInt64), r.Skew, "saturated")
+	require.Contains(t, r.Explain(), fmt.Sprintf("%ds ahead of the clock", far-1700000000))
 }
 
 func TestVerify(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/secret"
@@ -26,6 +27,11 @@ const (
 	NBRateLimit  = "NB-E012" // over 100 events/s: retry after Retry-After
 	maxSecretLen = 4096
 )
+
+// macEqual compares an expected HMAC with a received one. It is
+// hmac.Equal (constant time); a variable so that a test can prove every
+// comparison goes through it.
+var macEqual = hmac.Equal
 
 // ErrNoSecret means Verify was given no usable secret.
 var ErrNoSecret = errors.New("no webhook secret given")
@@ -65,10 +71,11 @@ type Result struct {
 	Secrets int `json:"secrets"`
 	// TimestampChecked is false when no clock was given (see VerifyAt).
 	TimestampChecked bool `json:"timestampChecked"`
-	// TimestampOK is true when |Skew| <= Tolerance.
+	// TimestampOK is true when |SkewSeconds| <= ToleranceSeconds.
 	TimestampOK bool `json:"timestampOk"`
-	// Skew is now minus the signature time: positive when the signature is
-	// older than the clock, negative when it is from the future.
+	// Skew is now minus the signature time, both in whole Unix seconds:
+	// positive when the signature is older than the clock, negative when
+	// it is from the future (saturated beyond the range of a Duration).
 	Skew      time.Duration `json:"-"`
 	Tolerance time.Duration `json:"-"`
 	// SkewSeconds and ToleranceSeconds are Skew and Tolerance in whole
@@ -90,7 +97,8 @@ func Verify(header string, body []byte, secrets []Secret, now time.Time) (Result
 
 // VerifyAt is Verify with a tolerance; a zero now skips the timestamp
 // check (TimestampChecked false; a captured delivery read long after it
-// arrived). A tolerance <= 0 means DefaultTolerance.
+// arrived). now and the tolerance count in whole seconds, like t (now is
+// truncated to its Unix second). A tolerance <= 0 means DefaultTolerance.
 func VerifyAt(header string, body []byte, secrets []Secret, now time.Time, tolerance time.Duration) (Result, error) {
 	if tolerance <= 0 {
 		tolerance = DefaultTolerance
@@ -107,10 +115,13 @@ func VerifyAt(header string, body []byte, secrets []Secret, now time.Time, toler
 		return r, nil
 	}
 	r.Signature = sig
+	// Every secret against every v1, without stopping at a match, and each
+	// comparison in constant time: how long Verify takes says nothing
+	// about how much of a forged v1 was right or which one matched.
 	for si, s := range secrets {
 		want := computeMAC(s, sig.T, body)
 		for vi, got := range sig.V1 {
-			if hmac.Equal(want[:], got[:]) && !r.SignatureOK {
+			if macEqual(want[:], got[:]) && !r.SignatureOK {
 				r.SignatureOK, r.MatchedSecret, r.MatchedV1 = true, si+1, vi+1
 			}
 		}
@@ -119,10 +130,14 @@ func VerifyAt(header string, body []byte, secrets []Secret, now time.Time, toler
 		r.Reasons = append(r.Reasons, ReasonMismatch)
 	}
 	if !now.IsZero() {
+		// The clock is read in whole Unix seconds, as t is written (and as
+		// --now and a Date header are): the skew judged is the skew shown,
+		// so a clock 300.5 s after t is 300 s, not "300 s, more than 300".
 		r.TimestampChecked = true
-		r.Skew = now.Sub(time.Unix(sig.Timestamp, 0))
-		r.SkewSeconds = int64(r.Skew / time.Second)
-		r.TimestampOK = r.Skew <= tolerance && r.Skew >= -tolerance
+		r.SkewSeconds = now.Unix() - sig.Timestamp // both fit in int64 with room: no overflow
+		r.Skew = secondsDuration(r.SkewSeconds)
+		tol := int64(tolerance / time.Second)
+		r.TimestampOK = r.SkewSeconds <= tol && r.SkewSeconds >= -tol
 		if !r.TimestampOK {
 			r.Reasons = append(r.Reasons, ReasonSkew)
 		}
@@ -132,6 +147,19 @@ func VerifyAt(header string, body []byte, secrets []Secret, now time.Time, toler
 		r.Code = NBSignature
 	}
 	return r, nil
+}
+
+// secondsDuration is n seconds as a Duration, saturated at its range (a
+// t of 18 digits is centuries away).
+func secondsDuration(n int64) time.Duration {
+	const limit = int64(math.MaxInt64 / int64(time.Second))
+	switch {
+	case n > limit:
+		return math.MaxInt64
+	case n < -limit:
+		return math.MinInt64
+	}
+	return time.Duration(n) * time.Second
 }
 
 func checkSecrets(secrets []Secret) error {
@@ -155,7 +183,7 @@ func (r Result) Explain() string {
 	if r.Valid {
 		msg := fmt.Sprintf("valid: v1 number %d matches secret %d; t=%s", r.MatchedV1, r.MatchedSecret, r.Signature.T)
 		if r.TimestampChecked {
-			msg += fmt.Sprintf(", %s (limit ±%ds)", skewText(r.Skew), int64(r.Tolerance/time.Second))
+			msg += fmt.Sprintf(", %s (limit ±%ds)", skewText(r.SkewSeconds), int64(r.Tolerance/time.Second))
 		}
 		return msg
 	}
@@ -169,7 +197,7 @@ func (r Result) Explain() string {
 				len(r.Signature.V1), plural(r.Secrets, "secret", "secrets"))
 		case ReasonSkew:
 			msg += fmt.Sprintf(" the timestamp t=%s is %s, more than the ±%ds allowed; check both clocks (NTP), or whether this is a replay of an old delivery.",
-				r.Signature.T, skewText(r.Skew), int64(r.Tolerance/time.Second))
+				r.Signature.T, skewText(r.SkewSeconds), int64(r.Tolerance/time.Second))
 		}
 	}
 	return msg
@@ -182,10 +210,9 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// skewText shows a skew as "412s behind the clock" / "35s ahead of the
-// clock".
-func skewText(d time.Duration) string {
-	s := int64(d / time.Second)
+// skewText shows a skew in seconds as "412s behind the clock" / "35s
+// ahead of the clock".
+func skewText(s int64) string {
 	switch {
 	case s > 0:
 		return fmt.Sprintf("%ds behind the clock", s)
