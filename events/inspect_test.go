@@ -356,11 +356,7 @@ func TestInspectDuplicateComparesValues(t *testing.T) {
 	require.Equal(t, []Code{CodeDuplicateConflict}, codes(r, 1, ""))
 	r = inspectBodies(t, Options{}, a, []byte(strings.Replace(string(b), "1.0", "1", 1)))
 	require.Equal(t, []Code{CodeDuplicate}, codes(r, 1, ""))
-
-	// Keys are per receiver.
-	other := newEvent(1, set("receiver", "4000002000004"))
-	r = inspectBodies(t, Options{}, body(t, newEvent(1)), body(t, other))
-	require.NotContains(t, codes(r, 1, ""), CodeDuplicate)
+	// Keys are per receiver: TestInspectDuplicatePerReceiver.
 }
 
 func TestInspectDuplicateIDUnderNewKey(t *testing.T) {

@@ -197,10 +197,11 @@ func (c *checker) checkInlinePDF(ev *Event) {
 }
 
 // mayHoldPDF is a cheap pre-check on the raw bytes (case-insensitive for
-// the data: URI and the hex form, which a JSON escape cannot hide from the
-// decoded walk but which are rare).
+// the data: URI and the hex form). A JSON escape can hide a marker from
+// it (\u0025PDF-, data:application\/pdf), so any \u or \/ sends the event
+// to the decoded walk.
 func mayHoldPDF(raw []byte) bool {
-	if bytes.Contains(raw, []byte("JVBERi0")) || bytes.Contains(raw, []byte("%PDF-")) || bytes.Contains(raw, []byte(`\u`)) {
+	if bytes.Contains(raw, []byte("JVBERi0")) || bytes.Contains(raw, []byte("%PDF-")) || bytes.Contains(raw, []byte(`\u`)) || bytes.Contains(raw, []byte(`\/`)) {
 		return true
 	}
 	l := bytes.ToLower(raw)
