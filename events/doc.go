@@ -37,12 +37,15 @@
 //     own JSON bytes; batch size the whole body.
 //   - A body is one event (a JSON object) or a batch (a JSON array of
 //     events, signed as one body).
-//   - An event with an error finding, or in a delivery rejected as a
-//     whole (signature, oversized batch, unreadable body), is rejected:
-//     its sequence is not consumed, but its idempotency key is remembered,
-//     so a fixed resend under the same key gets DUPLICATE with the
-//     original rejection (the rules say: fix and send with a new key and
-//     the same sequence).
+//   - An event with an error finding is rejected: its sequence is not
+//     consumed, but its idempotency key is remembered, so a fixed resend
+//     under the same key gets DUPLICATE with the original rejection (the
+//     rules say: fix and send with a new key and the same sequence).
+//   - An event in a delivery rejected as a whole (signature, oversized
+//     batch, unreadable body) is rejected before it is read: neither its
+//     key nor its sequence is remembered (unauthenticated content must not
+//     change a receiver's state, and the sender, getting no ACK, retries
+//     the same event), so a retry that passes is processed as new.
 //   - Idempotency keys are remembered per receiver. A repeat with the same
 //     body (compared as JSON values) is a normal at-least-once redelivery
 //     (warning); with a different body it is an error, since the receiver
@@ -52,6 +55,15 @@
 //     next expected one is parked and released when the gap fills; a
 //     sequence at or below the last processed one is rejected. What is
 //     still parked at the end is an error naming the sequences to replay.
+//   - A HEARTBEAT (type nutrab2b.<family>.HEARTBEAT.v2, any case) reports
+//     the sender's last sequence per subject in data.last_sequences, as
+//     an object {"<subject>": n} or an array [{"subject": …, "sequence":
+//     n}]; the rules name the member but not its shape. Once processed,
+//     every sequence of that sender+subject above the last processed one
+//     up to n that is not parked is missing (SEQUENCE_MISSING when
+//     nothing is parked): the sender replays it unchanged. A subject with
+//     no event in the set is only noted (its start is unknown), unless
+//     Options.StartAtOne.
 //   - The key form <sender GLN>:<business id>:<event>:<n> is a
 //     recommendation: deviations are warnings. The business id may contain
 //     ':'; the GLN must carry a valid GS1 check digit and equal the

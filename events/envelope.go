@@ -68,6 +68,9 @@ type Event struct {
 	members map[string]json.RawMessage
 	raw     []byte
 	hasErr  bool
+	// unread is true when the receiver rejected the event's whole delivery
+	// before reading it (signature, size, unreadable body).
+	unread bool
 }
 
 // Outcome is a receiver's handling of one event.

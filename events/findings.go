@@ -56,6 +56,8 @@ const (
 	CodeDuplicateConflict Code = "DUPLICATE_CONFLICT" // NB-E005, same key, different body
 	CodeDuplicateID       Code = "DUPLICATE_ID"       // same event id under another key
 	CodeSequenceGap       Code = "SEQUENCE_GAP"       // NB-E006, still parked at the end
+	CodeSequenceMissing   Code = "SEQUENCE_MISSING"   // nothing parked, but a HEARTBEAT reports sequences never processed
+	CodeHeartbeat         Code = "HEARTBEAT"          // a HEARTBEAT's last_sequences unreadable, or about a subject not in the set
 	CodeOutOfOrder        Code = "SEQUENCE_OUT_OF_ORDER"
 	CodeSequenceStart     Code = "SEQUENCE_START"
 	CodeRegression        Code = "SEQUENCE_REGRESSION" // lower than processed: rejected

@@ -78,7 +78,7 @@ func Inspect(deliveries []Delivery, opts Options) Report {
 		c.readBody(&rep, &dr, d)
 		if dr.Rejected {
 			for _, ei := range dr.Events {
-				rep.Events[ei].hasErr = true
+				rep.Events[ei].hasErr, rep.Events[ei].unread = true, true
 			}
 		}
 		rep.Deliveries = append(rep.Deliveries, dr)

@@ -2,10 +2,14 @@ package events
 
 import (
 	"bytes"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/apiclient/secret"
 )
 
 // TestInspectRequiredFieldsByName names the envelope v2 members of the
@@ -151,4 +155,61 @@ func TestInspectInlinePDFJSONEscapes(t *testing.T) {
 			require.Equal(t, "data.doc", finding(t, r, CodeInlinePDF).Field)
 		})
 	}
+}
+
+// TestInspectRejectedDeliveryIsNotRemembered: a delivery the receiver
+// rejects before reading it (signature, size, body) records neither keys
+// nor sequences; the sender's retry of the same event, which it sends for
+// want of an ACK, is processed, not answered DUPLICATE.
+func TestInspectRejectedDeliveryIsNotRemembered(t *testing.T) {
+	key := secret.New(demoKey)
+	signed := func(ts int64, b []byte) Delivery {
+		return Delivery{Name: "d", Header: http.Header{"X-Nb2b-Signature": {Sign(key, ts, b)}}, Body: b}
+	}
+	opts := Options{Secrets: []Secret{key}, Now: time.Unix(5000, 0)}
+	b1, b2, b3 := body(t, newEvent(1)), body(t, newEvent(2)), body(t, newEvent(3))
+
+	// A stale signature (NB-E008, skew), then the retry signed afresh.
+	r := Inspect([]Delivery{signed(1000, b1), signed(5000, b1)}, opts)
+	require.Equal(t, []Outcome{OutcomeRejected, OutcomeProcessed}, outcomes(r))
+	require.Equal(t, []Code{CodeSignatureInvalid}, codes(r, -1, SevError))
+	require.Equal(t, 1, r.Errors)
+	require.Equal(t, int64(1), r.Streams[0].LastProcessed)
+
+	// A forgery with a wrong secret cannot claim a key or a sequence.
+	forged := Delivery{Name: "f", Header: http.Header{"X-Nb2b-Signature": {Sign(secret.New(canarySecret), 5000, b1)}}, Body: b1}
+	r = Inspect([]Delivery{forged, signed(5000, b1)}, opts)
+	require.Equal(t, []Outcome{OutcomeRejected, OutcomeProcessed}, outcomes(r))
+	assertNoCanary(t, r)
+
+	// Sequence 2 rejected with its delivery leaves a gap; the message says
+	// it was never read, and resending it is enough.
+	r = Inspect([]Delivery{signed(5000, b1), signed(1000, b2), signed(5000, b3)}, opts)
+	require.Equal(t, []Outcome{OutcomeProcessed, OutcomeRejected, OutcomeParked}, outcomes(r))
+	gap := finding(t, r, CodeSequenceGap)
+	require.Contains(t, gap.Message, "Rejected with their delivery before it was read (signature, size or body; NB-E008 for a signature), so still missing: 2 (event #1)")
+	require.NotContains(t, gap.Message, "Rejected, so still missing")
+
+	// An oversized batch is not read either: its events, sent again in
+	// smaller deliveries, are new.
+	big := batchOfSize(t, MaxBatchBytes+1)
+	r = inspectBodies(t, Options{}, big, body(t, newEvent(1)))
+	require.True(t, r.Deliveries[0].Rejected)
+	require.Equal(t, OutcomeProcessed, r.Events[len(r.Events)-1].Outcome)
+	require.NotContains(t, codes(r, len(r.Events)-1, ""), CodeDuplicate)
+}
+
+// TestInspectGapListsRejectedInOrder: the rejected sequences still missing
+// are listed in numeric order, and a rejected sequence that a fixed event
+// now fills (parked) is not listed.
+func TestInspectGapListsRejectedInOrder(t *testing.T) {
+	bad := func(seq int) []byte { return body(t, newEvent(seq, set("time", "yesterday"))) }
+	fixed9 := body(t, newEvent(9, set("idempotencykey", tSender+":PO-1:confirmed:99")))
+	r := inspectBodies(t, Options{}, body(t, newEvent(1)), bad(10), bad(9), fixed9, body(t, newEvent(12)))
+	gap := finding(t, r, CodeSequenceGap)
+	require.Contains(t, gap.Message, "Rejected, so still missing: 10 (event #1): fix")
+	require.Equal(t, []string{"2-8", "10-11"}, r.Streams[0].Missing)
+
+	r = inspectBodies(t, Options{}, body(t, newEvent(1)), bad(10), bad(9), body(t, newEvent(12)))
+	require.Contains(t, finding(t, r, CodeSequenceGap).Message, "Rejected, so still missing: 9 (event #2), 10 (event #1): fix")
 }

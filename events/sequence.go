@@ -25,8 +25,12 @@ type Stream struct {
 	// Parked are sequences still waiting for a gap to fill (NB-E006).
 	Parked []int64 `json:"parked"`
 	// Missing are the sequences the sender must (re)send, as ranges
-	// "3-5", "7".
+	// "3-5", "7": the holes below the highest parked sequence, and up to
+	// the last sequence a HEARTBEAT reported.
 	Missing []string `json:"missing"`
+	// Heartbeat is the highest last sequence a processed HEARTBEAT of the
+	// sender reported for this subject (data.last_sequences); 0: none.
+	Heartbeat int64 `json:"heartbeat,omitempty"`
 }
 
 type streamKey struct{ sender, subject string }
@@ -34,8 +38,23 @@ type streamKey struct{ sender, subject string }
 type streamState struct {
 	Stream
 	parked   map[int64]int // sequence -> event index
-	rejected map[int64]int // sequence -> first rejected event with it
-	order    int
+	rejected map[int64]int // sequence -> first event with it rejected for its own errors
+	unread   map[int64]int // sequence -> first event with it rejected with its delivery
+	// beat is the event of the HEARTBEAT that reported Heartbeat.
+	beat  int
+	order int
+}
+
+func newStreamState(sender, subject string, first int64, order int) *streamState {
+	return &streamState{Stream: Stream{Sender: sender, Subject: subject, First: first},
+		parked: map[int64]int{}, rejected: map[int64]int{}, unread: map[int64]int{}, beat: -1, order: order}
+}
+
+// firstOf records event i for sequence s unless one is recorded.
+func firstOf(m map[int64]int, s int64, i int) {
+	if _, seen := m[s]; !seen {
+		m[s] = i
+	}
 }
 
 // simulate replays the events through a receiver: idempotency keys per
@@ -46,6 +65,18 @@ func (c *checker) simulate(evs []Event, startAtOne bool) []Stream {
 	ids := map[string]int{}
 	for i := range evs {
 		ev := &evs[i]
+		if ev.unread {
+			// Rejected before it was read (signature, size, unreadable
+			// body): the receiver recorded neither its key nor its
+			// sequence, and unauthenticated content must not change what
+			// it remembers. The sender gets no ACK and retries; the retry
+			// is processed as new.
+			ev.Outcome = OutcomeRejected
+			if st := streams[streamKey{ev.Sender, ev.Subject}]; st != nil && ev.Sequence > 0 {
+				firstOf(st.unread, ev.Sequence, i)
+			}
+			continue
+		}
 		if ev.IdempotencyKey != "" {
 			rk := [2]string{ev.Receiver, ev.IdempotencyKey}
 			if first, ok := keys[rk]; ok {
@@ -63,9 +94,7 @@ func (c *checker) simulate(evs []Event, startAtOne bool) []Stream {
 		if ev.hasErr {
 			ev.Outcome = OutcomeRejected
 			if st := streams[streamKey{ev.Sender, ev.Subject}]; st != nil && ev.Sequence > 0 {
-				if _, seen := st.rejected[ev.Sequence]; !seen {
-					st.rejected[ev.Sequence] = i
-				}
+				firstOf(st.rejected, ev.Sequence, i)
 			}
 			continue
 		}
@@ -76,6 +105,7 @@ func (c *checker) simulate(evs []Event, startAtOne bool) []Stream {
 			c.order(evs, st, ev)
 		}
 	}
+	c.applyHeartbeats(evs, streams, startAtOne)
 	return c.finishStreams(evs, streams)
 }
 
@@ -90,8 +120,7 @@ func (c *checker) newStreams(evs []Event, startAtOne bool) map[streamKey]*stream
 		k := streamKey{ev.Sender, ev.Subject}
 		st := streams[k]
 		if st == nil {
-			st = &streamState{Stream: Stream{Sender: ev.Sender, Subject: ev.Subject, First: ev.Sequence},
-				parked: map[int64]int{}, rejected: map[int64]int{}, order: len(streams)}
+			st = newStreamState(ev.Sender, ev.Subject, ev.Sequence, len(streams))
 			streams[k] = st
 		}
 		st.First = min(st.First, ev.Sequence)
@@ -160,9 +189,13 @@ func (c *checker) finishStreams(evs []Event, streams map[streamKey]*streamState)
 			st.Parked = append(st.Parked, s)
 		}
 		slices64(st.Parked)
-		st.Missing = missingRanges(st.LastProcessed, st.Parked)
-		if len(st.Parked) > 0 {
-			c.reportGap(evs, st)
+		upTo := st.Heartbeat
+		if n := len(st.Parked); n > 0 {
+			upTo = max(upTo, st.Parked[n-1])
+		}
+		st.Missing = missingRanges(st.LastProcessed, st.Parked, upTo)
+		if len(st.Missing) > 0 {
+			c.reportGap(evs, st, upTo)
 		}
 		if st.Missing == nil {
 			st.Missing = []string{}
@@ -172,7 +205,10 @@ func (c *checker) finishStreams(evs []Event, streams map[streamKey]*streamState)
 	return out
 }
 
-func (c *checker) reportGap(evs []Event, st *streamState) {
+// reportGap says what the receiver is waiting for in one stream: what is
+// parked, what a HEARTBEAT reported beyond it, and what the sender must
+// replay (sequences after the last processed one, up to upTo).
+func (c *checker) reportGap(evs []Event, st *streamState, upTo int64) {
 	parked := make([]string, 0, len(st.Parked))
 	for i, s := range st.Parked {
 		if i == 10 {
@@ -181,27 +217,49 @@ func (c *checker) reportGap(evs []Event, st *streamState) {
 		}
 		parked = append(parked, fmt.Sprintf("%d (event #%d)", s, st.parked[s]))
 	}
-	var rejected []string
-	for s, j := range st.rejected {
-		if s > st.LastProcessed && s < st.Parked[len(st.Parked)-1] {
-			rejected = append(rejected, fmt.Sprintf("%d (event #%d)", s, j))
+	stillMissing := func(m map[int64]int) string {
+		var seqs []int64
+		for s := range m {
+			if _, isParked := st.parked[s]; s > st.LastProcessed && s <= upTo && !isParked {
+				seqs = append(seqs, s)
+			}
 		}
+		slices64(seqs)
+		out := make([]string, 0, len(seqs))
+		for _, s := range seqs {
+			out = append(out, fmt.Sprintf("%d (event #%d)", s, m[s]))
+		}
+		return strings.Join(out, ", ")
 	}
-	sort.Strings(rejected)
-	msg := fmt.Sprintf("sender %s, subject %s: processed up to sequence %d; parked (%s), waiting for the gap: %s. The sender must replay sequence %s unchanged (same idempotency key); receivers detect the gap through HEARTBEAT last_sequences",
-		clip(st.Sender, 40), clip(st.Subject, 60), st.LastProcessed, NBParked, strings.Join(parked, ", "), strings.Join(st.Missing, ", "))
-	if len(rejected) > 0 {
-		msg += fmt.Sprintf(". Rejected, so still missing: %s: fix and send them with a new idempotency key and the same sequence", strings.Join(rejected, ", "))
+	msg := fmt.Sprintf("sender %s, subject %s: processed up to sequence %d", clip(st.Sender, 40), clip(st.Subject, 60), st.LastProcessed)
+	if len(st.Parked) > 0 {
+		msg += fmt.Sprintf("; parked (%s), waiting for the gap: %s", NBParked, strings.Join(parked, ", "))
 	}
-	first := &evs[st.parked[st.Parked[0]]]
-	c.add(SevError, CodeSequenceGap, first.Delivery, first, "sequence", "%s", msg)
+	if st.beat >= 0 && (len(st.Parked) == 0 || st.Heartbeat > st.Parked[len(st.Parked)-1]) {
+		msg += fmt.Sprintf("; HEARTBEAT #%d reports last sequence %d, beyond what the receiver processed", st.beat, st.Heartbeat)
+	}
+	msg += fmt.Sprintf(". The sender must replay sequence %s unchanged (same idempotency key); receivers detect the gap through HEARTBEAT last_sequences",
+		strings.Join(st.Missing, ", "))
+	if r := stillMissing(st.rejected); r != "" {
+		msg += fmt.Sprintf(". Rejected, so still missing: %s: fix and send them with a new idempotency key and the same sequence", r)
+	}
+	if r := stillMissing(st.unread); r != "" {
+		msg += fmt.Sprintf(". Rejected with their delivery before it was read (signature, size or body; %s for a signature), so still missing: %s: send them again in a delivery that passes; the receiver recorded neither their keys nor their sequences", NBSignature, r)
+	}
+	if len(st.Parked) > 0 {
+		first := &evs[st.parked[st.Parked[0]]]
+		c.add(SevError, CodeSequenceGap, first.Delivery, first, "sequence", "%s", msg)
+		return
+	}
+	beat := &evs[st.beat]
+	c.add(SevError, CodeSequenceMissing, beat.Delivery, beat, "data.last_sequences", "%s", msg)
 }
 
 func slices64(s []int64) { sort.Slice(s, func(i, j int) bool { return s[i] < s[j] }) }
 
-// missingRanges lists the sequences after last and below the highest
-// parked one that are not parked, as ranges.
-func missingRanges(last int64, parked []int64) []string {
+// missingRanges lists the sequences after last up to upTo that are not
+// parked (sorted), as ranges.
+func missingRanges(last int64, parked []int64, upTo int64) []string {
 	var out []string
 	next := last + 1
 	for _, p := range parked {
@@ -212,6 +270,9 @@ func missingRanges(last int64, parked []int64) []string {
 			}
 		}
 		next = p + 1
+	}
+	if next <= upTo {
+		out = append(out, rangeText(next, upTo))
 	}
 	return out
 }
