@@ -127,7 +127,13 @@ func writeInspectHuman(w io.Writer, inputs []string, r events.Report) {
 		for _, s := range r.Streams {
 			line := fmt.Sprintf("  %s  %s: processed up to %d", safe(s.Sender), safe(s.Subject), s.LastProcessed)
 			if len(s.Parked) > 0 {
-				line += fmt.Sprintf("; parked %s (%s); the sender must replay %s", int64List(s.Parked), events.NBParked, strings.Join(s.Missing, ", "))
+				line += fmt.Sprintf("; parked %s (%s)", int64List(s.Parked), events.NBParked)
+			}
+			if s.Heartbeat > s.LastProcessed {
+				line += fmt.Sprintf("; HEARTBEAT reports %d", s.Heartbeat)
+			}
+			if len(s.Missing) > 0 {
+				line += "; the sender must replay " + strings.Join(s.Missing, ", ")
 			}
 			fmt.Fprintln(w, line)
 		}

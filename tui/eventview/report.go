@@ -37,7 +37,7 @@ type streamRow struct {
 	name    string // "sender 4012345000009 · subject PO-4711"
 	line    string // processed, parked, replay, regressions
 	short   string // the head's one line, what to do first: "4012345000009 / PO-4711: replay 4-5 · parked 6 …"
-	problem bool   // something is parked or was rejected as a regression
+	problem bool   // something is missing (parked, or beyond a HEARTBEAT) or was rejected as a regression
 }
 
 // dupRow is one repeated idempotency key and what the receiver answers.
@@ -112,21 +112,27 @@ func streamRows(r events.Report) []streamRow {
 	for _, s := range r.Streams {
 		sender, subject := termsafe.String(clip(s.Sender, 40)), termsafe.String(clip(s.Subject, 60))
 		row := streamRow{name: "sender " + sender + " · subject " + subject}
-		var replay, parked, regressions string
+		var replay, parked, beat, regressions string
 		if len(s.Parked) > 0 {
-			replay = "the sender must replay " + termsafe.String(strings.Join(s.Missing, ", "))
 			parked = fmt.Sprintf("parked %s (%s)", int64List(s.Parked), events.NBParked)
+			row.problem = true
+		}
+		if s.Heartbeat > s.LastProcessed {
+			beat = fmt.Sprintf("HEARTBEAT reports %d", s.Heartbeat)
+		}
+		if len(s.Missing) > 0 {
+			replay = "the sender must replay " + termsafe.String(strings.Join(s.Missing, ", "))
 			row.problem = true
 		}
 		if rs := regress[[2]string{s.Sender, s.Subject}]; len(rs) > 0 {
 			regressions = fmt.Sprintf("%s rejected: %s", countNoun(len(rs), "regression", "regressions"), int64List(rs))
 			row.problem = true
 		}
-		row.line = joinSome(processedText(s), parked, replay, regressions)
+		row.line = joinSome(processedText(s), parked, beat, replay, regressions)
 		if !row.problem {
 			row.line += " · no gap"
 		}
-		row.short = sender + " / " + subject + ": " + joinSome(replay, parked, regressions, processedText(s))
+		row.short = sender + " / " + subject + ": " + joinSome(replay, parked, beat, regressions, processedText(s))
 		rows = append(rows, row)
 	}
 	return rows

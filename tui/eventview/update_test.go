@@ -337,3 +337,16 @@ func TestResizeRewraps(t *testing.T) {
 		}
 	}
 }
+
+// TestReportHeartbeatGap: a stream with nothing parked whose HEARTBEAT
+// reports more than was processed is a problem in the head and the
+// streams view, with the sequences to replay.
+func TestReportHeartbeatGap(t *testing.T) {
+	m := opened(t, testdata("heartbeat_gap.json"), 120, 40)
+	requireContains(t, m.View(),
+		"✗ 4012345000009 / PO-4711: the sender must replay 3-4 · HEARTBEAT reports 4 · processed 1-2",
+		"✗ error   SEQUENCE_MISSING  #2 hb-0001 data.last_sequences")
+	m = press(t, m, "tab")
+	requireContains(t, m.View(), "[Streams 2]", "✗ sender 4012345000009 · subject PO-4711",
+		"processed 1-2 · HEARTBEAT reports 4 · the sender must replay 3-4")
+}
