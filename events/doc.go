@@ -1,8 +1,9 @@
 // Package events checks the platform's webhook event deliveries the way a
 // receiver does, for support engineers answering tickets about rejected
-// signatures (NB-E008), duplicates (NB-E005) and parked out-of-order
-// events (NB-E006). The rules are those of the event delivery and
-// security document (../shared/seeds/000_57ba23f739a862a2.txt).
+// signatures (NB-E008), duplicates (NB-E005), parked out-of-order
+// events (NB-E006) and rate limits (NB-E012). The rules are those of the
+// event delivery and security document
+// (../shared/seeds/000_57ba23f739a862a2.txt).
 //
 // # Webhook signatures
 //
@@ -73,6 +74,11 @@
 //     64 hex digits. An inline PDF is found in any string by base64 of
 //     "%PDF-" (JVBERi0), a data:application/pdf URI, the raw magic or its
 //     hex.
+//   - Rate: the events of one sender whose deliveries were signed in the
+//     same second (the signature's t) are counted; beyond 100 (the default
+//     limit per partner) is a warning with NB-E012 (Retry-After), since a
+//     partner's limit may be higher. Events rejected before they were
+//     read, and deliveries without headers, are not counted.
 //   - A causationid not in the set is a warning (it may have been
 //     delivered earlier).
 //   - envelope.signature is a compact JWS with a detached (empty) payload,

@@ -105,6 +105,8 @@ func (c *checker) add(sev Severity, code Code, delivery int, ev *Event, field, f
 		f.Platform = NBParked
 	case CodeSignatureInvalid, CodeSignatureMissing:
 		f.Platform = NBSignature
+	case CodeRateLimit:
+		f.Platform = NBRateLimit
 	}
 	c.findings = append(c.findings, f)
 }

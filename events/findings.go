@@ -62,6 +62,7 @@ const (
 	CodeSequenceStart     Code = "SEQUENCE_START"
 	CodeRegression        Code = "SEQUENCE_REGRESSION" // lower than processed: rejected
 	CodeEnvMixed          Code = "ENV_MIXED"
+	CodeRateLimit         Code = "RATE_LIMIT" // NB-E012: more than 100 events in one second from one sender
 )
 
 // Finding is one observation. Delivery and Event are 0-based indexes into

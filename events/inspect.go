@@ -90,6 +90,7 @@ func Inspect(deliveries []Delivery, opts Options) Report {
 	}
 	c.checkCausation(rep.Events)
 	c.checkEnv(rep.Events)
+	c.checkRate(rep.Events, deliveries)
 	rep.Streams = c.simulate(rep.Events, opts.StartAtOne)
 	rep.Findings = sortFindings(c.findings)
 	for _, f := range rep.Findings {
