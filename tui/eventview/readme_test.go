@@ -1,0 +1,31 @@
+package eventview
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestReadmeScreen: the README's picture of the screen is the real view
+// at its stated size and keys.
+func TestReadmeScreen(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	const marker = "The screen at 100×30, after `:events events/testdata/batch_issues.json`\nand `j j`:\n\n```\n"
+	doc := string(raw)
+	i := strings.Index(doc, marker)
+	require.GreaterOrEqual(t, i, 0, "the README's screen")
+	want := doc[i+len(marker):]
+	want = want[:strings.Index(want, "```")]
+
+	t.Chdir("../..")
+	m := opened(t, "events/testdata/batch_issues.json", 100, 30)
+	m = press(t, m, "j", "j")
+	var got []string
+	for _, l := range strings.Split(m.View(), "\n") {
+		got = append(got, strings.TrimRight(l, " "))
+	}
+	require.Equal(t, strings.TrimRight(want, "\n"), strings.TrimRight(strings.Join(got, "\n"), "\n"))
+}
