@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/term"
+	"golang.org/x/time/rate"
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/session"
@@ -30,6 +31,11 @@ const envLog = "B2BX_LOG"
 // cliRetry is the retry policy of API commands: the contract's schedule,
 // announced on stderr. Tests shorten it.
 var cliRetry = apiclient.RetryPolicy{}
+
+// cliLimiter is the client-side rate limit of API commands; nil is the
+// default per-partner limit (apiclient.NewLimiter). Tests that page a
+// thousand times lift it.
+var cliLimiter *rate.Limiter
 
 // isTerminal reports whether w is a terminal; a variable so tests can
 // pretend.
@@ -72,7 +78,7 @@ func newAPIConn(e *env, t connTarget, op string) (*apiConn, error) {
 		fmt.Fprintf(e.stderr, "b2bx %s: %s attempt %d failed: %s\n  next attempt at %s (in %s); Ctrl-C to give up\n",
 			op, ev.Op, ev.Attempt, termsafe.String(ev.Err.Error()), ev.NextAt.Format(time.TimeOnly), ev.Wait.Round(time.Second))
 	}
-	c, err := session.NewClient(t, session.Options{Logger: log, Retry: retry})
+	c, err := session.NewClient(t, session.Options{Logger: log, Retry: retry, Limiter: cliLimiter})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/nutrab2b/b2bx/internal/syncbuf"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
@@ -62,6 +63,14 @@ func newSimEnv(t *testing.T, opts ...partnersim.Option) *simEnv {
 		"HOME":          t.TempDir(),
 		"XDG_DATA_HOME": t.TempDir(),
 	}}
+}
+
+// unlimited lifts the client-side rate limit of the API commands for the
+// test (a thousand pages would take ten seconds at the default 100/s).
+func unlimited(t *testing.T) {
+	old := cliLimiter
+	cliLimiter = rate.NewLimiter(rate.Inf, 0)
+	t.Cleanup(func() { cliLimiter = old })
 }
 
 // run runs b2bx against the simulator's connection.

@@ -280,24 +280,40 @@ func TestFetchStorageFailures(t *testing.T) {
 	})
 }
 
+// TestFetchPassesOverBadEntries: entries the client refuses (a bad hash,
+// the ID "..", a size above 16 MiB) are reported and passed over by fetch
+// --next and fetch ID alike; the valid ones are fetched and acknowledged.
 func TestFetchPassesOverBadEntries(t *testing.T) {
 	s := newSimEnv(t)
 	bad, err := s.sim.AddEntry(cliConn, partnersim.Delivery{MessageType: "ORDRSP", Payload: []byte("x"), Fault: partnersim.PayloadFault{MalformedListingHash: true}})
 	require.NoError(t, err)
+	_, err = s.sim.AddEntry(cliConn, partnersim.Delivery{ID: "..", MessageType: "ORDRSP", Payload: []byte("x")})
+	require.NoError(t, err)
 	big, err := s.sim.AddEntry(cliConn, partnersim.Delivery{MessageType: "ORDRSP", Payload: []byte("x"), Fault: partnersim.PayloadFault{AnnounceSize: apiclient.MaxPayloadSize + 1}})
 	require.NoError(t, err)
 	good := s.add(t, "ORDRSP", ediPayload(4096), partnersim.PayloadFault{})
+	good2 := s.add(t, "ORDRSP", ediPayload(4096), partnersim.PayloadFault{})
+	reported := func(t *testing.T, errOut string) {
+		t.Helper()
+		require.Contains(t, errOut, "3 listed deliveries cannot be processed safely and are left out")
+		require.Contains(t, errOut, bad+": ")
+		require.Contains(t, errOut, "..: ")
+		require.Contains(t, errOut, big+": ")
+		require.Contains(t, errOut, "16 MiB")
+	}
 
 	code, out, errOut := s.run(t, "", "fetch", "--next", "--ack", "--json")
 	require.Equal(t, exitOK, code, errOut)
 	j := decodeJSON[map[string]any](t, out)
 	require.Equal(t, good, j["deliveryAttemptId"], "the valid entry is fetched despite the bad ones before it")
 	require.Equal(t, true, j["acknowledged"])
-	require.Len(t, j["skipped"], 2)
-	require.Contains(t, errOut, "2 listed deliveries cannot be processed safely and are left out")
-	require.Contains(t, errOut, bad+": ")
-	require.Contains(t, errOut, big+": ")
-	require.Contains(t, errOut, "16 MiB")
+	require.Len(t, j["skipped"], 3)
+	reported(t, errOut)
+
+	code, out, errOut = s.run(t, "", "fetch", good2, "--ack")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "acknowledged  receipt ", "fetch ID processes a valid entry listed after bad ones")
+	reported(t, errOut)
 
 	code, _, errOut = s.run(t, "", "fetch", big, "--ack")
 	require.Equal(t, exitAPI, code)
@@ -306,12 +322,80 @@ func TestFetchPassesOverBadEntries(t *testing.T) {
 	require.NotContains(t, errOut, "not in the mailbox listing")
 	require.Zero(t, s.sim.RequestCount(partnersim.EndpointClaim, big), "no lease spent on it")
 	require.Zero(t, s.sim.RequestCount(partnersim.EndpointClaim, bad))
+	require.Zero(t, s.sim.RequestCount(partnersim.EndpointClaim, ".."))
+	require.Equal(t, 2, s.sim.RequestCount(partnersim.EndpointClaim, ""), "only the valid entries were claimed")
 
 	code, out, _ = s.run(t, "", "fetch", "--next", "--json")
 	require.Equal(t, exitOK, code)
 	e := decodeJSON[map[string]any](t, out)
 	require.Equal(t, true, e["empty"], "only refused entries are left")
-	require.Len(t, e["skipped"], 2)
+	require.Len(t, e["skipped"], 3)
+}
+
+// TestFetchJSONEscapesDEL: fetch --json escapes DEL (0x7f) in server
+// strings as \u007f like every other control; the human output drops it.
+func TestFetchJSONEscapesDEL(t *testing.T) {
+	s := newSimEnv(t)
+	id, err := s.sim.AddEntry(cliConn, partnersim.Delivery{ID: "da-\x7f-del", MessageType: "ORD\x7fRSP", Payload: ediPayload(1024)})
+	require.NoError(t, err)
+	code, out, errOut := s.run(t, "", "fetch", id, "--json")
+	require.Equal(t, exitOK, code, errOut)
+	require.NotContains(t, out, "\x7f")
+	require.Contains(t, out, `"deliveryAttemptId": "da-\u007f-del"`)
+	require.Contains(t, out, `"messageType": "ORD\u007fRSP"`)
+	j := decodeJSON[fetchJSON](t, out)
+	require.Equal(t, id, j.DeliveryAttemptID, "JSON keeps the exact value")
+
+	id2, err := s.sim.AddEntry(cliConn, partnersim.Delivery{ID: "db-\x7f-del", MessageType: "ORD\x7fRSP", Payload: ediPayload(1024)})
+	require.NoError(t, err)
+	code, out, errOut = s.run(t, "", "fetch", id2)
+	require.Equal(t, exitOK, code, errOut)
+	require.NotContains(t, out+errOut, "\x7f")
+}
+
+// TestFetchStopsWhenRetryWouldOutliveLease: the payload answers 503 with
+// Retry-After: 3600 during a five-minute lease. fetch does not wait an
+// hour: it stops at once, says the entry becomes due again, and
+// acknowledges nothing.
+func TestFetchStopsWhenRetryWouldOutliveLease(t *testing.T) {
+	s := newSimEnv(t)
+	cliRetry = apiclient.RetryPolicy{} // the contract schedule
+	id := s.add(t, "ORDRSP", ediPayload(4096), partnersim.PayloadFault{})
+	s.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointPayload, Status: 503, RetryAfter: time.Hour})
+	// --timeout only bounds the test: without the lease rule the deadline
+	// would refuse the hour instead, with another message.
+	code, out, errOut := s.run(t, "", "fetch", id, "--ack", "--json", "--timeout", "2m")
+	require.Equal(t, exitAPI, code, errOut)
+	require.NotContains(t, errOut, "next attempt at", "no retry announced")
+	for _, w := range []string{"not retrying: the next attempt in 1h0m0s", "would end after the claim's lease", "nothing was acknowledged", "becomes due again"} {
+		require.Contains(t, errOut, w)
+	}
+	j := decodeJSON[fetchJSON](t, out)
+	require.False(t, j.Acknowledged)
+	require.Equal(t, "download", j.FailedStep)
+	for name, st := range j.CheckStates {
+		require.Equal(t, "not run", string(st), name)
+	}
+	require.Equal(t, 1, s.sim.RequestCount(partnersim.EndpointPayload, id), "one attempt")
+	require.Zero(t, s.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
+	require.Empty(t, s.deliveryFiles(t), "nothing stored")
+	require.NotContains(t, out+errOut, cliCanarySecret)
+	require.NotContains(t, out+errOut, cliCanaryToken)
+}
+
+// TestFetchStopsEndlessPaging: fetch ID pages through the mailbox to find
+// the entry; a server whose paging never ends stops it with a clear
+// message (it looped forever), and nothing is claimed.
+func TestFetchStopsEndlessPaging(t *testing.T) {
+	s := newSimEnv(t)
+	unlimited(t)
+	s.add(t, "ORDRSP", ediPayload(1024), partnersim.PayloadFault{})
+	s.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointList, Paging: partnersim.PagingEndless})
+	code, _, errOut := s.run(t, "", "fetch", "not-listed", "--ack")
+	require.Equal(t, exitAPI, code, errOut)
+	require.Contains(t, errOut, "mailbox paging does not end: stopped after 1000 pages")
+	require.Equal(t, apiclient.MaxPages, s.sim.RequestCount(partnersim.EndpointList, ""))
+	require.Zero(t, s.sim.RequestCount(partnersim.EndpointClaim, ""))
 }
 
 func TestFetchOut(t *testing.T) {

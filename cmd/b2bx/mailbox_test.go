@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 )
 
@@ -56,18 +58,74 @@ func TestMailboxLs(t *testing.T) {
 
 func TestMailboxLsSanitisesServerText(t *testing.T) {
 	s := newSimEnv(t)
-	_, err := s.sim.AddEntry(cliConn, partnersim.Delivery{ID: "da-\x1b]0;owned\a-\u202eevil", MessageType: "ORD\x1b[31mRSP", Payload: []byte("x")})
+	_, err := s.sim.AddEntry(cliConn, partnersim.Delivery{ID: "da-\x1b]0;owned\a-\u202eevil\x7f", MessageType: "ORD\x1b[31mRSP\x7f", Payload: []byte("x")})
 	require.NoError(t, err)
 	for _, args := range [][]string{{"mailbox", "ls"}, {"mailbox", "ls", "--json"}} {
 		code, out, errOut := s.run(t, "", args...)
 		require.Equal(t, exitOK, code, errOut)
-		for _, bad := range []string{"\x1b", "\a", "\u202e"} {
+		for _, bad := range []string{"\x1b", "\a", "\u202e", "\x7f"} {
 			require.NotContains(t, out, bad, args)
 		}
 	}
 	_, out, _ := s.run(t, "", "mailbox", "ls", "--json")
+	require.Contains(t, out, `evil\u007f"`, "DEL is escaped like every other control")
+	require.Contains(t, out, `RSP\u007f"`)
 	page := decodeJSON[mailboxJSON](t, out)
-	require.Equal(t, "da-\x1b]0;owned\a-\u202eevil", page.Entries[0].DeliveryAttemptID, "JSON keeps the exact value, escaped")
+	require.Equal(t, "da-\x1b]0;owned\a-\u202eevil\x7f", page.Entries[0].DeliveryAttemptID, "JSON keeps the exact value, escaped")
+	require.Equal(t, "ORD\x1b[31mRSP\x7f", page.Entries[0].MessageType)
+}
+
+// TestMailboxLsStopsEndlessPaging: a server whose paging never ends (a
+// fresh cursor on every page, or one it already returned) stops mailbox
+// ls --all with a clear message instead of growing without bound.
+func TestMailboxLsStopsEndlessPaging(t *testing.T) {
+	for _, tc := range []struct {
+		fault partnersim.PagingFault
+		want  string
+		lists int
+	}{
+		{partnersim.PagingEndless, "stopped after 1000 pages and the server still says hasMore", apiclient.MaxPages},
+		{partnersim.PagingRepeatCursor, "returned a cursor the server had already returned", 2},
+		{partnersim.PagingNoCursor, "hasMore but gives no nextCursor", 1},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			s := newSimEnv(t)
+			unlimited(t)
+			s.add(t, "ORDRSP", []byte("payload 0"), partnersim.PayloadFault{})
+			s.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointList, Paging: tc.fault})
+			for _, json := range []bool{false, true} {
+				args := []string{"mailbox", "ls", "--all", "--limit", "1"}
+				if json {
+					args = append(args, "--json")
+				}
+				before := s.sim.RequestCount(partnersim.EndpointList, "")
+				code, out, errOut := s.run(t, "", args...)
+				require.Equal(t, exitAPI, code, errOut)
+				require.Contains(t, errOut, "mailbox paging does not end")
+				require.Contains(t, errOut, tc.want)
+				require.Equal(t, tc.lists, s.sim.RequestCount(partnersim.EndpointList, "")-before, "no request after the limit")
+				if json {
+					require.Contains(t, decodeJSON[errorJSON](t, out).Error, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestMailboxLsShortRetryAfter: with the contract's schedule (first retry
+// after 30 s), a 503 with Retry-After: 1 is retried one second later. The
+// --timeout of 20 s proves it: a 30 s wait would be refused at once.
+func TestMailboxLsShortRetryAfter(t *testing.T) {
+	s := newSimEnv(t)
+	cliRetry = apiclient.RetryPolicy{} // the contract schedule, not the tests' short one
+	id := s.add(t, "ORDRSP", []byte("payload 0"), partnersim.PayloadFault{})
+	s.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointList, Times: 1, Status: 503, RetryAfter: time.Second})
+	code, out, errOut := s.run(t, "", "mailbox", "ls", "--timeout", "20s")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, id)
+	require.Contains(t, errOut, "(retry after 1s)")
+	require.Contains(t, errOut, "(in 1s); Ctrl-C to give up", "the wait is the server's Retry-After")
+	require.Equal(t, 2, s.sim.RequestCount(partnersim.EndpointList, ""))
 }
 
 func TestMailboxLsErrors(t *testing.T) {
