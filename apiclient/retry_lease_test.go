@@ -2,7 +2,9 @@ package apiclient
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -239,4 +241,51 @@ func TestCloseAndSharedTransport(t *testing.T) {
 	resp.Body.Close()
 	b.c.Close()
 	require.Equal(t, int32(2), n.Load())
+}
+
+// TestLastCloseDropsIdleConnections: the shared transport keeps its idle
+// connections while any client uses it; the last Close drops them, so an
+// app that closes its connections leaves no socket open to the server.
+func TestLastCloseDropsIdleConnections(t *testing.T) {
+	// A fresh shared transport for this test; the package's other tests
+	// leave clients open on the old one.
+	shared.mu.Lock()
+	oldT, oldUsers := shared.t, shared.users
+	shared.t, shared.users = nil, 0
+	shared.mu.Unlock()
+	t.Cleanup(func() {
+		shared.mu.Lock()
+		shared.t, shared.users = oldT, oldUsers
+		shared.mu.Unlock()
+	})
+
+	closed := make(chan struct{}, 8)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"data": []any{}, "meta": map[string]any{"hasMore": false}})
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			closed <- struct{}{}
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	newClient := func() *Client {
+		c, err := New(Config{BaseURL: srv.URL, ConnectionID: testConn, Credentials: StaticCredentials{Mailbox: canaryCred}})
+		require.NoError(t, err)
+		return c
+	}
+	a, b := newClient(), newClient()
+	_, err := a.ListMailbox(context.Background(), 0, "")
+	require.NoError(t, err)
+	a.Close()
+	_, err = b.ListMailbox(context.Background(), 0, "")
+	require.NoError(t, err, "b still works after a closed")
+	require.Empty(t, closed, "a's Close left the shared connection to b")
+	b.Close()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second): // a bound on the wait, not a timing assertion
+		t.Fatal("the last Close left an idle connection open")
+	}
 }

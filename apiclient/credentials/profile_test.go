@@ -58,6 +58,8 @@ func TestValidateBaseURLHTTPSRule(t *testing.T) {
 		{"", "is empty"},
 		{"https://", "not an http(s) URL"},
 		{"https://user:" + canary + "@api.example.com", "user name or password"},
+		{"https://user:" + canary + "@exa mple.com", "(unparsable URL)"},
+		{"https://api.example.com:" + canary, "(unparsable URL)"},
 		{"https://api.example.com/?token=" + canary, "query or fragment"},
 		{"https://api.example.com/#" + canary, "query or fragment"},
 	} {

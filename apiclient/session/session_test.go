@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,7 +153,13 @@ func TestOpenChecksTargetAndOpensSpool(t *testing.T) {
 	_, err = Open(Target{BaseURL: "https://x.example", ConnectionID: "c"}, Options{Getenv: getenv})
 	require.ErrorContains(t, err, "no API key")
 
-	c, err := Open(Target{BaseURL: "https://x.example", ConnectionID: "c", Inbox: cred, Mailbox: cred}, Options{Getenv: getenv})
+	// Once closed, no request may go out: the transport fails the test.
+	noNetwork := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		t.Errorf("a request went out after Close: %s %s", r.Method, r.URL.Path)
+		return nil, errors.New("no network in this test")
+	})}
+	c, err := Open(Target{BaseURL: "https://x.example", ConnectionID: "c", Inbox: cred, Mailbox: cred}, Options{Getenv: getenv, HTTPClient: noNetwork,
+		Retry: apiclient.RetryPolicy{MaxAttempts: 1}})
 	require.NoError(t, err)
 	require.Equal(t, "c", c.Client.ConnectionID())
 	require.Equal(t, te.vars["B2BX_DATA_DIR"], c.Spool.Root())
@@ -162,6 +169,10 @@ func TestOpenChecksTargetAndOpensSpool(t *testing.T) {
 	_, err = c.Client.ListMailbox(context.Background(), 1, "")
 	require.ErrorIs(t, err, apiclient.ErrClosed, "Close closes the client")
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestStoreRootPrecedence(t *testing.T) {
 	dir := t.TempDir()
@@ -238,6 +249,18 @@ func TestSaveProfileValidates(t *testing.T) {
 		want    string
 	}{
 		{"plain http", func() credentials.Profile { p := twoKeys(); p.URL = "http://198.51.100.7"; return p }(), nil, te.store, "plain http"},
+		// The app's + form saves through here: user info is refused, and
+		// an unparsable URL is not echoed.
+		{"user info", func() credentials.Profile {
+			p := twoKeys()
+			p.URL = "https://key-up:" + canaryIn + "@api.example.com"
+			return p
+		}(), nil, te.store, "must not contain a user name or password"},
+		{"unparsable", func() credentials.Profile {
+			p := twoKeys()
+			p.URL = "https://key-up:" + canaryIn + "@exa mple.com"
+			return p
+		}(), nil, te.store, "(unparsable URL)"},
 		{"foreign key", twoKeys(), map[string]secret.Value{"other": secret.New(canaryIn)}, te.store, `key "other", which profile acme does not use`},
 		{"secret with a space", twoKeys(), map[string]secret.Value{"key-up": secret.New("a " + canaryIn)}, te.store, "spaces or control characters"},
 		{"empty secret", twoKeys(), map[string]secret.Value{"key-up": secret.New(" ")}, te.store, "it is empty"},

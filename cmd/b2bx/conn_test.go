@@ -168,6 +168,8 @@ func TestConnAddErrors(t *testing.T) {
 			[]string{`profile "acme": url:`, "use https", "127.0.0.0/8, ::1 and localhost"}},
 		{"secret in url", []string{"conn", "add", "acme", "--url", "https://k:" + connCanaryIn + "@x.example", "--connection", "c", "--key-id", "k"}, "", exitUsage,
 			[]string{"must not contain a user name or password"}},
+		{"secret in an unparsable url", []string{"conn", "add", "acme", "--url", "https://k:" + connCanaryIn + "@exa mple.com", "--connection", "c", "--key-id", "k"}, "", exitUsage,
+			[]string{"(unparsable URL)"}},
 		{"no key", []string{"conn", "add", "acme", "--url", "https://x.example", "--connection", "c"}, "", exitUsage, []string{"--key-id ID", "--inbox-key-id"}},
 		{"no connection", []string{"conn", "add", "acme", "--url", "https://x.example", "--key-id", "k"}, "", exitUsage, []string{"connection: connection ID is empty"}},
 		{"relative store dir ok but both secret flags", with("--secret-stdin", "--no-secret"), "", exitUsage, []string{"exclude each other"}},
