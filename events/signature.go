@@ -26,7 +26,8 @@ const (
 var ErrMalformedHeader = errors.New("malformed " + SignatureHeader + " header")
 
 // HeaderError says what is wrong with a signature header. Its text quotes
-// no header content beyond the name of an element, which is never secret
+// no header content beyond the name of an element or of another header
+// (letters, digits, '_' and '-', at most 40 bytes), which is never secret
 // (a header carries only a timestamp and HMACs).
 type HeaderError struct {
 	Reason string
@@ -150,7 +151,7 @@ func headerValue(s string) (string, error) {
 		if !isKey(name) {
 			return "", malformed("text before ':' is not a header name")
 		}
-		return "", malformed("this is a %s header, not %s", name, SignatureHeader)
+		return "", malformed("this is a %s header, not %s", clip(name, 40), SignatureHeader)
 	}
 	return strings.Trim(val, " \t"), nil
 }
