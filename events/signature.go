@@ -107,7 +107,7 @@ func ParseSignatureHeader(s string) (Signature, error) {
 		case !isKey(key):
 			return Signature{}, malformed("element %d: the key must be letters, digits, '_' or '-'", i+1)
 		case strings.ContainsAny(val, "= \t"):
-			return Signature{}, malformed("element %d (%s): the value contains '=' or whitespace", i+1, key)
+			return Signature{}, malformed("element %d (%s): the value contains '=' or whitespace", i+1, clip(key, 40))
 		}
 		switch key {
 		case "t":

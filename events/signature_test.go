@@ -345,6 +345,7 @@ func TestParseSignatureHeaderBad(t *testing.T) {
 		{"t=1,v1=" + v1a + "," + strings.Repeat("x", 5000), "longer than 4096"},
 		// The fuzzer's find: a long "header name" was quoted whole.
 		{strings.Repeat("0", 225) + ":", "0000000000000000000000000000000000000000… header, not X-NB2B-Signature"},
+		{strings.Repeat("0", 212) + "= 0", "element 1 (0000000000000000000000000000000000000000…): the value contains"},
 	}
 	for _, tc := range tests {
 		_, err := ParseSignatureHeader(tc.in)
