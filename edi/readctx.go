@@ -156,7 +156,7 @@ var errAbandoned = errors.New("edi: read abandoned")
 
 // readContext opens and reads an input on a goroutine, so that waiting
 // for it can stop when ctx is done; the goroutine calls the close func
-// open returned when it is done. The buffer starts at hint bytes.
+// open returned when it is done. The first piece read is hint bytes.
 func readContext(ctx context.Context, open func() (io.Reader, func(), error), limit int64, hint int) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -195,33 +195,47 @@ func readContext(ctx context.Context, open func() (io.Reader, func(), error), li
 	}
 }
 
+// maxChunk bounds the pieces readLimited reads a stream into.
+const maxChunk = 64 << 20
+
 // readLimited reads r to its end, refusing more than limit bytes, and
-// stops between reads once stop is set. The buffer starts at hint bytes
-// and doubles, and its last step goes straight to limit+1, so the input
-// is copied once per doubling and never to more than limit+1 bytes.
+// stops between reads once stop is set. It reads into pieces, the first
+// of hint bytes, each next twice as large (at most maxChunk), and joins
+// them once at the end: an input refused at the limit (/dev/zero) costs
+// the limit, not the limit plus the buffers a doubling buffer outgrew
+// (2.1 GB for 1 GiB), and one that fits costs twice its size while the
+// pieces are joined, no more. Input that fits the first piece (a regular
+// file, whose size is the hint) is not copied.
 func readLimited(r io.Reader, limit int64, hint int, stop *atomic.Bool) ([]byte, error) {
 	buf := make([]byte, 0, min(int64(max(hint, 512)), limit+1))
+	var full [][]byte // the pieces before buf, each filled
+	var total int64   // their bytes
 	for {
 		if stop.Load() {
 			return nil, errAbandoned
 		}
 		if len(buf) == cap(buf) {
-			next := 2 * int64(cap(buf))
-			if next >= limit {
-				next = limit + 1
-			}
-			buf = append(make([]byte, 0, next), buf...)
+			full, total = append(full, buf), total+int64(len(buf))
+			buf = make([]byte, 0, min(2*int64(cap(buf)), maxChunk, limit+1-total))
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > limit {
+		if total+int64(len(buf)) > limit {
 			return nil, &SizeError{Size: -1, Limit: limit}
 		}
 		if errors.Is(err, io.EOF) {
-			return buf, nil
+			break
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
+	if len(full) == 0 {
+		return buf, nil
+	}
+	out := make([]byte, 0, total+int64(len(buf)))
+	for _, p := range full {
+		out = append(out, p...)
+	}
+	return append(out, buf...), nil
 }

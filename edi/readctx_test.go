@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -252,4 +254,60 @@ func TestOpenRegularSwapped(t *testing.T) {
 		}
 		t.Fatal("openRegular waited for the FIFO's writer")
 	}
+}
+
+// endless is a reader that never ends (like /dev/zero).
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) { return len(p), nil }
+
+// TestReadLimitedPieces: input read in pieces is joined byte for byte, at
+// and around the limit and the piece sizes, however the reader splits it.
+func TestReadLimitedPieces(t *testing.T) {
+	var stop atomic.Bool
+	data := make([]byte, 300000)
+	for k := range data {
+		data[k] = byte(k * 7)
+	}
+	for _, n := range []int{0, 1, 511, 512, 513, 1024, 4096, 99999, 300000} {
+		for _, hint := range []int{0, 512, 1000, 4096} {
+			for name, r := range map[string]io.Reader{
+				"whole": bytes.NewReader(data[:n]),
+				"half":  iotest.HalfReader(bytes.NewReader(data[:n])),
+				"bytes": iotest.OneByteReader(bytes.NewReader(data[:min(n, 5000)])),
+			} {
+				want := data[:n]
+				if name == "bytes" {
+					want = data[:min(n, 5000)]
+				}
+				got, err := readLimited(r, int64(len(want)), hint, &stop)
+				require.NoError(t, err, "n=%d hint=%d %s", n, hint, name)
+				require.True(t, bytes.Equal(want, got), "n=%d hint=%d %s", n, hint, name)
+				if len(want) > 0 {
+					_, err = readLimited(bytes.NewReader(want), int64(len(want)-1), hint, &stop)
+					var se *SizeError
+					require.ErrorAs(t, err, &se, "n=%d hint=%d: one byte over the limit", n, hint)
+				}
+			}
+		}
+	}
+}
+
+// TestReadLimitedMemory: refusing an endless input at the limit allocates
+// the limit, not the limit plus every buffer a doubling buffer outgrew
+// (/dev/zero at the 1 GiB default took 2.1 GB); input that fits costs
+// its pieces and the joined copy, twice its size.
+func TestReadLimitedMemory(t *testing.T) {
+	const limit = 64 << 20
+	var err error
+	n := allocated(func() { _, err = ReadAllContext(context.Background(), endless{}, limit) })
+	var se *SizeError
+	require.ErrorAs(t, err, &se)
+	require.Less(t, n, uint64(limit+limit/8), "allocated %d MiB to refuse %d MiB", n>>20, limit>>20)
+
+	var data []byte
+	n = allocated(func() { data, err = ReadAllContext(context.Background(), io.LimitReader(endless{}, limit-1000), limit) })
+	require.NoError(t, err)
+	require.Len(t, data, limit-1000)
+	require.Less(t, n, uint64(2*limit+limit/8), "allocated %d MiB to read %d MiB", n>>20, limit>>20)
 }
