@@ -53,6 +53,10 @@ func (r *IntegrityReport) check(expect Expect, rawHash, rawTrailer string) {
 	}
 
 	r.TrailerCheck = CheckResult{Name: CheckTrailer, Want: TrailerVerified, Got: r.Trailer}
+	if r.refused {
+		r.notRun(expect)
+		return
+	}
 	switch v := strings.TrimSpace(rawTrailer); {
 	case strings.EqualFold(v, TrailerVerified):
 		r.TrailerCheck.OK = true
@@ -62,6 +66,27 @@ func (r *IntegrityReport) check(expect Expect, rawHash, rawTrailer string) {
 		r.TrailerCheck.Detail = "trailer X-B2B-Payload-Integrity missing after EOF (counts as failed)"
 	default:
 		r.TrailerCheck.Detail = "the server reports the stream as " + strconv.Quote(r.Trailer)
+	}
+}
+
+// notRun marks the checks of a download refused before reading (an
+// announced size above MaxPayloadSize): the size that was announced fails,
+// every other check is "not run" rather than failed on zero bytes.
+func (r *IntegrityReport) notRun(expect Expect) {
+	tooLarge := func(c *CheckResult, n int64, what string) bool {
+		if n <= MaxPayloadSize {
+			return false
+		}
+		c.OK, c.Detail = false, fmt.Sprintf("%s announces %d bytes, more than the contract's 16 MiB limit; nothing was read", what, n)
+		return true
+	}
+	header := tooLarge(&r.SizeHeader, r.HeaderSize, "the X-B2B-Payload-Size header")
+	listing := expect != Expect{} && tooLarge(&r.SizeListing, expect.Size, "the mailbox listing")
+	for _, c := range []*CheckResult{&r.SizeHeader, &r.SizeListing, &r.HashHeader, &r.HashListing, &r.TrailerCheck} {
+		if c == &r.SizeHeader && header || c == &r.SizeListing && listing {
+			continue
+		}
+		c.OK, c.NotRun, c.Got, c.Detail = false, true, "", "not run: nothing was read"
 	}
 }
 

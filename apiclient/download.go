@@ -49,6 +49,10 @@ type CheckResult struct {
 	Want   string `json:"want"`
 	Got    string `json:"got"`
 	Detail string `json:"detail,omitempty"`
+	// NotRun: the check could not run because nothing was read (the
+	// answer announced a size above MaxPayloadSize). It is not OK, but it
+	// did not fail either: Failed leaves it out.
+	NotRun bool `json:"notRun,omitempty"`
 }
 
 // IntegrityReport is the full result of a download. Download returns it
@@ -77,6 +81,9 @@ type IntegrityReport struct {
 	// overflow: the body went on past the announced size (or 16 MiB);
 	// Bytes stops there and the size checks fail.
 	overflow bool
+	// refused: an announced size above MaxPayloadSize; nothing was read,
+	// so only the size check that announced it ran (and failed).
+	refused bool
 
 	Duration      time.Duration `json:"duration"`
 	CorrelationID string        `json:"correlationId"`
@@ -93,11 +100,11 @@ func (r *IntegrityReport) OK() bool {
 	return r.ReadErr == nil && r.SinkErr == nil && len(r.Failed()) == 0
 }
 
-// Failed lists the failed checks.
+// Failed lists the failed checks (not those that could not run).
 func (r *IntegrityReport) Failed() []CheckResult {
 	var out []CheckResult
 	for _, c := range r.Checks() {
-		if !c.OK {
+		if !c.OK && !c.NotRun {
 			out = append(out, c)
 		}
 	}
@@ -161,7 +168,7 @@ func (c *Client) Download(ctx context.Context, claim *Claim, expect Expect, sink
 	p.start(min(cmp(rep.HeaderSize >= 0, rep.HeaderSize, expect.Size), MaxPayloadSize))
 	h := sha256.New()
 	if refuse != nil {
-		rep.ReadErr = refuse
+		rep.ReadErr, rep.refused = refuse, true
 	} else {
 		stopWatch := c.watchStall(p, cancel)
 		rep.Bytes, rep.overflow, rep.ReadErr, rep.SinkErr = stream(resp.Body, sink, h, p, limit)

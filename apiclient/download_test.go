@@ -115,8 +115,14 @@ func TestDownloadFaultMatrix(t *testing.T) {
 		{"reset after all bytes", payloadServer{send: -1, trailer: "verified", abort: true}, exp, []string{CheckTrailer}, true},
 		// The sink gets exactly the announced bytes (their hashes match), never the excess.
 		{"longer than announced", payloadServer{send: -1, extra: []byte("X"), trailer: "verified"}, exp, []string{CheckSizeHeader, CheckSizeListing, CheckTrailer}, true},
-		{"hostile size header", payloadServer{send: -1, extra: testPayload(1 << 20), sizeHeader: "1000000000000000", trailer: "verified"}, exp, []string{CheckSizeHeader, CheckSizeListing, CheckHashHeader, CheckHashListing, CheckTrailer}, true},
-		{"hostile listing size", payloadServer{send: -1, trailer: "verified"}, Expect{MaxPayloadSize + 1, exp.SHA256}, []string{CheckSizeHeader, CheckSizeListing, CheckHashHeader, CheckHashListing, CheckTrailer}, true},
+		// Refused before reading: only the size that announced more than
+		// 16 MiB failed; the other checks did not run (see notRun below).
+		{"hostile size header", payloadServer{send: -1, extra: testPayload(1 << 20), sizeHeader: "1000000000000000", trailer: "verified"}, exp, []string{CheckSizeHeader}, true},
+		{"hostile listing size", payloadServer{send: -1, trailer: "verified"}, Expect{MaxPayloadSize + 1, exp.SHA256}, []string{CheckSizeListing}, true},
+	}
+	notRun := map[string][]string{
+		"hostile size header":  {CheckSizeListing, CheckHashHeader, CheckHashListing, CheckTrailer},
+		"hostile listing size": {CheckSizeHeader, CheckHashHeader, CheckHashListing, CheckTrailer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,6 +134,15 @@ func TestDownloadFaultMatrix(t *testing.T) {
 			rep, err := env.c.Download(context.Background(), testClaim("d-1"), tt.expect, &sink, &p)
 			require.NotNil(t, rep)
 			require.Equal(t, tt.failed, failedNames(rep))
+			var skipped []string
+			for _, c := range rep.Checks() {
+				if c.NotRun {
+					require.False(t, c.OK, c.Name)
+					require.Equal(t, "not run: nothing was read", c.Detail, c.Name)
+					skipped = append(skipped, c.Name)
+				}
+			}
+			require.Equal(t, notRun[tt.name], skipped, "checks that could not run")
 			require.Equal(t, tt.readErr, rep.ReadErr != nil, "ReadErr: %v", rep.ReadErr)
 			snap := p.Snapshot()
 			require.True(t, snap.Done)

@@ -86,7 +86,10 @@ func (r *Result) Checks() []CheckState {
 	} else {
 		for _, c := range r.Report.Checks() {
 			cs := CheckState{Name: c.Name, State: StatePassed}
-			if !c.OK {
+			switch {
+			case c.NotRun:
+				cs.State = StateNotRun
+			case !c.OK:
 				cs.State, cs.Detail = StateFailed, c.Detail
 			}
 			out = append(out, cs)

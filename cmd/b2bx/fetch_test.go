@@ -178,6 +178,10 @@ func TestFetchFailuresExitCodes(t *testing.T) {
 		{name: "payload 500", ep: &partnersim.EndpointFault{Endpoint: partnersim.EndpointPayload, Status: 500}, code: exitAPI, states: []string{no, no, no, no, no, no}, errMsg: "ERR_B2B_EXCHANGE_INTERNAL"},
 		{name: "payload 503", ep: &partnersim.EndpointFault{Endpoint: partnersim.EndpointPayload, Status: 503, Times: 20}, code: exitAPI, states: []string{no, no, no, no, no, no}, errMsg: "ERR_B2B_EXCHANGE_UNAVAILABLE"},
 		{name: "claim conflict", ep: &partnersim.EndpointFault{Endpoint: partnersim.EndpointClaim, Status: 409}, code: exitAPI, states: []string{no, no, no, no, no, no}, errMsg: "ERR_B2B_EXCHANGE_CONFLICT"},
+		// The payload header announces 10^15 bytes over an endless body:
+		// refused before a byte is read, so only that size check ran.
+		{name: "hostile size header", ep: &partnersim.EndpointFault{Endpoint: partnersim.EndpointPayload, Payload: partnersim.PayloadFault{AnnounceSize: 1e15, Endless: true}},
+			code: exitIntegrity, states: []string{bad, no, no, no, no, no}, errMsg: "announces 1000000000000000 bytes, more than the contract's 16 MiB limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSimEnv(t)
