@@ -475,7 +475,7 @@ func TestValidGLN(t *testing.T) {
 // Inspect: it must not panic, and every finding must point at a real
 // delivery and event.
 func FuzzInspect(f *testing.F) {
-	for _, p := range []string{"testdata/valid_event.json", "testdata/batch_issues.json", "testdata/inline_pdf.json", "testdata/bad_envelope.json", "testdata/bad_attachments.json"} {
+	for _, p := range []string{"testdata/valid_event.json", "testdata/batch_issues.json", "testdata/inline_pdf.json", "testdata/bad_envelope.json", "testdata/bad_attachments.json", "testdata/heartbeat_gap.json"} {
 		raw, err := os.ReadFile(p)
 		require.NoError(f, err)
 		f.Add(raw, "t=1,v1="+strings.Repeat("0", 64))
