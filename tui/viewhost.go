@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -19,10 +20,11 @@ import (
 // : and ? stay the shell's while no search is typed), and owns the file
 // until it closes.
 type shellView struct {
-	v       *viewer.Model // nil when closed
-	gen     uint64        // the open viewer's request: its messages carry it
-	waiting uint64        // a file being opened; 0 when none
-	last    uint64        // the last request handed out
+	v       *viewer.Model      // nil when closed
+	gen     uint64             // the open viewer's request: its messages carry it
+	waiting uint64             // a file being opened; 0 when none
+	last    uint64             // the last request handed out
+	cancel  context.CancelFunc // stops the open that is waited for
 }
 
 type (
@@ -53,11 +55,15 @@ func (m Model) openView(path string) (Model, tea.Cmd) {
 		return m.showError(common.ErrorMsg{Text: ":view needs a file: :view PATH (in a connection's tab, v views a downloaded entry)"}), nil
 	}
 	path = common.ExpandHome(path)
+	if m.sv.cancel != nil {
+		m.sv.cancel() // a newer :view replaces an open still running
+	}
 	m.sv.last++
 	req := m.sv.last
-	m.sv.waiting = req
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.sv.waiting, m.sv.cancel = req, cancel
 	return m, func() tea.Msg {
-		src, err := viewer.Open(path)
+		src, err := viewer.OpenContext(ctx, path)
 		return shellViewOpened{req, src, err}
 	}
 }
@@ -70,6 +76,10 @@ func (m Model) onShellViewOpened(msg shellViewOpened) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.sv.waiting = 0
+	if m.sv.cancel != nil {
+		m.sv.cancel()
+		m.sv.cancel = nil
+	}
 	if msg.err != nil {
 		return m.showError(common.ErrorMsg{Text: "the viewer cannot open it: " + termsafe.String(msg.err.Error())}), nil
 	}

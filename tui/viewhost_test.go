@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,14 +82,27 @@ func TestViewCommandErrors(t *testing.T) {
 	require.Contains(t, m.foot.err, "the viewer cannot open it")
 	require.Nil(t, m.sv.v)
 
-	// A second :view before the first opened: only the second is shown.
+	// A second :view before the first opened: the first is stopped and
+	// only the second is shown.
 	m = press(t, m, "esc")
 	m, first := m.openView(fixturePath("contrl_22.edi"))
 	m, second := m.openView(fixturePath("contrl_22_rejected.edi"))
 	stale := first().(shellViewOpened)
+	require.ErrorIs(t, stale.err, context.Canceled, "the replaced open stopped")
+	require.Nil(t, stale.src)
 	m = run(t, m, second)
 	m = update(t, m, stale)
-	require.Error(t, stale.src.Err(), "the stale file was closed")
+	require.Contains(t, m.View(), "REJECTED")
+	require.Empty(t, m.foot.err, "a stopped open says nothing")
+
+	// An open that finished before it was replaced is closed, not shown.
+	m = press(t, m, "q")
+	m, first = m.openView(fixturePath("contrl_22.edi"))
+	done := first().(shellViewOpened)
+	m, second = m.openView(fixturePath("contrl_22_rejected.edi"))
+	m = run(t, m, second)
+	m = update(t, m, done)
+	require.Error(t, done.src.Err(), "the stale file was closed")
 	require.Contains(t, m.View(), "REJECTED")
 }
 

@@ -46,7 +46,7 @@ func runView(ctx context.Context, e *env, args []string) int {
 			termsafe.String(pos[0]))
 		return exitUsage
 	}
-	src, err := openView(pos[0])
+	src, err := openView(ctx, pos[0])
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx view: %s\n", termsafe.String(err.Error()))
 		return exitUsage
@@ -67,8 +67,8 @@ func runView(ctx context.Context, e *env, args []string) int {
 // openView parses FILE with the collector paused: the index is kept for
 // the whole session anyway, and collecting while it is built only costs
 // time (as in b2bx parse).
-func openView(path string) (*viewer.Source, error) {
+func openView(ctx context.Context, path string) (*viewer.Source, error) {
 	gc := debug.SetGCPercent(-1)
 	defer debug.SetGCPercent(gc)
-	return viewer.Open(path)
+	return viewer.OpenContext(ctx, path)
 }

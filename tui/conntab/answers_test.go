@@ -1,6 +1,7 @@
 package conntab
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -247,6 +248,17 @@ func TestViewPath(t *testing.T) {
 	require.NoError(t, m2.over.viewer.Err())
 	m2.Close()
 	require.Error(t, m2.over.viewer.Err(), "closing the tab closes the viewer's file")
+
+	// esc while a file is being opened stops it.
+	m3, cmd := m.closeViewer().openPath(path)
+	require.Equal(t, "opening the viewer", m3.Preparing())
+	m3, notes = press(t, m3, "esc")
+	require.Contains(t, infoText(notes), "stopped opening the viewer")
+	require.Empty(t, m3.Preparing())
+	late := cmd().(openedViewMsg)
+	require.ErrorIs(t, late.err, context.Canceled)
+	m3, _ = m3.Update(late)
+	require.Nil(t, m3.over.viewer, "nothing opens after esc")
 }
 
 // TestAnswersWithoutStore: a tab without a local store (tests, a fake

@@ -24,9 +24,34 @@ type overlay struct {
 	viewer  *viewer.Model // owns its file until closed
 	viewGen uint64        // the open viewer's request: its messages carry it
 	diff    *diffScreen
-	waiting uint64 // a viewer or diff being prepared; 0 when none
-	what    string // what is being prepared, for the status bar
+	waiting uint64             // a viewer or diff being prepared; 0 when none
+	what    string             // what is being prepared, for the status bar
+	cancel  context.CancelFunc // stops what is being prepared; nil when nothing is
 }
+
+// prepare starts preparing an overlay (a file to open, a diff): what
+// was being prepared before is stopped, its answer will be dropped.
+func (m Model) prepare(what string) (Model, uint64, context.Context) {
+	m = m.stopPreparing()
+	req := m.nextReq()
+	ctx, cancel := context.WithCancel(context.Background())
+	m.over.waiting, m.over.what, m.over.cancel = req, what, cancel
+	return m, req, ctx
+}
+
+// stopPreparing stops what is being prepared (esc, a newer request, the
+// tab closing); a file it opened is closed when its answer is dropped.
+func (m Model) stopPreparing() Model {
+	if m.over.cancel != nil {
+		m.over.cancel()
+	}
+	m.over.waiting, m.over.what, m.over.cancel = 0, "", nil
+	return m
+}
+
+// Preparing reports what the tab is preparing to show ("opening the
+// viewer", "comparing"), or "".
+func (m Model) Preparing() string { return m.over.what }
 
 // open reports whether any overlay is shown.
 func (o overlay) open() bool { return o.answers != nil || o.viewer != nil || o.diff != nil }
@@ -120,7 +145,7 @@ func (m Model) closeViewer() Model {
 
 // closeOverlays closes every overlay (the tab closes).
 func (m Model) closeOverlays() Model {
-	m = m.closeViewer()
+	m = m.stopPreparing().closeViewer()
 	m.over = overlay{}
 	return m
 }
@@ -144,15 +169,14 @@ func (m Model) onViewerMsg(msg viewerMsg) (Model, tea.Cmd) {
 // openViewer opens the viewer on the file resolve names (run in the
 // background: it may look at the disk), titled title.
 func (m Model) openViewer(resolve func() (string, error), title string) (Model, tea.Cmd) {
-	req := m.nextReq()
-	m.over.waiting, m.over.what = req, "opening the viewer"
+	m, req, ctx := m.prepare("opening the viewer")
 	tab := m.id
 	return m, func() tea.Msg {
 		path, err := resolve()
 		if err != nil {
 			return openedViewMsg{msgBase: msgBase{tab, req}, err: err}
 		}
-		src, err := viewer.Open(path)
+		src, err := viewer.OpenContext(ctx, path)
 		return openedViewMsg{msgBase{tab, req}, src, title, err}
 	}
 }
@@ -172,7 +196,7 @@ func (m Model) onOpenedView(msg openedViewMsg) (Model, tea.Cmd) {
 		msg.Drop() // superseded or given up
 		return m, nil
 	}
-	m.over.waiting, m.over.what = 0, ""
+	m = m.stopPreparing()
 	if msg.err != nil {
 		return m, infoErrCmd("the viewer cannot open it: " + capText(termsafe.String(msg.err.Error())))
 	}
@@ -253,15 +277,14 @@ func (m Model) diffSelected() (Model, tea.Cmd) {
 // startDiff compares the ORDRSP at path with the ORDERS of upload rec in
 // the background.
 func (m Model) startDiff(rec spool.UploadRecord, path, what string) (Model, tea.Cmd) {
-	req := m.nextReq()
-	m.over.waiting, m.over.what = req, "comparing"
+	m, req, ctx := m.prepare("comparing")
 	store, tab := m.links.store, m.id
 	title := what + " against the ORDERS sent with key " + termsafe.String(rec.Key)
 	if !rec.Time.IsZero() {
 		title += " at " + rec.Time.Local().Format("2006-01-02 15:04:05")
 	}
 	return m, func() tea.Msg {
-		diffs, err := up.CompareAnswer(context.Background(), store, rec, path)
+		diffs, err := up.CompareAnswer(ctx, store, rec, path)
 		return diffMsg{msgBase{tab, req}, title, diffs, err}
 	}
 }
@@ -270,7 +293,7 @@ func (m Model) onDiff(msg diffMsg) (Model, tea.Cmd) {
 	if msg.req != m.over.waiting {
 		return m, nil
 	}
-	m.over.waiting, m.over.what = 0, ""
+	m = m.stopPreparing()
 	if msg.err != nil {
 		return m, infoErrCmd("no diff: " + capText(termsafe.String(msg.err.Error())))
 	}

@@ -213,10 +213,14 @@ func (m Model) retryNow() (Model, tea.Cmd) {
 	return m, infoCmd("nothing is waiting to be retried")
 }
 
-// escape is esc: cancel the running work (a download, a retry wait), then
+// escape is esc: stop opening a viewer or a diff, cancel the running
+// work (a download, a retry wait), then
 // a running load, then the filter, then the backlog view.
 func (m Model) escape() (Model, tea.Cmd) {
 	switch {
+	case m.over.waiting != 0:
+		what := m.over.what
+		return m.stopPreparing(), infoCmd("stopped " + what)
 	case m.work != nil:
 		return m.cancelJob(m.work), nil
 	case m.list != nil:

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -29,11 +30,17 @@ type Source struct {
 	err     error // edi.ErrFileChanged once a read faulted
 }
 
-// Open reads (or maps) the named file and parses it. The Source owns the
-// file until Close. Parsing 16 MiB takes ~25 ms: the app calls Open inside
-// a tea.Cmd.
-func Open(path string) (*Source, error) {
-	f, err := edi.OpenFile(path)
+// Open is OpenContext without a deadline.
+func Open(path string) (*Source, error) { return OpenContext(context.Background(), path) }
+
+// OpenContext reads (or maps) the named file and parses it. The Source
+// owns the file until Close. Parsing 16 MiB takes ~25 ms: the app calls
+// it inside a tea.Cmd. A path named by a person may be anything: a file
+// over edi.DefaultMaxInput is refused before it is read, a FIFO or device
+// is read up to that much, and the open and the parse stop when ctx is
+// done (edi.OpenFileContext, edi.ParseContext with its memory budget).
+func OpenContext(ctx context.Context, path string) (*Source, error) {
+	f, err := edi.OpenFileContext(ctx, path, 0)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
@@ -41,7 +48,12 @@ func Open(path string) (*Source, error) {
 		}
 		return nil, fmt.Errorf("cannot read %s: %w", termsafe.String(path), err)
 	}
-	doc, err := edi.Parse(f.Bytes())
+	var doc *edi.Document
+	data := f.Bytes()
+	err = edi.Guard(data, func() (err error) { // a mapped file shortened meanwhile is an error, not a crash
+		doc, err = edi.ParseContext(ctx, data, edi.Options{})
+		return err
+	})
 	if err != nil {
 		_ = f.Close() // read-only: unmapping loses nothing
 		return nil, fmt.Errorf("%s: %w", termsafe.String(path), err)

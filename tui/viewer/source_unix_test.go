@@ -1,0 +1,35 @@
+//go:build unix
+
+package viewer
+
+import (
+	"context"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestOpenContextStops: a path a person typed may name a FIFO nobody
+// writes: opening it stops when the context is done instead of blocking
+// the viewer's open for ever.
+func TestOpenContextStops(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo.edi")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := OpenContext(ctx, fifo)
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // the open is waiting for a writer
+	cancel()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("OpenContext did not stop when its context was cancelled")
+	}
+}
