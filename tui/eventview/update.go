@@ -1,7 +1,6 @@
 package eventview
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -12,6 +11,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/events"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // Update handles keys and the screen's results; every other message goes
@@ -206,7 +206,7 @@ func (m Model) move(k tea.KeyMsg) Model {
 // start reads and checks path (a leading ~/ is the home directory) in
 // the background.
 func (m Model) start(path string) (Model, tea.Cmd) {
-	m.path, m.loadErr, m.note = expandHome(path), "", ""
+	m.path, m.loadErr, m.note = common.ExpandHome(path), "", ""
 	m.stage = stageLoading
 	m.waiting = nextReq()
 	return m, inspect(m.waiting, m.path, m.secrets)
@@ -307,16 +307,6 @@ func (m Model) pathKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.pathIn, cmd = m.pathIn.Update(k)
 	return m, cmd
-}
-
-// expandHome expands a leading ~/ as a shell would.
-func expandHome(p string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, p[1:])
-		}
-	}
-	return p
 }
 
 // secretKey handles the masked secret input. The typed text leaves the
