@@ -99,11 +99,7 @@ func TestReadAllContextWakesPipe(t *testing.T) {
 	time.Sleep(20 * time.Millisecond) // let it block in the read (the test holds either way)
 	cancel()
 	require.ErrorIs(t, <-got, context.Canceled)
-	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) { // (not Eventually: its own goroutine would count)
-			t.Fatal("the abandoned read still waits on the pipe")
-		}
-	}
+	requireGoroutines(t, before, "the abandoned read of the pipe")
 	_, err = w.Write([]byte("UNH+"))
 	require.NoError(t, err)
 	require.NoError(t, r.SetReadDeadline(time.Now().Add(10*time.Second))) // ReadAllContext left it in the past
@@ -184,7 +180,9 @@ func TestOpenFileContextFIFO(t *testing.T) {
 	requireReaderGone(t, w)
 
 	// A writer that holds the FIFO open and sends nothing: the read is
-	// woken and the FIFO closed.
+	// woken (its goroutine ends before anything is written) and the FIFO
+	// closed.
+	before := runtime.NumGoroutine()
 	opened := make(chan *os.File, 1)
 	go func() {
 		w, _ := os.OpenFile(fifo, os.O_WRONLY, 0)
@@ -200,7 +198,19 @@ func TestOpenFileContextFIFO(t *testing.T) {
 	time.Sleep(20 * time.Millisecond) // let it block in the read
 	cancel()
 	requireWithin(t, got, context.Canceled, "read of a FIFO whose writer sends nothing")
+	requireGoroutines(t, before, "the abandoned read of the FIFO")
 	requireReaderGone(t, w)
+}
+
+// requireGoroutines waits at most 10 s until no more than n goroutines
+// run (not with Eventually: its own goroutine would count).
+func requireGoroutines(t *testing.T, n int, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: its goroutine still runs", what)
+		}
+	}
 }
 
 // requireWithin waits at most 10 s for an error matching want.
