@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"strconv"
 
@@ -13,17 +14,23 @@ import (
 // humanWriter prints the human form of b2bx parse. Every value from the
 // data goes through termsafe (safe); directory text is trusted.
 type humanWriter struct {
+	ctx context.Context // looked at per message: the output stops when it is done
 	w   *bufio.Writer
 	doc *edi.Document
 }
 
-func writeParseHuman(w *bufio.Writer, name string, doc *edi.Document, list segmentList) {
+// writeParseHuman prints the human form of doc. It stops with ctx's
+// error when ctx is done (between messages, and every segmentCheck
+// segments of the list).
+func writeParseHuman(ctx context.Context, w *bufio.Writer, name string, doc *edi.Document, list segmentList) error {
 	v := explain.VerdictOf(doc)
 	fmt.Fprintf(w, "%s: %d bytes, %d segments, %d interchange(s), %d message(s), %d error(s), %d warning(s)\n",
 		termsafe.String(name), len(doc.Data()), doc.Len(), len(doc.Interchanges), len(doc.Messages), v.Errors, v.Warnings)
-	h := &humanWriter{w: w, doc: doc}
+	h := &humanWriter{ctx: ctx, w: w, doc: doc}
 	for _, ic := range doc.Interchanges {
-		h.interchange(ic)
+		if err := h.interchange(ic); err != nil {
+			return err
+		}
 	}
 	if len(doc.Issues()) > 0 {
 		fmt.Fprintf(w, "\nIssues (segment = 0-based index, @ = byte offset):\n")
@@ -40,11 +47,14 @@ func writeParseHuman(w *bufio.Writer, name string, doc *edi.Document, list segme
 		}
 	}
 	if list.on {
-		writeSegmentsHuman(w, doc, list.describe)
+		return writeSegmentsHuman(ctx, w, doc, list.describe)
 	}
+	return nil
 }
 
-func (h *humanWriter) interchange(ic edi.Interchange) {
+// interchange prints one interchange with its messages; the error is the
+// context's when it is done.
+func (h *humanWriter) interchange(ic edi.Interchange) error {
 	w := h.w
 	fmt.Fprintln(w)
 	if !ic.HasUNB {
@@ -78,19 +88,31 @@ func (h *humanWriter) interchange(ic edi.Interchange) {
 	}
 	for _, m := range ic.Messages {
 		if m.Group < 0 {
-			h.message("  ", m)
+			if err := h.message("  ", m); err != nil {
+				return err
+			}
 		}
 	}
 	for _, g := range ic.Groups {
+		if err := h.ctx.Err(); err != nil {
+			return err
+		}
 		fmt.Fprintf(w, "  Group %s  %s %s:%s (%s)  segments %d-%d\n", safe(g.Ref), safe(g.ID), safe(g.Version),
 			safe(g.Release), safe(g.Agency), g.First, g.Last)
 		for _, m := range g.Messages {
-			h.message("    ", m)
+			if err := h.message("    ", m); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
-func (h *humanWriter) message(indent string, m edi.Message) {
+// message prints one message block, unless the context is done.
+func (h *humanWriter) message(indent string, m edi.Message) error {
+	if err := h.ctx.Err(); err != nil {
+		return err
+	}
 	kind := safe(m.Type) + " " + safe(m.Version) + ":" + safe(m.Release) + ":" + safe(m.Agency)
 	if m.Association != "" {
 		kind += ":" + safe(m.Association)
@@ -115,6 +137,7 @@ func (h *humanWriter) message(indent string, m edi.Message) {
 	if s := m.Summary(); s != nil {
 		h.summary(in, s)
 	}
+	return nil
 }
 
 // line prints one labelled line of a message block.
@@ -152,11 +175,22 @@ func (n *segmentNames) of(s edi.Segment) string {
 	return name
 }
 
-func writeSegmentsHuman(w *bufio.Writer, doc *edi.Document, describe bool) {
+// segmentCheck is how many segments the lists print between two looks
+// at the context.
+const segmentCheck = 1024
+
+// writeSegmentsHuman prints the segment list; it stops with ctx's error
+// when ctx is done.
+func writeSegmentsHuman(ctx context.Context, w *bufio.Writer, doc *edi.Document, describe bool) error {
 	fmt.Fprintf(w, "\nSegments (index, offset, number in message, tag, group path, name, data):\n")
 	names := newSegmentNames(doc)
 	var line, num []byte // reused: a million segments, no garbage per number
 	for i := 0; i < doc.Len(); i++ {
+		if i%segmentCheck == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		s := doc.Segment(i)
 		num = strconv.AppendInt(num[:0], int64(i), 10)
 		line = appendPadded(line[:0], num, 8)
@@ -185,6 +219,7 @@ func writeSegmentsHuman(w *bufio.Writer, doc *edi.Document, describe bool) {
 			writeFieldsHuman(w, doc.Describe(i))
 		}
 	}
+	return nil
 }
 
 // writeFieldsHuman prints the element breakdown of one segment: position,

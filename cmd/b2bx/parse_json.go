@@ -3,22 +3,15 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/nutrab2b/b2bx/edi"
 )
-
-type parseJSON struct {
-	File         string            `json:"file"`
-	Bytes        int               `json:"bytes"`
-	Interchanges []interchangeJSON `json:"interchanges"`
-	Issues       []edi.Issue       `json:"issues"`
-	Errors       int               `json:"errors"`
-	Warnings     int               `json:"warnings"`
-	Segments     int               `json:"segments"`
-}
 
 type syntaxJSON struct {
 	Identifier string `json:"identifier"`
@@ -114,19 +107,8 @@ func sepString(c byte, ok bool) string {
 	return string(rune(c))
 }
 
-func newParseJSON(name string, doc *edi.Document) *parseJSON {
-	out := &parseJSON{File: name, Bytes: len(doc.Data()), Issues: doc.Issues(), Segments: doc.Len(),
-		Interchanges: []interchangeJSON{}}
-	if out.Issues == nil {
-		out.Issues = []edi.Issue{}
-	}
-	out.Errors, out.Warnings = doc.IssueCounts()
-	for _, ic := range doc.Interchanges {
-		out.Interchanges = append(out.Interchanges, newInterchangeJSON(ic))
-	}
-	return out
-}
-
+// newInterchangeJSON is an interchange's JSON without its groups and
+// messages (empty lists), which are written one at a time.
 func newInterchangeJSON(ic edi.Interchange) interchangeJSON {
 	s := ic.Separators
 	j := interchangeJSON{
@@ -150,49 +132,153 @@ func newInterchangeJSON(ic edi.Interchange) interchangeJSON {
 	if ic.HasUNZ {
 		j.Trailer = &trailerJSON{Count: ic.TrailerCount, Ref: ic.TrailerRef}
 	}
-	for _, g := range ic.Groups {
-		gj := groupJSON{Index: g.Index, ID: g.ID, Ref: g.Ref, Sender: g.Sender, Recipient: g.Recipient,
-			Agency: g.Agency, Version: g.Version, Release: g.Release, Association: g.Association,
-			FirstSegment: g.First, LastSegment: g.Last, Messages: len(g.Messages)}
-		if g.Closed {
-			gj.Trailer = &trailerJSON{Count: g.TrailerCount, Ref: g.TrailerRef}
-		}
-		j.FunctionalGroups = append(j.FunctionalGroups, gj)
-	}
-	for _, m := range ic.Messages {
-		mj := messageJSON{Index: m.Index, Ref: m.Ref, Type: m.Type, Version: m.Version, Release: m.Release,
-			Agency: m.Agency, Association: m.Association, Segments: m.Segments(),
-			FirstSegment: m.First, LastSegment: m.Last, Offset: m.Offset, Group: m.Group,
-			Structure: m.Structure, Directory: m.Directory, DirectoryNote: m.DirectoryNote,
-			StructureIssues: m.StructureProblems, Summary: m.Summary()}
-		if m.Closed {
-			mj.Trailer = &trailerJSON{Count: m.TrailerCount, Ref: m.TrailerRef}
-		}
-		j.Messages = append(j.Messages, mj)
-	}
 	return j
 }
 
-// writeParseJSON prints the document; with segments the list is streamed
-// after the summary so a large file never builds one huge value.
-func writeParseJSON(w *bufio.Writer, name string, doc *edi.Document, list segmentList) error {
-	b, err := json.MarshalIndent(newParseJSON(name, doc), "", "  ")
+func newGroupJSON(g edi.Group) groupJSON {
+	gj := groupJSON{Index: g.Index, ID: g.ID, Ref: g.Ref, Sender: g.Sender, Recipient: g.Recipient,
+		Agency: g.Agency, Version: g.Version, Release: g.Release, Association: g.Association,
+		FirstSegment: g.First, LastSegment: g.Last, Messages: len(g.Messages)}
+	if g.Closed {
+		gj.Trailer = &trailerJSON{Count: g.TrailerCount, Ref: g.TrailerRef}
+	}
+	return gj
+}
+
+// newMessageJSON reads the message's summary (a fresh one each call).
+func newMessageJSON(m edi.Message) messageJSON {
+	mj := messageJSON{Index: m.Index, Ref: m.Ref, Type: m.Type, Version: m.Version, Release: m.Release,
+		Agency: m.Agency, Association: m.Association, Segments: m.Segments(),
+		FirstSegment: m.First, LastSegment: m.Last, Offset: m.Offset, Group: m.Group,
+		Structure: m.Structure, Directory: m.Directory, DirectoryNote: m.DirectoryNote,
+		StructureIssues: m.StructureProblems, Summary: m.Summary()}
+	if m.Closed {
+		mj.Trailer = &trailerJSON{Count: m.TrailerCount, Ref: m.TrailerRef}
+	}
+	return mj
+}
+
+// jsonStream writes one indented JSON document a value at a time, the
+// bytes json.MarshalIndent(whole, "", "  ") would give, so that no part
+// of the output is held larger than one message (a file with 100,000
+// empty messages made 110 MB of JSON, built in memory at 1 GB). The first
+// error (the writer's, or the context's) sticks.
+type jsonStream struct {
+	ctx context.Context
+	w   *bufio.Writer
+	err error
+}
+
+// indent is the prefix of a line at depth (two spaces a level).
+func indent(depth int) string { return strings.Repeat("  ", depth) }
+
+func (j *jsonStream) raw(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
+	}
+}
+
+// value writes v as it appears at depth (its first line unindented).
+func (j *jsonStream) value(v any, depth int) {
+	if j.err != nil {
+		return
+	}
+	b, err := json.MarshalIndent(v, indent(depth), "  ")
 	if err != nil {
-		return err
+		j.err = err
+		return
 	}
+	_, j.err = j.w.Write(jsonSafe(b))
+}
+
+// list writes an array of n items at depth, each written by item at
+// depth+1; it looks at the context before each item.
+func (j *jsonStream) list(n, depth int, item func(k int)) {
+	if n == 0 {
+		j.raw("[]")
+		return
+	}
+	j.raw("[")
+	for k := 0; k < n && j.err == nil; k++ {
+		if j.err = j.ctx.Err(); j.err != nil {
+			return
+		}
+		if k > 0 {
+			j.raw(",")
+		}
+		j.raw("\n" + indent(depth+1))
+		item(k)
+	}
+	j.raw("\n" + indent(depth) + "]")
+}
+
+// interchange writes ic at depth: its fields, then its groups and
+// messages one at a time.
+func (j *jsonStream) interchange(ic edi.Interchange, depth int) {
+	if j.err != nil {
+		return
+	}
+	b, err := json.MarshalIndent(newInterchangeJSON(ic), indent(depth), "  ")
+	if err != nil {
+		j.err = err
+		return
+	}
+	// The lists are the last two fields, empty: write the rest, then
+	// them one item at a time.
+	tail := `"functionalGroups": [],` + "\n" + indent(depth+1) + `"messages": []` + "\n" + indent(depth) + "}"
+	head, ok := bytes.CutSuffix(b, []byte(tail))
+	if !ok {
+		j.err = errors.New("b2bx: internal error: unexpected interchange JSON layout")
+		return
+	}
+	if _, j.err = j.w.Write(jsonSafe(head)); j.err != nil {
+		return
+	}
+	j.raw(`"functionalGroups": `)
+	j.list(len(ic.Groups), depth+1, func(k int) { j.value(newGroupJSON(ic.Groups[k]), depth+2) })
+	j.raw(",\n" + indent(depth+1) + `"messages": `)
+	j.list(len(ic.Messages), depth+1, func(k int) { j.value(newMessageJSON(ic.Messages[k]), depth+2) })
+	j.raw("\n" + indent(depth) + "}")
+}
+
+// writeParseJSON prints the document as one JSON value, streamed: the
+// interchanges, groups, messages, issues and segments are written one at
+// a time. It stops with ctx's error when ctx is done.
+func writeParseJSON(ctx context.Context, w *bufio.Writer, name string, doc *edi.Document, list segmentList) error {
+	j := &jsonStream{ctx: ctx, w: w}
+	errs, warns := doc.IssueCounts()
+	issues := doc.Issues()
+	j.raw("{\n  \"file\": ")
+	j.value(name, 1)
+	j.raw(",\n  \"bytes\": ")
+	j.value(len(doc.Data()), 1)
+	j.raw(",\n  \"interchanges\": ")
+	j.list(len(doc.Interchanges), 1, func(k int) { j.interchange(doc.Interchanges[k], 2) })
+	j.raw(",\n  \"issues\": ")
+	j.list(len(issues), 1, func(k int) { j.value(issues[k], 2) })
+	j.raw(",\n  \"errors\": ")
+	j.value(errs, 1)
+	j.raw(",\n  \"warnings\": ")
+	j.value(warns, 1)
+	j.raw(",\n  \"segments\": ")
+	j.value(doc.Len(), 1)
 	if !list.on {
-		b = append(b, '\n')
-		_, err = w.Write(jsonSafe(b))
-		return err
+		j.raw("\n}\n")
+		return j.err
 	}
-	b = bytes.TrimSuffix(b, []byte("\n}"))
-	b = append(b, ",\n  \"segmentList\": ["...)
-	if _, err := w.Write(jsonSafe(b)); err != nil {
-		return err
+	j.raw(",\n  \"segmentList\": [")
+	if j.err != nil {
+		return j.err
 	}
 	names := newSegmentNames(doc)
 	var line []byte
+	var err error
 	for i := 0; i < doc.Len(); i++ {
+		if i%segmentCheck == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if line, err = appendSegmentJSON(line[:0], doc, i, names, list.describe); err != nil {
 			return err
 		}

@@ -1,11 +1,22 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/edi"
 )
 
 // TestParseDescribeBounded: --describe lists at most 1000 values of one
@@ -61,4 +72,177 @@ func TestParseIssuesCapped(t *testing.T) {
 	require.Equal(t, 4000, omitted)
 	_, jsLarge, _ := runCmd(t, large, nil, "parse", "-", "--json")
 	require.InDelta(t, len(js), len(jsLarge), 10, "only the counts' digits differ")
+}
+
+// parseJSON is the whole JSON document of b2bx parse as one value: the
+// reference the streamed output must equal byte for byte.
+type parseJSON struct {
+	File         string            `json:"file"`
+	Bytes        int               `json:"bytes"`
+	Interchanges []interchangeJSON `json:"interchanges"`
+	Issues       []edi.Issue       `json:"issues"`
+	Errors       int               `json:"errors"`
+	Warnings     int               `json:"warnings"`
+	Segments     int               `json:"segments"`
+}
+
+// wholeParseJSON is what parse printed before it streamed: the document
+// built in memory and marshalled at once.
+func wholeParseJSON(t *testing.T, name string, doc *edi.Document) string {
+	t.Helper()
+	out := parseJSON{File: name, Bytes: len(doc.Data()), Issues: doc.Issues(), Segments: doc.Len(), Interchanges: []interchangeJSON{}}
+	if out.Issues == nil {
+		out.Issues = []edi.Issue{}
+	}
+	out.Errors, out.Warnings = doc.IssueCounts()
+	for _, ic := range doc.Interchanges {
+		j := newInterchangeJSON(ic)
+		for _, g := range ic.Groups {
+			j.FunctionalGroups = append(j.FunctionalGroups, newGroupJSON(g))
+		}
+		for _, m := range ic.Messages {
+			j.Messages = append(j.Messages, newMessageJSON(m))
+		}
+		out.Interchanges = append(out.Interchanges, j)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	require.NoError(t, err)
+	return string(jsonSafe(append(b, '\n')))
+}
+
+// TestParseJSONStreamedSame: the streamed JSON is byte for byte what
+// marshalling the whole document gives, on every fixture and on inputs
+// with several interchanges, groups, no messages, issues and none.
+func TestParseJSONStreamedSame(t *testing.T) {
+	inputs := map[string][]byte{
+		"empty":        nil,
+		"two groups":   []byte("UNB+UNOC:3+S+R+250312:1030+X'UNG+ORDERS+S+R+250312:1030+1+UN+D:96A'UNH+1+ORDERS:D:96A:UN'UNT+2+1'UNE+1+1'UNG+ORDERS+S+R+250312:1030+2+UN+D:96A'UNE+0+2'UNZ+2+X'"),
+		"interchanges": []byte(strings.Repeat("UNB+UNOC:3+S+R+250312:1030+X'UNH+1+ORDRSP:D:96A:UN'BGM+231+R+4'UNT+3+1'UNZ+1+X'\n", 3)),
+		"no envelope":  []byte("garbage<&>\u202e'"),
+	}
+	err := filepath.WalkDir(parseFixtures, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".edi") {
+			inputs[path], err = os.ReadFile(path)
+		}
+		return err
+	})
+	require.NoError(t, err)
+	require.Greater(t, len(inputs), 20)
+	for name, data := range inputs {
+		doc, err := edi.Parse(data)
+		require.NoError(t, err, name)
+		var b bytes.Buffer
+		w := bufio.NewWriter(&b)
+		require.NoError(t, writeParseJSON(context.Background(), w, name, doc, segmentList{}), name)
+		require.NoError(t, w.Flush())
+		require.Equal(t, wholeParseJSON(t, name, doc), b.String(), name)
+	}
+}
+
+// memProbe is an output that, every 256 KiB written, reads the Go memory
+// the process holds (what debug.SetMemoryLimit counts) without forcing a
+// collection, and keeps the most it saw.
+type memProbe struct {
+	n, since, most uint64
+}
+
+func goMemory() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64() - s[1].Value.Uint64()
+}
+
+func (p *memProbe) Write(b []byte) (int, error) {
+	p.n += uint64(len(b))
+	p.since += uint64(len(b))
+	if p.since >= 256<<10 {
+		p.since = 0
+		p.most = max(p.most, goMemory())
+	}
+	return len(b), nil
+}
+
+// TestParseMemoryBounded: while parse prints a hostile input, the Go
+// memory the process holds stays below what it held before, plus the
+// Document's budget (twice the input plus 32 MiB) and the output's slack:
+// the JSON is streamed, not built in memory (100,000 empty messages took
+// 1 GB RSS), and the collector runs once garbage reaches that (it was off
+// for the whole command: 195 MB for the text). The input is a mapped
+// file, which the Go memory does not include.
+func TestParseMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses 100,000 messages")
+	}
+	// The text makes ~1.5 KB of garbage a message: 100,000 of them pass
+	// the bound when nothing collects. Built in memory, the JSON of
+	// 40,000 held twice the bound (and marshalling is slow under the race
+	// detector: fewer would not do).
+	for _, tc := range []struct {
+		messages int
+		args     []string
+	}{{40000, []string{"--json"}}, {100000, nil}} {
+		t.Run(strings.Join(append([]string{"parse"}, tc.args...), " "), func(t *testing.T) {
+			data := []byte(strings.Repeat("UNH+1+ORDERS:D:96A:UN'", tc.messages))
+			name := filepath.Join(t.TempDir(), "unh.edi")
+			require.NoError(t, os.WriteFile(name, data, 0o600))
+			runtime.GC()
+			debug.FreeOSMemory()
+			held := goMemory()
+			p := &memProbe{}
+			var errb bytes.Buffer
+			code := run(context.Background(), &env{stdin: strings.NewReader(""), stdout: p, stderr: &errb, getenv: func(string) string { return "" }},
+				append([]string{"parse", name}, tc.args...))
+			require.Equal(t, exitFileError, code, errb.String())
+			require.Greater(t, p.n, uint64(8<<20), "the output is large")
+			bound := held + uint64(edi.DefaultBudget(len(data))) + outputSlack + 8<<20
+			t.Logf("Go memory held while printing: %d MiB, bound %d MiB, held before %d MiB, output %d MiB", p.most>>20, bound>>20, held>>20, p.n>>20)
+			require.LessOrEqual(t, p.most, bound, "Go memory held while printing %d MB: at most %d MB (held before %d MB)", p.most>>20, bound>>20, held>>20)
+		})
+	}
+}
+
+// TestParseMaxInput: parse reads at most --max-input bytes (default
+// 1 GiB): a larger regular file is refused before it is read, a larger
+// stream once that much came, each saying how to read more.
+func TestParseMaxInput(t *testing.T) {
+	code, _, errOut := runCmd(t, strings.Repeat("'", 2000), nil, "parse", "-", "--max-input", "1KiB")
+	require.Equal(t, exitUsage, code)
+	require.Equal(t, "b2bx parse: standard input holds more than 1 KiB, the most that is read for parsing: give --max-input with a larger size to read more (at most 4GiB), or split the input\n", errOut)
+	code, _, errOut = runCmd(t, strings.Repeat("'", 1024), nil, "parse", "-", "--max-input", "1KiB")
+	require.Equal(t, exitFileError, code, errOut)
+
+	name := filepath.Join(t.TempDir(), "big.edi")
+	require.NoError(t, os.WriteFile(name, ediPayload(300<<10), 0o600))
+	code, out, errOut := runCmd(t, "", nil, "parse", name, "--max-input", "256KiB")
+	require.Equal(t, exitUsage, code)
+	require.Empty(t, out)
+	require.Contains(t, errOut, "big.edi is 300 KiB, more than 256 KiB, the most that is read for parsing: give --max-input")
+	code, _, errOut = runCmd(t, "", nil, "parse", name, "--max-input", "1M")
+	require.Equal(t, exitFileError, code, errOut)
+
+	for _, bad := range []string{"0", "-1", "abc", "1.5GiB", "5GiB", "KiB"} {
+		code, _, errOut = runCmd(t, "", nil, "parse", name, "--max-input", bad)
+		require.Equal(t, exitUsage, code, bad)
+		require.Contains(t, errOut, "invalid value", bad)
+	}
+	_, _, errOut = runCmd(t, "", nil, "parse", "-h")
+	require.Contains(t, errOut, "(default 1GiB)")
+}
+
+func TestByteSizeFlag(t *testing.T) {
+	for in, want := range map[string]int64{
+		"1": 1, "1024": 1024, "1KiB": 1 << 10, "16MiB": 16 << 20, "16MB": 16 << 20, "2G": 2 << 30, "3GiB": 3 << 30,
+		"4GiB": edi.MaxInput, "4294967295": edi.MaxInput, "512B": 512,
+	} {
+		var b byteSizeFlag
+		require.NoError(t, b.Set(in), in)
+		require.EqualValues(t, want, b, in)
+	}
+	for in, want := range map[int64]string{1 << 30: "1GiB", 3 << 20: "3MiB", 1536: "1536", 2048: "2KiB", edi.MaxInput: "4294967295"} {
+		b := byteSizeFlag(in)
+		require.Equal(t, want, b.String())
+	}
+	var b byteSizeFlag
+	require.EqualError(t, b.Set("4294967297"), "at most 4GiB: larger inputs cannot be parsed")
+	require.EqualError(t, b.Set("x"), "want a positive size such as 16MiB, 2GiB or a number of bytes")
 }
