@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -66,4 +67,39 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	require.Equal(t, exitInterrupted, ee.ExitCode(), stderr.String())
 	require.Contains(t, stderr.String(), "press Ctrl-C again to quit at once")
 	require.Contains(t, stderr.String(), "quitting now")
+}
+
+// TestConfigFIFORefused: B2BX_CONFIG naming a FIFO (nobody writes it) or
+// a device makes the commands that read profiles fail at once, saying
+// what to point it at, instead of blocking in open (it needed SIGKILL).
+func TestConfigFIFORefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "profiles.fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	for _, tc := range []struct {
+		path, what string
+		args       []string
+	}{
+		{fifo, "named pipe (FIFO)", []string{"conn", "ls"}},
+		{fifo, "named pipe (FIFO)", []string{"mailbox", "ls", "-c", "p1"}},
+		{"/dev/zero", "device", []string{"conn", "ls"}},
+	} {
+		done := make(chan struct{})
+		var code int
+		var errOut string
+		go func() {
+			defer close(done)
+			code, _, errOut = runCmd(t, "", map[string]string{"B2BX_CONFIG": tc.path, "HOME": dir}, tc.args...)
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close() // let the blocked open end
+			}
+			t.Fatalf("%v blocked on B2BX_CONFIG=%s", tc.args, tc.path)
+		}
+		require.NotEqual(t, exitOK, code, errOut)
+		require.Contains(t, errOut, tc.path+" is a "+tc.what+", not a regular file: point $B2BX_CONFIG at a profile file", tc.args)
+	}
 }
