@@ -55,3 +55,20 @@ func TestDir(t *testing.T) {
 	root := filepath.Dir(filepath.Dir(wd)) // internal/testshared -> repository
 	require.Equal(t, filepath.Join(filepath.Dir(root), "shared", "corpus"), Dir("corpus"))
 }
+
+// TestCIRequiresEverything: CI must run the tests that would skip on a
+// developer's machine (shared data, independent tools, the real keyring,
+// tmux) with the switches that make a missing prerequisite a failure.
+func TestCIRequiresEverything(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", ".ci", "run"))
+	require.NoError(t, err)
+	ci := string(b)
+	for _, want := range []string{
+		"export " + RequireEnv + "=1",
+		"export B2BX_REQUIRE_TOOLS=1",
+		"B2BX_KEYRING_IT=1 .ci/keyring-session make test",
+		"B2BX_E2E_REQUIRE=1 B2BX_KEYRING_IT=1 make e2e",
+	} {
+		require.Contains(t, ci, want)
+	}
+}
