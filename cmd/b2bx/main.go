@@ -81,8 +81,10 @@ func notifyInterrupt(parent context.Context, stderr io.Writer, exit func(int)) (
 		case <-done:
 			return
 		}
-		cancel()
+		// Said before cancelling: a command that then stops at once and
+		// exits must not end before the line is out.
 		fmt.Fprintln(stderr, "b2bx: interrupted: stopping; press Ctrl-C again to quit at once")
+		cancel()
 		select {
 		case <-sigs:
 			fmt.Fprintln(stderr, "b2bx: interrupted again: quitting now")
