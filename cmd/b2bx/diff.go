@@ -27,7 +27,7 @@ type diffJSON struct {
 	Diffs   []*orderdiff.Diff `json:"diffs"`
 }
 
-func runDiff(_ context.Context, e *env, args []string) int {
+func runDiff(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "diff", "ORDERS ORDRSP")
 	asJSON := fs.Bool("json", false, "print one JSON document instead of the text")
 	all := fs.Bool("all", false, "list unchanged lines too")
@@ -43,13 +43,17 @@ func runDiff(_ context.Context, e *env, args []string) int {
 	var docs [2]*edi.Document
 	var ins [2]parseInput
 	for k, arg := range pos {
-		in, err := openParseInput(e, arg)
+		in, err := openInput(ctx, e, arg, edi.DefaultMaxInput)
+		if err != nil && ctx.Err() != nil {
+			fmt.Fprintf(e.stderr, "b2bx diff: interrupted while reading %s: nothing was compared\n", termsafe.String(arg))
+			return exitInterrupted
+		}
 		if err != nil {
 			fmt.Fprintf(e.stderr, "b2bx diff: %s\n", termsafe.String(err.Error()))
 			return exitUsage
 		}
 		defer in.close()
-		doc, err := edi.Parse(in.data)
+		doc, err := edi.ParseContext(ctx, in.data, edi.Options{})
 		if err != nil {
 			fmt.Fprintf(e.stderr, "b2bx diff: %s: %s\n", termsafe.String(in.name), termsafe.String(err.Error()))
 			return exitUsage

@@ -188,12 +188,6 @@ func (in parseInput) close() {
 	}
 }
 
-// openParseInput is openInput without a context, at most
-// edi.DefaultMaxInput bytes (b2bx diff).
-func openParseInput(e *env, arg string) (parseInput, error) {
-	return openInput(context.Background(), e, arg, edi.DefaultMaxInput)
-}
-
 // openInput opens FILE, or reads standard input for "-", at most limit
 // bytes; a FIFO or pipe is read until its writer closes it. Both stop
 // when ctx is done (Ctrl-C), even while waiting for a writer.
