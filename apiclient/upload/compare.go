@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
@@ -23,6 +24,13 @@ var ErrSentUnknown = errors.New("the bytes of this upload are not kept")
 // it still has the same SHA-256 (uploads made before copies were kept).
 // Otherwise the error wraps ErrSentUnknown and says what to do.
 func SentFile(store *spool.Store, rec spool.UploadRecord) (string, error) {
+	return SentFileContext(context.Background(), store, rec)
+}
+
+// SentFileContext is SentFile that stops when ctx is done; the file an
+// upload was sent from is read only when it is a regular file of at most
+// MaxSize (it may have been replaced by anything since).
+func SentFileContext(ctx context.Context, store *spool.Store, rec spool.UploadRecord) (string, error) {
 	path, err := store.SentPath(rec.ConnectionID, rec.SHA256)
 	if err == nil {
 		return path, nil
@@ -31,9 +39,17 @@ func SentFile(store *spool.Store, rec spool.UploadRecord) (string, error) {
 		return "", err
 	}
 	if rec.File != "" {
-		if data, rerr := edi.ReadFile(rec.File); rerr == nil {
-			sum := sha256.Sum256(data)
-			if strings.EqualFold(hex.EncodeToString(sum[:]), rec.SHA256) {
+		if fi, serr := os.Stat(rec.File); serr != nil || !fi.Mode().IsRegular() {
+			// gone, or no longer a file (a FIFO would block the read)
+		} else if f, rerr := edi.OpenFileContext(ctx, rec.File, MaxSize); rerr == nil {
+			same := false
+			_ = edi.Guard(f.Bytes(), func() error {
+				sum := sha256.Sum256(f.Bytes())
+				same = strings.EqualFold(hex.EncodeToString(sum[:]), rec.SHA256)
+				return nil
+			})
+			_ = f.Close()
+			if same {
 				return rec.File, nil
 			}
 		}
@@ -46,7 +62,7 @@ func SentFile(store *spool.Store, rec spool.UploadRecord) (string, error) {
 // of upload rec (SentFile): per line what the partner changed. The diffs
 // hold copies; both files are closed when it returns.
 func CompareAnswer(ctx context.Context, store *spool.Store, rec spool.UploadRecord, ordrspPath string) ([]*orderdiff.Diff, error) {
-	ordersPath, err := SentFile(store, rec)
+	ordersPath, err := SentFileContext(ctx, store, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -66,14 +82,14 @@ func withDocument(ctx context.Context, path string, fn func(*edi.Document) error
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f, err := edi.OpenFile(path)
+	f, err := edi.OpenFileContext(ctx, path, MaxSize)
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %w", termsafe.String(path), err)
 	}
 	defer f.Close()
 	data := f.Bytes()
 	return edi.Guard(data, func() error {
-		doc, err := edi.Parse(data)
+		doc, err := edi.ParseContext(ctx, data, edi.Options{})
 		if err != nil {
 			return fmt.Errorf("%s: %w", termsafe.String(path), err)
 		}

@@ -3,6 +3,7 @@ package upload
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -82,7 +83,7 @@ func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, pr
 			if p, ok := prev.delivery(st.Meta.DeliveryAttemptID); ok && p.Err == nil && p.Stored.Meta.SHA256 == st.Meta.SHA256 {
 				d.read = p.read
 			} else {
-				d.read, d.Err = readAnswers(st)
+				d.read, d.Err = readAnswers(ctx, st)
 			}
 		}
 		for _, a := range d.read {
@@ -133,9 +134,16 @@ func answerTime(m *spool.Meta) time.Time {
 }
 
 // readAnswers parses a stored payload and returns its answers (copies:
-// the file is closed before returning).
-func readAnswers(st spool.Stored) ([]answers.Answer, error) {
-	f, err := edi.OpenFile(st.Path)
+// the file is closed before returning). A payload is at most the
+// contract's 16 MiB; whatever else now stands at its path is refused
+// unread.
+func readAnswers(ctx context.Context, st spool.Stored) ([]answers.Answer, error) {
+	if fi, err := os.Lstat(st.Path); err != nil {
+		return nil, fmt.Errorf("the stored payload cannot be read: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("the stored payload cannot be read: %s is no longer a regular file (%s); fetch the delivery again", st.Path, fi.Mode().Type())
+	}
+	f, err := edi.OpenFileContext(ctx, st.Path, MaxSize)
 	if err != nil {
 		return nil, fmt.Errorf("the stored payload cannot be read: %w", err)
 	}
@@ -146,7 +154,7 @@ func readAnswers(st spool.Stored) ([]answers.Answer, error) {
 	}
 	var out []answers.Answer
 	err = edi.Guard(data, func() error {
-		doc, err := edi.Parse(data)
+		doc, err := edi.ParseContext(ctx, data, edi.Options{})
 		if err != nil {
 			return err
 		}
