@@ -23,7 +23,9 @@ func TestDiffStopsWhileReading(t *testing.T) {
 	e := &env{stdin: bytes.NewReader(nil), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, e, []string{"diff", filepath.Join("..", "..", "testdata", "edifact", "orders_d96a.edi"), fifo}) }()
+	go func() {
+		done <- run(ctx, e, []string{"diff", filepath.Join("..", "..", "testdata", "edifact", "orders_d96a.edi"), fifo})
+	}()
 	time.Sleep(20 * time.Millisecond) // waiting for the FIFO's writer
 	cancel()
 	select {
