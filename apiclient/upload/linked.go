@@ -97,6 +97,60 @@ func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, pr
 	return l, nil
 }
 
+// WithDelivery is l with one more stored delivery (one just downloaded),
+// or with that delivery's record replaced: only its payload is read, the
+// rest is reused, so linking after every download costs one file however
+// many deliveries are stored. l is not changed; a nil l holds nothing yet
+// (the history is not read: load it with LoadLinked).
+func (l *Linked) WithDelivery(ctx context.Context, st spool.Stored) (*Linked, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := &Linked{byID: make(map[string]int, len(l.deliveries())+1)}
+	var ups []answers.Upload
+	if l != nil {
+		n.Uploads = l.Uploads
+		ups = l.Index.Uploads
+	}
+	stored := make([]spool.Stored, 0, len(l.deliveries())+1)
+	prev := map[string]Delivery{}
+	for _, d := range l.deliveries() {
+		if d.Stored.Meta.DeliveryAttemptID != st.Meta.DeliveryAttemptID {
+			stored = append(stored, d.Stored)
+			prev[d.Stored.Meta.DeliveryAttemptID] = d
+		}
+	}
+	stored = append(stored, st)
+	sortByAnswerTime(stored)
+	var all []answers.Answer
+	for _, s := range stored {
+		d, ok := prev[s.Meta.DeliveryAttemptID]
+		if !ok {
+			d = Delivery{Stored: s}
+			if answerTypes[strings.ToUpper(s.Meta.MessageType)] {
+				d.read, d.Err = readAnswers(ctx, s)
+			}
+		}
+		d.Answers = nil
+		for _, a := range d.read {
+			d.Answers = append(d.Answers, len(all))
+			all = append(all, a)
+		}
+		n.byID[s.Meta.DeliveryAttemptID] = len(n.Deliveries)
+		n.Deliveries = append(n.Deliveries, d)
+	}
+	n.Index = answers.NewIndex(ups, all)
+	return n, nil
+}
+
+// deliveries are l's deliveries; none for a nil l.
+func (l *Linked) deliveries() []Delivery {
+	if l == nil {
+		return nil
+	}
+	return l.Deliveries
+}
+
 // UploadOf is the upload as answers links it: the key, the envelope
 // facts the history recorded and the server's IDs.
 func UploadOf(r spool.UploadRecord) answers.Upload {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
+	"github.com/nutrab2b/b2bx/answers"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
@@ -218,4 +219,39 @@ func TestAnswersInTheOrderTheyWereCreated(t *testing.T) {
 		ids = append(ids, s.Meta.DeliveryAttemptID)
 	}
 	require.Equal(t, []string{"no-created", "old", "contrl", "ordrsp"}, ids)
+}
+
+// TestWithDeliveryEqualsLoading: the links built one download at a time
+// (WithDelivery, in any order) are the links LoadLinked reads, and a
+// delivery added again replaces its record.
+func TestWithDeliveryEqualsLoading(t *testing.T) {
+	e, _, ids := answered(t)
+	full, err := LoadLinked(t.Context(), e.store, testConn, nil)
+	require.NoError(t, err)
+	contrl, _ := full.Delivery(ids["CONTRL"])
+	ordrsp, _ := full.Delivery(ids["ORDRSP"])
+
+	empty := &Linked{Uploads: full.Uploads, Index: answers.NewIndex(full.Index.Uploads, nil), byID: map[string]int{}}
+	l, err := empty.WithDelivery(t.Context(), ordrsp.Stored) // downloaded out of order
+	require.NoError(t, err)
+	require.Equal(t, "answered by "+l.Index.Answers[0].Outcome(), l.UploadText(0))
+	l, err = l.WithDelivery(t.Context(), contrl.Stored)
+	require.NoError(t, err)
+	l, err = l.WithDelivery(t.Context(), contrl.Stored) // again: replaced, not doubled
+	require.NoError(t, err)
+
+	require.Len(t, l.Deliveries, 2)
+	require.Equal(t, full.UploadText(0), l.UploadText(0))
+	for _, id := range ids {
+		require.Equal(t, full.AnswerLines(id), l.AnswerLines(id))
+	}
+	i, ok := l.OrdrspUpload(ids["ORDRSP"])
+	require.True(t, ok)
+	require.Equal(t, 0, i)
+	require.Len(t, empty.Deliveries, 0, "the receiver is not changed")
+
+	var none *Linked
+	l, err = none.WithDelivery(t.Context(), contrl.Stored)
+	require.NoError(t, err)
+	require.Equal(t, []string{"CONTRL: accepted — answers interchange ICR0001 from 4012345000009: no upload of this connection has it"}, l.AnswerLines(ids["CONTRL"]))
 }

@@ -216,7 +216,7 @@ func (m Model) onFetch(msg fetchMsg) (Model, tea.Cmd) {
 	m.table.SetStatus(id, "verified")
 	// The payload is in the store now: link it (an answer to an upload)
 	// while the acknowledge runs.
-	m, links := m.loadLinks()
+	m, links := m.linkStored(cl.res.Stored)
 	if m.auto {
 		m, cmd := m.startAck()
 		return m, tea.Batch(cmd, links)

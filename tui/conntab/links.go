@@ -2,6 +2,7 @@ package conntab
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -17,9 +18,10 @@ import (
 type links struct {
 	store  *spool.Store // nil: the tab has no local store (tests)
 	connID string
-	cur    *up.Linked // the last load; nil before the first
-	err    error      // the last load failed
-	req    uint64     // the load the tab waits for; 0 when none
+	cur    *up.Linked         // the last load; nil before the first
+	err    error              // the last load failed
+	req    uint64             // the load the tab waits for; 0 when none
+	cancel context.CancelFunc // stops that load (a newer one replaces it)
 }
 
 // linksMsg is a finished load of the links.
@@ -38,11 +40,48 @@ func (m Model) loadLinks() (Model, tea.Cmd) {
 	if m.links.store == nil {
 		return m, nil
 	}
-	req := m.nextReq()
-	m.links.req = req
+	m, req, ctx := m.startLinks()
 	store, conn, prev, tab := m.links.store, m.links.connID, m.links.cur, m.id
 	return m, func() tea.Msg {
-		l, err := up.LoadLinked(context.Background(), store, conn, prev)
+		l, err := up.LoadLinked(ctx, store, conn, prev)
+		return linksMsg{msgBase{tab, req}, l, err}
+	}
+}
+
+// startLinks hands out the request of a new load; a load still running
+// is stopped (its answer would be dropped anyway).
+func (m Model) startLinks() (Model, uint64, context.Context) {
+	m = m.stopLinks()
+	req := m.nextReq()
+	ctx, cancel := context.WithCancel(context.Background())
+	m.links.req, m.links.cancel = req, cancel
+	return m, req, ctx
+}
+
+// stopLinks stops the load the tab waits for, if any.
+func (m Model) stopLinks() Model {
+	if m.links.cancel != nil {
+		m.links.cancel()
+	}
+	m.links.req, m.links.cancel = 0, nil
+	return m
+}
+
+// linkStored links a delivery just stored. When the links are loaded and
+// nothing else is being read, only its payload is read (WithDelivery),
+// so worker mode over thousands of entries does not read the whole store
+// after each one; otherwise the store is read again.
+func (m Model) linkStored(st *spool.Stored) (Model, tea.Cmd) {
+	if m.links.store == nil || st == nil {
+		return m, nil
+	}
+	if m.links.cur == nil || m.links.req != 0 {
+		return m.loadLinks()
+	}
+	m, req, ctx := m.startLinks()
+	cur, s, tab := m.links.cur, *st, m.id
+	return m, func() tea.Msg {
+		l, err := cur.WithDelivery(ctx, s)
 		return linksMsg{msgBase{tab, req}, l, err}
 	}
 }
@@ -58,7 +97,10 @@ func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
 	if msg.req != m.links.req {
 		return m, nil
 	}
-	m.links.req = 0
+	m = m.stopLinks()
+	if errors.Is(msg.err, context.Canceled) {
+		return m, nil
+	}
 	if msg.err != nil {
 		m.links.err = msg.err
 		return m, m.errorMsgCmd(apiErrorMsg{text: "the upload history or the stored deliveries could not be read, so answers are not linked: " +

@@ -145,7 +145,7 @@ func (m Model) closeViewer() Model {
 
 // closeOverlays closes every overlay (the tab closes).
 func (m Model) closeOverlays() Model {
-	m = m.stopPreparing().closeViewer()
+	m = m.stopPreparing().stopLinks().closeViewer()
 	m.over = overlay{}
 	return m
 }
