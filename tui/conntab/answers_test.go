@@ -269,3 +269,22 @@ func TestAnswersWithoutStore(t *testing.T) {
 	require.Contains(t, n, "no local store")
 	require.False(t, m.Overlay())
 }
+
+// TestWorkerModeLinksWhenItStops: W stores the answers one after the
+// other and links them once it stops (parsing a payload never competes
+// with the next download); then both show as answers of the upload.
+func TestWorkerModeLinksWhenItStops(t *testing.T) {
+	e := newAnswerEnv(t)
+	key := e.upload(t, "orders_d96a.edi", 2)
+	m := e.tab(t)
+	m, n := pressAll(t, m, "W")
+	require.Contains(t, n, "no due entries: worker mode stopped")
+	require.False(t, m.workerMode)
+	require.Empty(t, m.links.pending, "linked once worker mode stopped")
+	require.Zero(t, m.links.req)
+	require.NotNil(t, m.links.cur)
+	require.Len(t, m.links.cur.Uploads, 1)
+	require.Equal(t, key, m.links.cur.Uploads[0].Key)
+	require.Regexp(t, `^answered by CONTRL: accepted; ORDRSP: 1 of \d+ lines? changed$`, m.links.cur.UploadText(0),
+		"both answers linked without opening H")
+}

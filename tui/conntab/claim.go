@@ -214,9 +214,8 @@ func (m Model) onFetch(msg fetchMsg) (Model, tea.Cmd) {
 	}
 	cl.phase = phFetched
 	m.table.SetStatus(id, "verified")
-	// The payload is in the store now: link it (an answer to an upload)
-	// while the acknowledge runs.
-	m, links := m.linkStored(cl.res.Stored)
+	// The payload is in the store now: link it (an answer to an upload).
+	m, links := m.storedNow(cl.res.Stored)
 	if m.auto {
 		m, cmd := m.startAck()
 		return m, tea.Batch(cmd, links)

@@ -89,7 +89,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 	}
 	m, tick := m.scheduleTick()
-	return m.layout(), tea.Batch(cmd, tick)
+	m, links := m.flushLinks()
+	return m.layout(), tea.Batch(cmd, tick, links)
 }
 
 // onTick refreshes what the tick polls: download progress and stage.
