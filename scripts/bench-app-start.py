@@ -14,6 +14,9 @@ brings (the profiles; the demo's two tabs). Two cases:
         must not wait for it (the key states are resolved afterwards).
   demo  b2bx demo: the simulator starts (seeding the demo data) while the
         first frame is already on screen.
+  view  b2bx view FILE (when $VIEW_FILE names one, e.g. the 16 MiB bench
+        file: EDI_BENCH_FILE=/tmp/o.edi go test ./edi -run TestWriteBenchFile):
+        open, map, parse and draw the first frame of the segment viewer.
 
 Prints min / median / max in milliseconds. Needs only Python 3 (pty).
 Nothing outside a temp dir is read or written; the keyring is never used.
@@ -100,6 +103,11 @@ def main():
             "demo": ([BIN, "demo"], dict(base, DBUS_SESSION_BUS_ADDRESS="disabled:"),
                      "DEMO │".encode(), b"2 acme-at"),
         }
+        view = os.environ.get("VIEW_FILE")
+        if view:
+            # The frame's last line but one ("segment 0 of N"), uncoloured.
+            cases["view " + os.path.basename(view)] = ([BIN, "view", view], dict(base, DBUS_SESSION_BUS_ADDRESS="disabled:", NO_COLOR="1"),
+                                                       b"segment 0 of", b"segment 0 of")
         for name, (args, env, frame, ready) in cases.items():
             runs = [first_frame_ms(args, env, frame, ready) for _ in range(RUNS)]
             for what, times in (("first frame", sorted(r[0] for r in runs)), ("list/tabs shown", sorted(r[1] for r in runs))):
