@@ -86,15 +86,23 @@ func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, pr
 				d.read, d.Err = readAnswers(ctx, st)
 			}
 		}
-		for _, a := range d.read {
-			d.Answers = append(d.Answers, len(all))
-			all = append(all, a)
-		}
-		l.byID[st.Meta.DeliveryAttemptID] = len(l.Deliveries)
-		l.Deliveries = append(l.Deliveries, d)
+		all = l.push(d, all)
 	}
 	l.Index = answers.NewIndex(ups, all)
 	return l, nil
+}
+
+// push appends d to l's deliveries and its answers to all, numbering
+// them (Delivery.Answers), and returns all.
+func (l *Linked) push(d Delivery, all []answers.Answer) []answers.Answer {
+	d.Answers = nil
+	for _, a := range d.read {
+		d.Answers = append(d.Answers, len(all))
+		all = append(all, a)
+	}
+	l.byID[d.Stored.Meta.DeliveryAttemptID] = len(l.Deliveries)
+	l.Deliveries = append(l.Deliveries, d)
+	return all
 }
 
 // WithDelivery is l with one more stored delivery (one just downloaded),
@@ -131,13 +139,7 @@ func (l *Linked) WithDelivery(ctx context.Context, st spool.Stored) (*Linked, er
 				d.read, d.Err = readAnswers(ctx, s)
 			}
 		}
-		d.Answers = nil
-		for _, a := range d.read {
-			d.Answers = append(d.Answers, len(all))
-			all = append(all, a)
-		}
-		n.byID[s.Meta.DeliveryAttemptID] = len(n.Deliveries)
-		n.Deliveries = append(n.Deliveries, d)
+		all = n.push(d, all)
 	}
 	n.Index = answers.NewIndex(ups, all)
 	return n, nil
