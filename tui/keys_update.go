@@ -3,6 +3,8 @@ package tui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // handleKey routes a key by mode: ctrl+c always quits; a too-small
@@ -74,7 +76,7 @@ func (m Model) handleKey(k tea.KeyMsg) (Model, tea.Cmd) {
 // form, a search) the runes stay together; a paste is never split, so
 // pasted text cannot act as a stream of commands. nil: handle k as it is.
 func (m Model) splitKeys(k tea.KeyMsg) []tea.KeyMsg {
-	if k.Type != tea.KeyRunes || len(k.Runes) < 2 || k.Paste || m.mode == modeCommand {
+	if m.mode == modeCommand {
 		return nil
 	}
 	if m.mode == modeNormal {
@@ -85,11 +87,7 @@ func (m Model) splitKeys(k tea.KeyMsg) []tea.KeyMsg {
 			return nil
 		}
 	}
-	keys := make([]tea.KeyMsg, len(k.Runes))
-	for i, r := range k.Runes {
-		keys[i] = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}
-	}
-	return keys
+	return common.SplitRunes(k)
 }
 
 // globalKey handles the shell's keys in normal mode.

@@ -29,7 +29,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m.gotSecret(msg)
 	case tea.KeyMsg:
-		if keys := splitRunes(msg); keys != nil && m.focus == inNone {
+		if keys := common.SplitRunes(msg); keys != nil && m.focus == inNone {
 			return m.updateEach(keys)
 		}
 		return m.key(msg)
@@ -37,20 +37,6 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.picker, cmd = m.picker.Update(msg)
 	return m, cmd
-}
-
-// splitRunes returns the single keys of a KeyRunes message that carries
-// several (bubbletea v1 reports runes read together as one message),
-// nil for other messages. A paste stays one message.
-func splitRunes(msg tea.KeyMsg) []tea.KeyMsg {
-	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste {
-		return nil
-	}
-	keys := make([]tea.KeyMsg, len(msg.Runes))
-	for i, r := range msg.Runes {
-		keys[i] = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
-	}
-	return keys
 }
 
 // updateEach handles keys one by one (a key may focus an input, which

@@ -130,7 +130,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if m.src.Err() != nil {
 			return m, nil
 		}
-		if keys := splitRunes(msg); keys != nil && !m.input.Focused() {
+		if keys := common.SplitRunes(msg); keys != nil && !m.input.Focused() {
 			return m.updateEach(keys)
 		}
 		if m.input.Focused() {
@@ -139,21 +139,6 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.key(msg)
 	}
 	return m, nil
-}
-
-// splitRunes returns the single keys of a KeyRunes message that carries
-// several (bubbletea v1 reports runes read together as one message: a
-// held-down j, or keys sent at once by tmux), nil for other messages.
-// A paste stays one message.
-func splitRunes(msg tea.KeyMsg) []tea.KeyMsg {
-	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste {
-		return nil
-	}
-	keys := make([]tea.KeyMsg, len(msg.Runes))
-	for k, r := range msg.Runes {
-		keys[k] = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
-	}
-	return keys
 }
 
 // updateEach handles keys one by one (a key may focus the search input,

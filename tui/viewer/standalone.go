@@ -54,7 +54,7 @@ func (s Standalone) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.Type == tea.KeyCtrlC {
 			return s, tea.Quit
 		}
-		if keys := splitRunes(msg); keys != nil && !s.m.Capturing() {
+		if keys := common.SplitRunes(msg); keys != nil && !s.m.Capturing() {
 			var cmds []tea.Cmd
 			var model tea.Model = s
 			for _, k := range keys {
