@@ -101,13 +101,11 @@ func (m Model) closeShellView() Model {
 // shellViewKey handles a key while the viewer is open (normal mode).
 func (m Model) shellViewKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	v := *m.sv.v
-	if !v.Capturing() {
-		switch {
-		case k.String() == "q" || (k.Type == tea.KeyEsc && v.AtRest()):
-			return m.closeShellView(), nil
-		case key.Matches(k, m.keys.Command), key.Matches(k, m.keys.Help):
-			return m.globalKey(k)
-		}
+	switch {
+	case v.Closes(k):
+		return m.closeShellView(), nil
+	case !v.Capturing() && (key.Matches(k, m.keys.Command) || key.Matches(k, m.keys.Help)):
+		return m.globalKey(k)
 	}
 	var cmd tea.Cmd
 	v, cmd = v.Update(k)

@@ -115,7 +115,7 @@ func (m Model) overlayKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	switch {
 	case m.over.viewer != nil:
 		v := *m.over.viewer
-		if !v.Capturing() && (k.String() == "q" || (k.Type == tea.KeyEsc && v.AtRest())) {
+		if v.Closes(k) {
 			return m.closeViewer(), nil
 		}
 		var cmd tea.Cmd

@@ -13,6 +13,13 @@ func (m Model) AtRest() bool {
 	return !m.input.Focused() && !m.search.running && m.pane == paneDetail
 }
 
+// Closes reports whether k closes a viewer laid over another screen: q,
+// or esc once AtRest, while no search input has the keys. Hosts (a tab,
+// the shell) ask it instead of deciding each for itself.
+func (m Model) Closes(k tea.KeyMsg) bool {
+	return !m.Capturing() && (k.String() == "q" || (k.Type == tea.KeyEsc && m.AtRest()))
+}
+
 // MapCmd runs cmd and passes each message it makes through wrap, so a
 // host can tag the viewer's own messages (its search steps) with the
 // owner that must get them back. Batches are mapped message by message;

@@ -18,3 +18,21 @@ func TestAtRest(t *testing.T) {
 		}
 	}
 }
+
+func TestCloses(t *testing.T) {
+	m := open(t, fixture("contrl_22_rejected.edi"))
+	if !m.Closes(keyMsg("q")) || !m.Closes(keyMsg("esc")) {
+		t.Fatal("at rest, q and esc close the viewer")
+	}
+	if m.Closes(keyMsg("j")) {
+		t.Fatal("j moves, it does not close")
+	}
+	issues, _ := m.Update(keyMsg("i"))
+	if issues.Closes(keyMsg("esc")) || !issues.Closes(keyMsg("q")) {
+		t.Fatal("with the issues pane open esc leaves the pane, q still closes")
+	}
+	typing, _ := m.Update(keyMsg("/"))
+	if typing.Closes(keyMsg("q")) || typing.Closes(keyMsg("esc")) {
+		t.Fatal("while a search is typed q is a letter and esc ends the search")
+	}
+}
