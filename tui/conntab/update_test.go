@@ -431,3 +431,15 @@ func TestAClaimAnsweredAfterCloseIsReleased(t *testing.T) {
 	require.Contains(t, infoText(notes), "claim cancelled")
 	require.Equal(t, phClaimFailed, m.claim.phase)
 }
+
+// TestWrapKeepsEveryWord: a long pane line wraps with indented
+// continuation lines that still fit, so nothing in the middle is cut.
+func TestWrapKeepsEveryWord(t *testing.T) {
+	line := strings.Repeat("word ", 30) + "end"
+	got := wrap(line, 60)
+	require.Len(t, got, 3)
+	for _, l := range got {
+		require.LessOrEqual(t, len([]rune(l)), 60)
+	}
+	require.Equal(t, strings.Fields(line), strings.Fields(strings.Join(got, " ")), "every word is kept, none cut")
+}

@@ -43,7 +43,9 @@ func wrap(l string, w int) []string {
 	if ansi.StringWidth(l) <= w {
 		return []string{l}
 	}
-	parts := strings.Split(ansi.Wrap(l, w, " "), "\n")
+	// Wrapped 4 columns short of w, so the indented continuation lines
+	// still fit and nothing in the middle is cut.
+	parts := strings.Split(ansi.Wrap(l, max(w-4, 10), " "), "\n")
 	for i := 1; i < len(parts); i++ {
 		parts[i] = "    " + parts[i] // continuation lines are indented
 	}
