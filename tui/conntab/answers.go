@@ -42,6 +42,7 @@ const (
 	rowAnswer                  // an answer linked to the upload above it
 	rowHeading                 // a section heading (not selectable)
 	rowUnlinked                // a stored answer linked to no upload
+	rowUnreadable              // a stored delivery whose payload could not be read
 	rowNote                    // a muted line (not selectable)
 )
 
@@ -51,12 +52,13 @@ type answerRow struct {
 	kind           rowKind
 	upload, answer int
 	id             string // stable across loads: the upload's key and time, the answer's delivery and message
+	delivery       string // rowUnreadable: its deliveryAttemptId
 	text           string // rendered, sanitised
 }
 
 // selectable reports whether the cursor may rest on the row.
 func (r answerRow) selectable() bool {
-	return r.kind == rowUpload || r.kind == rowAnswer || r.kind == rowUnlinked
+	return r.kind != rowHeading && r.kind != rowNote
 }
 
 var answersMoveKey = key.NewBinding(key.WithKeys("j", "k", "up", "down"), key.WithHelp("j/k", "move"))
@@ -113,7 +115,7 @@ func (a answersScreen) build() []answerRow {
 		}
 		t := rec.Time.Local().Format("01-02 15:04:05")
 		rows = append(rows, answerRow{kind: rowUpload, upload: i, answer: -1, id: "u\x00" + rec.Key + "\x00" + rec.Time.String(),
-			text: fmt.Sprintf("%s %s  %-14s  key %s  %s", mark, t, termsafe.String(ansi.Truncate(what, 14, "…")),
+			text: fmt.Sprintf("%s %s  %-14s  key %s  %s", mark, t, ansi.Truncate(termsafe.String(what), 14, "…"),
 				termsafe.String(rec.Key), l.UploadText(i))})
 		for _, j := range x.AnswersOf(i) {
 			an := x.Answers[j]
@@ -135,16 +137,12 @@ func (a answersScreen) build() []answerRow {
 		rows = append(rows, answerRow{kind: rowUnlinked, upload: -1, answer: j, id: answerID(an),
 			text: "  " + an.Outcome() + " — " + x.AnswerText(j) + s.Muted.Render("  delivery "+termsafe.String(an.ID))})
 	}
-	var unreadable int
 	for _, d := range l.Deliveries {
 		if d.Err != nil {
-			unreadable++
+			id := d.Stored.Meta.DeliveryAttemptID
+			rows = append(rows, answerRow{kind: rowUnreadable, upload: -1, answer: -1, id: "d\x00" + id, delivery: id,
+				text: s.Warn.Render(s.Marks.Warn+" delivery "+termsafe.String(id)+" is not linked: ") + capText(termsafe.String(d.Err.Error()))})
 		}
-	}
-	if unreadable > 0 {
-		rows = append(rows, answerRow{kind: rowNote, upload: -1, answer: -1,
-			text: s.Warn.Render(fmt.Sprintf("%s %d stored deliver%s could not be read, so %s not linked (v on the mailbox entry shows why)",
-				s.Marks.Warn, unreadable, plural(unreadable, "y", "ies"), plural(unreadable, "it is", "they are")))})
 	}
 	return rows
 }
@@ -306,6 +304,12 @@ func (a answersScreen) details() []string {
 			fmt.Sprintf("  uploadId %s · interchangeId %s", termsafe.String(rec.UploadID), termsafe.String(rec.InterchangeID)),
 			fmt.Sprintf("  file %s · %d bytes · sha256 %s", termsafe.String(rec.File), rec.Size, termsafe.String(rec.SHA256)),
 		}
+	case rowUnreadable:
+		d, _ := l.Delivery(r.delivery)
+		return []string{
+			s.Header.Render(termsafe.String(d.Stored.Meta.MessageType)) + " in delivery " + termsafe.String(r.delivery) + " · not linked",
+			"  " + capText(termsafe.String(d.Err.Error())),
+		}
 	default:
 		an := l.Index.Answers[r.answer]
 		out := []string{s.Header.Render(termsafe.String(an.Type)) + " in delivery " + termsafe.String(an.ID)}
@@ -362,17 +366,20 @@ func (m Model) viewAnswerRow(a answersScreen) (Model, tea.Cmd) {
 		return m, infoCmd("select an upload or an answer first")
 	}
 	l := a.linked
-	if r.kind == rowUpload {
+	id := r.delivery
+	switch r.kind {
+	case rowUpload:
 		rec, store := l.Uploads[r.upload], m.links.store
 		return m.openViewer(func() (string, error) { return up.SentFile(store, rec) }, "ORDERS sent with key "+rec.Key)
+	case rowAnswer, rowUnlinked:
+		id = l.Index.Answers[r.answer].ID
 	}
-	an := l.Index.Answers[r.answer]
-	d, stored := l.Delivery(an.ID)
+	d, stored := l.Delivery(id)
 	if !stored {
-		return m, infoErrCmd("delivery " + termsafe.String(an.ID) + " is no longer in the local store (r reloads)")
+		return m, infoErrCmd("delivery " + termsafe.String(id) + " is no longer in the local store (r reloads)")
 	}
 	path := d.Stored.Path
-	return m.openViewer(func() (string, error) { return path, nil }, deliveryTitle(an.ID, an.Type))
+	return m.openViewer(func() (string, error) { return path, nil }, deliveryTitle(id, d.Stored.Meta.MessageType))
 }
 
 // diffAnswerRow is D on the answers screen: the upload's latest ORDRSP,
@@ -399,6 +406,8 @@ func (m Model) diffAnswerRow(a answersScreen) (Model, tea.Cmd) {
 			return m, infoCmd("D compares an ORDRSP with the ORDERS it answers; this is a " + termsafe.String(an.Type) + " (v views it)")
 		}
 		upload, id = r.upload, an.ID
+	case rowUnreadable:
+		return m, infoCmd("this delivery could not be read, so it is linked to no upload (its details say why)")
 	default:
 		return m, infoCmd("this answer is linked to no upload of this connection, so there is no ORDERS to compare it with")
 	}

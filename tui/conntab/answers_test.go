@@ -16,6 +16,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	up "github.com/nutrab2b/b2bx/apiclient/upload"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -287,4 +288,45 @@ func TestWorkerModeLinksWhenItStops(t *testing.T) {
 	require.Equal(t, key, m.links.cur.Uploads[0].Key)
 	require.Regexp(t, `^answered by CONTRL: accepted; ORDRSP: 1 of \d+ lines? changed$`, m.links.cur.UploadText(0),
 		"both answers linked without opening H")
+}
+
+// TestAnswersScreenNamesUnreadableDeliveries: a stored answer that
+// changed since its download is not linked, and H says which one and
+// why instead of counting it silently.
+func TestAnswersScreenNamesUnreadableDeliveries(t *testing.T) {
+	e := newAnswerEnv(t)
+	e.upload(t, "orders_d96a.edi", 2)
+	m := e.tab(t)
+	m, _ = pressAll(t, m, "P", "P")
+	id := m.claim.entry.DeliveryAttemptID
+	d, ok := m.links.cur.Delivery(id)
+	require.True(t, ok)
+	require.NoError(t, os.WriteFile(d.Stored.Path, []byte("UNA:+.? '"), 0o600))
+	m, _ = pressAll(t, e.tab(t), "H") // a new session reads the store afresh
+	v := flat(m.View())
+	require.Contains(t, v, "! delivery "+id+" is not linked: the stored payload")
+	m, _ = pressAll(t, m, "G") // the unreadable one is last; its details say why in full
+	v = flat(m.View())
+	require.Contains(t, v, "in delivery "+id+" · not linked")
+	require.Contains(t, v, "it changed since the download")
+	_, n := pressAll(t, m, "D")
+	require.Contains(t, n, "this delivery could not be read")
+	m, n = pressAll(t, m, "v")
+	require.Empty(t, n)
+	require.NotNil(t, m.over.viewer, "v shows what is stored now")
+}
+
+// TestStoredDuringARunSaysWhenItIsLinked: while P or W runs, a stored
+// answer waits to be linked; its lines say so rather than "not
+// downloaded".
+func TestStoredDuringARunSaysWhenItIsLinked(t *testing.T) {
+	e := newAnswerEnv(t)
+	e.upload(t, "orders_d96a.edi", 2)
+	m := e.tab(t)
+	st := spool.Stored{Meta: spool.Meta{DeliveryAttemptID: "da-run", MessageType: "ORDRSP"}}
+	m.links.pending = append(m.links.pending, st)
+	require.Equal(t, []string{"  answer       stored: linked to its upload once this run (P, W) is over"},
+		m.linkLines("da-run", "ORDRSP", true))
+	require.Equal(t, []string{"  answer       not downloaded yet: linked to its upload once downloaded (d)"},
+		m.linkLines("da-other", "ORDRSP", true))
 }

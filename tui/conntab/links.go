@@ -157,6 +157,8 @@ func (m Model) linkLines(id, msgType string, withPath bool) []string {
 		return nil
 	case !stored && !answerTypes[strings.ToUpper(msgType)]:
 		return nil
+	case !stored && m.pendingLink(id):
+		return []string{label + s.Muted.Render("stored: linked to its upload once this run (P, W) is over")}
 	case !stored && (m.links.cur == nil || m.links.req != 0):
 		return []string{label + s.Muted.Render("reading the local store…")}
 	case !stored:
@@ -177,6 +179,17 @@ func (m Model) linkLines(id, msgType string, withPath bool) []string {
 		lines = append(lines, "  stored       "+termsafe.String(d.Stored.Path))
 	}
 	return append(lines, "               "+keys)
+}
+
+// pendingLink reports whether delivery id waits to be linked after the
+// run (storedNow).
+func (m Model) pendingLink(id string) bool {
+	for _, st := range m.links.pending {
+		if st.Meta.DeliveryAttemptID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // claimLinkLines: the claim's delivery once it is stored.
