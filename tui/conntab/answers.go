@@ -38,12 +38,12 @@ type answersScreen struct {
 type rowKind uint8
 
 const (
-	rowUpload   rowKind = iota // an accepted upload
-	rowAnswer                  // an answer linked to the upload above it
-	rowHeading                 // a section heading (not selectable)
-	rowUnlinked                // a stored answer linked to no upload
-	rowUnreadable              // a stored delivery whose payload could not be read
-	rowNote                    // a muted line (not selectable)
+	rowUpload     rowKind = iota // an accepted upload
+	rowAnswer                    // an answer linked to the upload above it
+	rowHeading                   // a section heading (not selectable)
+	rowUnlinked                  // a stored answer linked to no upload
+	rowUnreadable                // a stored delivery whose payload could not be read
+	rowNote                      // a muted line (not selectable)
 )
 
 // answerRow is one row: upload is an index in Linked.Uploads, answer one
