@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
-	"strings"
 
 	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
@@ -242,28 +241,13 @@ func (b *byteSizeFlag) String() string {
 }
 
 func (b *byteSizeFlag) Set(s string) error {
-	num, unit := s, int64(1)
-	for _, u := range []struct {
-		suffixes []string
-		size     int64
-	}{{[]string{"GiB", "GB", "G"}, 1 << 30}, {[]string{"MiB", "MB", "M"}, 1 << 20}, {[]string{"KiB", "KB", "K"}, 1 << 10}, {[]string{"B"}, 1}} {
-		for _, suf := range u.suffixes {
-			if rest, ok := strings.CutSuffix(s, suf); ok && rest != "" {
-				num, unit = rest, u.size
-				break
-			}
-		}
-		if num != s {
-			break
-		}
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
-	if err != nil || n <= 0 {
+	n, err := parseByteSize(s)
+	if err != nil {
 		return errors.New("want a positive size such as 16MiB, 2GiB or a number of bytes")
 	}
-	if n > (edi.MaxInput+1)/unit {
+	if n > edi.MaxInput+1 {
 		return errors.New("at most 4GiB: larger inputs cannot be parsed")
 	}
-	*b = byteSizeFlag(min(n*unit, edi.MaxInput))
+	*b = byteSizeFlag(min(n, edi.MaxInput))
 	return nil
 }

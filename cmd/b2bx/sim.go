@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -261,25 +260,20 @@ func printSimHuman(w io.Writer, baseURL string, d *partnersim.Demo, caPath strin
 	return err
 }
 
+// maxByteRate is the largest --throttle: beyond 1 GiB/s a loopback
+// stream is not slowed down in any way one could watch.
+const maxByteRate = 1 << 30
+
 // parseByteRate reads a --throttle value: bytes per second as a plain
-// number or with a KiB/MiB (or K/M, powers of 1024) suffix; "" is no limit.
+// number or with a unit (parseByteSize), at most maxByteRate; "" is no
+// limit.
 func parseByteRate(v string) (int64, error) {
 	if v == "" {
 		return 0, nil
 	}
-	num, mult := v, int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"K", 1 << 10}, {"M", 1 << 20}} {
-		if n, ok := strings.CutSuffix(v, u.suffix); ok {
-			num, mult = n, u.mult
-			break
-		}
+	n, err := parseByteSize(v)
+	if err != nil || n > maxByteRate {
+		return 0, fmt.Errorf("--throttle %q: give bytes per second up to 1GiB, e.g. 2MiB, 500KiB or 100000", v)
 	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > (1<<40)/mult {
-		return 0, fmt.Errorf("--throttle %q: give bytes per second, e.g. 2MiB, 500KiB or 100000", v)
-	}
-	return n * mult, nil
+	return n, nil
 }
