@@ -35,7 +35,10 @@ func TestTerminalConnAddSecretNoEcho(t *testing.T) {
 	require.Equal(t, 0, code, "the pane's shell runs on keyring-session's private bus:\n%s", h)
 
 	// Control: text typed into an ordinary (echoing) read shows on the pane.
-	m := p.start("read -r typed")
+	// read prints its prompt once it reads: typing before that could land
+	// while the shell still sets the terminal up, and the echo be lost.
+	m := p.start("read -r -p 'control> ' typed")
+	p.waitFor("the control prompt", 10*time.Second, func(h string) bool { return strings.Contains(sinceMarker(h, m), "control> ") })
 	p.send("echoed-typing-control")
 	code, h = p.wait(m, 10*time.Second)
 	require.Equal(t, 0, code)
