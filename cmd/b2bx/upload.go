@@ -9,7 +9,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/apiclient/upload"
+	"github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nutrab2b/b2bx/answers"
-	up "github.com/nutrab2b/b2bx/apiclient/upload"
+	up "github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
 )

@@ -17,7 +17,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	up "github.com/nutrab2b/b2bx/apiclient/upload"
+	up "github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 

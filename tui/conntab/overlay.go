@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	up "github.com/nutrab2b/b2bx/apiclient/upload"
+	up "github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/edi/orderdiff"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"

@@ -6,7 +6,7 @@
 // stable code and what to do (a network failure offers a retry with the
 // same key), and the connection's upload history.
 //
-// The work is apiclient/upload's, the same code `b2bx upload` runs; this
+// The work is upload's, the same code `b2bx upload` runs; this
 // package starts it in tea.Cmds and shows it. Every async result is a
 // message tagged with the owning tab's ID (common.Owned) and a request
 // ID; a result the screen no longer waits for is dropped. File names,
@@ -26,7 +26,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	up "github.com/nutrab2b/b2bx/apiclient/upload"
+	up "github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -57,7 +57,7 @@ type backend interface {
 	History() ([]spool.UploadRecord, error)
 }
 
-// domain runs apiclient/upload on an open connection.
+// domain runs upload on an open connection.
 type domain struct{ conn *session.Conn }
 
 func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {

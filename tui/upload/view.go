@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	up "github.com/nutrab2b/b2bx/apiclient/upload"
+	up "github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
