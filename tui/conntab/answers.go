@@ -11,9 +11,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nutrab2b/b2bx/answers"
-	up "github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
+	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // answersScreen (H) shows the connection's accepted uploads, newest

@@ -17,8 +17,8 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	up "github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/tui/common"
+	up "github.com/nutrab2b/b2bx/upload"
 )
 
 const (

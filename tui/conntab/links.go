@@ -8,8 +8,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	up "github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // links is what the tab knows about its uploads and the answers among

@@ -8,11 +8,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	up "github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/edi/orderdiff"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/viewer"
+	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // overlay holds the screens the tab lays over its mailbox: the uploads

@@ -26,8 +26,8 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	up "github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/tui/common"
+	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // Extensions are the file types the picker offers until `a` shows all.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	up "github.com/nutrab2b/b2bx/upload"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // View renders the screen, every line cut to the width.
