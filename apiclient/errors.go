@@ -231,6 +231,10 @@ type IntegrityError struct {
 // Error names every failed check.
 func (e *IntegrityError) Error() string {
 	r := e.Report
+	if r.LocalStop != nil {
+		return fmt.Sprintf("payload of %s not checked [correlation %s]: the download was %s; the bytes were not checked; do not process or acknowledge it",
+			termsafe.String(r.DeliveryAttemptID), r.CorrelationID, termsafe.String(capRunes(r.LocalStop.Error(), 300)))
+	}
 	var parts []string
 	if r.ReadErr != nil {
 		parts = append(parts, "read failed: "+termsafe.String(capRunes(r.ReadErr.Error(), 200)))
