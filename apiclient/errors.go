@@ -231,10 +231,6 @@ type IntegrityError struct {
 // Error names every failed check.
 func (e *IntegrityError) Error() string {
 	r := e.Report
-	if r.LocalStop != nil {
-		return fmt.Sprintf("payload of %s not checked [correlation %s]: the download was %s; the bytes were not checked; do not process or acknowledge it",
-			termsafe.String(r.DeliveryAttemptID), r.CorrelationID, termsafe.String(capRunes(r.LocalStop.Error(), 300)))
-	}
 	var parts []string
 	if r.ReadErr != nil {
 		parts = append(parts, "read failed: "+termsafe.String(capRunes(r.ReadErr.Error(), 200)))
@@ -248,6 +244,10 @@ func (e *IntegrityError) Error() string {
 			s += " (" + ch.Detail + ")"
 		}
 		parts = append(parts, s)
+	}
+	if r.LocalStop != nil {
+		return fmt.Sprintf("payload of %s not checked [correlation %s]: the download was stopped here, so no check ran: %s; do not process or acknowledge it",
+			termsafe.String(r.DeliveryAttemptID), r.CorrelationID, strings.Join(parts, "; "))
 	}
 	return fmt.Sprintf("payload of %s not verified [correlation %s]: %s; do not process or acknowledge it",
 		termsafe.String(r.DeliveryAttemptID), r.CorrelationID, strings.Join(parts, "; "))
