@@ -456,7 +456,7 @@ func (l *Lease) emit(ev Event) {
 func (l *Lease) fail(ctx context.Context, step Step, err error) *Result {
 	l.mu.Lock()
 	r := l.res
-	se := &StepError{Step: step, DeliveryAttemptID: r.Entry.DeliveryAttemptID, Err: err, Acknowledged: r.Acknowledged}
+	se := &StepError{Step: step, DeliveryAttemptID: r.Entry.DeliveryAttemptID, Err: err, Acknowledged: r.Acknowledged, CorrelationID: r.CorrelationID}
 	if !r.Acknowledged {
 		se.LeaseExpiresAt = r.LeaseExpiresAt
 	}

@@ -97,6 +97,9 @@ type StepError struct {
 	// Acknowledged is true for StepRecord: the server has the
 	// acknowledgement, only the local record failed.
 	Acknowledged bool
+	// CorrelationID ties the failed step's requests and log lines
+	// together (not part of Error's text).
+	CorrelationID string
 }
 
 func (e *StepError) Error() string {
