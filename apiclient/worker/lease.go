@@ -163,7 +163,7 @@ func (w *Worker) claim(ctx context.Context, entry apiclient.Entry, opts ClaimOpt
 	}
 	l.claim, l.staged = claim, staged
 	l.done(ctx, StepClaim)
-	l.emit(Claimed{Entry: entry, ExpiresAt: claim.ExpiresAt})
+	l.emit(Claimed{Entry: entry, ExpiresAt: claim.ExpiresAt, Deadline: l.deadline, ClockSkew: l.skew})
 	return l, nil
 }
 
@@ -184,16 +184,21 @@ func leaseLength(sent, expires time.Time) time.Duration {
 func (l *Lease) ClockSkew() time.Duration { return l.skew }
 
 // skewText is a note on the clocks for messages, "" when they agree.
-func (l *Lease) skewText() string { return SkewNote(l.skew) }
+func (l *Lease) skewText() string {
+	if l.skew == 0 {
+		return ""
+	}
+	return "; " + SkewNote(l.skew)
+}
 
 // SkewNote says how the server's clock disagrees with this machine's,
 // "" when skew is 0. Both faces show it.
 func SkewNote(skew time.Duration) string {
 	switch {
 	case skew > 0:
-		return fmt.Sprintf("; the server's clock is %s ahead of this machine's", skew)
+		return fmt.Sprintf("the server's clock is %s ahead of this machine's", skew)
 	case skew < 0:
-		return fmt.Sprintf("; the server's clock is %s behind this machine's", -skew)
+		return fmt.Sprintf("the server's clock is %s behind this machine's", -skew)
 	}
 	return ""
 }
