@@ -190,6 +190,17 @@ func (c Claim) Deadline() time.Time {
 	return c.Held.Deadline()
 }
 
+// SetPageSize sets the head search's page size (1..100; others are
+// ignored), e.g. to the face's, so the pages it reports can be shown.
+func (r *Runner) SetPageSize(n int) {
+	if n < 1 || n > apiclient.MaxListLimit {
+		return
+	}
+	r.mu.Lock()
+	r.limit = n
+	r.mu.Unlock()
+}
+
 // Current is the current claim; false when there is none.
 func (r *Runner) Current() (Claim, bool) {
 	r.mu.Lock()
@@ -296,10 +307,10 @@ func (r *Runner) Acknowledged(id string) (receipt string, ok bool) {
 // HeadAmong is the head among entries, the listed usable entries of the
 // mailbox from its start in order (e.g. a face's page 1, or its whole
 // backlog): the first one the runner does not pass over.
-func (r *Runner) HeadAmong(entries []apiclient.Entry) (apiclient.Entry, bool) {
+func (r *Runner) HeadAmong(entries iter.Seq[apiclient.Entry]) (apiclient.Entry, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, e := range entries {
+	for e := range entries {
 		if !r.passesOverLocked(e.DeliveryAttemptID) {
 			return e, true
 		}
@@ -326,7 +337,10 @@ type PageRef struct {
 func (r *Runner) Head(ctx context.Context) (Choice, error) {
 	var c Choice
 	cursor := ""
-	for page, err := range r.be.Pages(ctx, r.limit) {
+	r.mu.Lock()
+	limit := r.limit
+	r.mu.Unlock()
+	for page, err := range r.be.Pages(ctx, limit) {
 		if err != nil {
 			return c, err
 		}

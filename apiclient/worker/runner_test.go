@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -148,13 +149,13 @@ func TestRunnerOneClaimAndOurLeases(t *testing.T) {
 	require.ErrorIs(t, r.Refuse(a), ErrOwnLease, "a dropped lease still runs")
 	require.ErrorContains(t, r.Refuse(a), "has a lease of ours until about")
 	require.NoError(t, r.Refuse(b))
-	head, ok := r.HeadAmong([]apiclient.Entry{a, b})
+	head, ok := r.HeadAmong(slices.Values([]apiclient.Entry{a, b}))
 	require.True(t, ok)
 	require.Equal(t, b.DeliveryAttemptID, head.DeliveryAttemptID)
 
 	clock.advance(LeaseDuration + time.Second)
 	require.False(t, r.PassesOver(a.DeliveryAttemptID), "once the lease ran out it is due again")
-	head, _ = r.HeadAmong([]apiclient.Entry{a, b})
+	head, _ = r.HeadAmong(slices.Values([]apiclient.Entry{a, b}))
 	require.Equal(t, a.DeliveryAttemptID, head.DeliveryAttemptID)
 }
 

@@ -144,7 +144,7 @@ func BenchmarkProcessLarge(b *testing.B) {
 			start := time.Now()
 			p.Send(keyMsg("P"))
 			d := <-done
-			if d.phase != phAcked {
+			if d.phase != worker.PhaseAcked {
 				b.Fatalf("the entry ended in phase %d, not acknowledged", d.phase)
 			}
 			toAck += d.acked.Sub(start)
@@ -177,7 +177,7 @@ type benchHarness struct {
 }
 
 type benchDone struct {
-	phase phase
+	phase worker.Phase
 	acked time.Time
 }
 
@@ -191,10 +191,10 @@ func (h benchHarness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	h.tab, cmd = h.tab.Update(msg)
 	if cl := h.tab.claim; cl != nil && cl != h.last && h.tab.work == nil && !h.tab.auto {
-		switch cl.phase {
-		case phAcked, phFetchFailed, phAckFailed, phClaimFailed:
+		switch ph := h.tab.run.Phase(); ph {
+		case worker.PhaseAcked, worker.PhaseFetchFailed, worker.PhaseAckFailed, worker.PhaseClaimFailed:
 			h.last = cl
-			h.acked = &benchDone{cl.phase, time.Now()}
+			h.acked = &benchDone{ph, time.Now()}
 		}
 	}
 	if h.acked != nil && h.tab.links.req == 0 {

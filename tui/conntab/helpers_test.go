@@ -85,7 +85,7 @@ func (b *fakeBackend) Pages(ctx context.Context, limit int) iter.Seq2[*apiclient
 	}
 }
 
-func (b *fakeBackend) Claim(_ context.Context, e apiclient.Entry) (lease, error) {
+func (b *fakeBackend) Claim(_ context.Context, e apiclient.Entry, _ worker.ClaimOptions) (worker.Held, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.claims = append(b.claims, e.DeliveryAttemptID)
@@ -123,6 +123,8 @@ type fakeLease struct {
 
 func (l *fakeLease) Entry() apiclient.Entry   { return l.entry }
 func (l *fakeLease) ExpiresAt() time.Time     { return l.expires }
+func (l *fakeLease) Deadline() time.Time      { return l.expires }
+func (l *fakeLease) ClockSkew() time.Duration { return 0 }
 func (l *fakeLease) CorrelationID() string    { return "corr-lease" }
 func (l *fakeLease) Remaining() time.Duration { return max(l.expires.Sub(l.clock.Now()), 0) }
 
