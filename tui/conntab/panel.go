@@ -37,7 +37,9 @@ func (m Model) claimLines() []string {
 		return lines
 	}
 	lines = append(lines, m.downloadLine())
-	if cl.res != nil && cl.res.Report != nil {
+	if cl.res != nil && cl.res.NotRunCause() != "" {
+		lines = append(lines, m.c.Styles.Muted.Render("  sha256    (not computed: the download was stopped here)"))
+	} else if cl.res != nil && cl.res.Report != nil {
 		lines = append(lines, "  sha256    "+termsafe.String(cl.res.Report.SHA256))
 	} else {
 		lines = append(lines, m.c.Styles.Muted.Render("  sha256    (once the stream has ended)"))
