@@ -5,7 +5,9 @@
 // acknowledge with the receipt, process the head (P) and worker mode (W).
 //
 // The domain work is apiclient's and worker's; this package only starts
-// it in tea.Cmds and shows it. Every async result is a message tagged
+// it in tea.Cmds and shows it. The worker order (which entry is the head,
+// one claim per connection, our leases, the phase of the claim, when W
+// goes on) is the tab's worker.Runner: the tab asks it, never decides. Every async result is a message tagged
 // with the tab's ID (common.Owned) and a request ID; a result the tab is
 // no longer waiting for is dropped. The claim token lives only inside
 // worker.Lease.
