@@ -144,7 +144,6 @@ func (w *Worker) claim(ctx context.Context, entry apiclient.Entry, opts ClaimOpt
 	}
 	recv := w.now()
 	l.expires = claim.ExpiresAt
-	l.res.LeaseExpiresAt = claim.ExpiresAt
 	if claim.ServerDate.IsZero() {
 		l.deadline = sent.Add(leaseLength(sent, claim.ExpiresAt))
 	} else {
@@ -161,6 +160,7 @@ func (w *Worker) claim(ctx context.Context, entry apiclient.Entry, opts ClaimOpt
 		}
 		l.deadline = sent.Add(min(left, LeaseDuration))
 	}
+	l.res.LeaseExpiresAt = claim.ExpiresAt
 	l.claim, l.staged = claim, staged
 	l.done(ctx, StepClaim)
 	l.emit(Claimed{Entry: entry, ExpiresAt: claim.ExpiresAt, Deadline: l.deadline, ClockSkew: l.skew})

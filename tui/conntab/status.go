@@ -109,11 +109,11 @@ func (m Model) transferWord() string {
 	case worker.PhaseFetching:
 		return fmt.Sprintf("downloading %d%%", int(cl.snap.Fraction()*100))
 	case worker.PhaseFetchFailed:
+		if cl.res.NotRunCause() != "" { // no check ran: nothing was refused
+			return "download stopped here"
+		}
 		if f := failedChecks(cl.res); len(f) > 0 {
 			return "refused: " + strings.Join(f, ", ")
-		}
-		if cl.res.NotRunCause() != "" {
-			return "download stopped here"
 		}
 		return "download failed"
 	case worker.PhaseFetched:
