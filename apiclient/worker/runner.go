@@ -652,28 +652,43 @@ func (r *Runner) Next(ctx context.Context, opts ProcessOptions) (Choice, *Result
 	return c, res, err
 }
 
-// All runs Next until the mailbox has no due entry it may process or an
-// entry fails (GoOn), calling each (if set) after every entry and once
-// more with a nil Result at the end of an empty mailbox. It returns the
-// failed entry's error, nil when the mailbox was emptied, or the listing's
-// error. opts.Ack is required: without it every entry would be claimed
-// and left to its lease.
-func (r *Runner) All(ctx context.Context, opts ProcessOptions, each func(Choice, *Result)) error {
-	if !opts.Ack {
-		return errors.New("a run over the whole mailbox acknowledges each entry: without it every entry would be claimed and left to its lease")
+// All runs the worker order entry after entry: Head, then Process with
+// opts(entry) (nil: just Ack), until the mailbox has no due entry it may
+// process (it returns nil) or an entry did not pass (GoOn is false; it
+// returns that entry's error, or the listing's). each, if set, is called
+// after every entry with its Result, and once at the end with a nil
+// Result and the head search's error (ErrEmpty when the mailbox was
+// emptied). Every entry's options must acknowledge: without it every
+// entry would be claimed and left to its lease, so All refuses before
+// claiming one.
+func (r *Runner) All(ctx context.Context, opts func(apiclient.Entry) ProcessOptions, each func(Choice, *Result, error)) error {
+	if opts == nil {
+		opts = func(apiclient.Entry) ProcessOptions { return ProcessOptions{Ack: true} }
 	}
 	for {
-		c, res, err := r.Next(ctx, opts)
-		if each != nil && (res != nil || errors.Is(err, ErrEmpty)) {
-			each(c, res)
-		}
-		switch {
-		case errors.Is(err, ErrEmpty):
-			return nil
-		case err != nil:
+		c, err := r.Head(ctx)
+		if err != nil {
+			if each != nil {
+				each(c, nil, err)
+			}
+			if errors.Is(err, ErrEmpty) {
+				return nil
+			}
 			return err
-		case !r.GoOn():
-			return errors.New("the run stopped after an entry that did not pass")
+		}
+		o := opts(c.Entry)
+		if !o.Ack {
+			return errors.New("a run over the whole mailbox acknowledges each entry: without it every entry would be claimed and left to its lease")
+		}
+		res, err := r.Process(ctx, c.Entry, o)
+		if each != nil {
+			each(c, res, err)
+		}
+		if !r.GoOn() {
+			if err == nil {
+				err = errors.New("the run stopped after an entry that did not pass")
+			}
+			return err
 		}
 		r.Clear()
 	}

@@ -196,9 +196,12 @@ func TestRunnerNeverProcessesAnIDTwice(t *testing.T) {
 	r := NewRunner(be, RunnerOptions{})
 	var results []*Result
 	var last Choice
-	err := r.All(t.Context(), ProcessOptions{Ack: true}, func(c Choice, res *Result) {
+	err := r.All(t.Context(), nil, func(c Choice, res *Result, err error) {
 		last = c
 		results = append(results, res)
+		if res == nil {
+			require.ErrorIs(t, err, ErrEmpty)
+		}
 	})
 	require.NoError(t, err)
 	require.Len(t, results, 2, "one entry, then the end of the mailbox")
@@ -222,14 +225,19 @@ func TestRunnerAllStopsAtTheFirstFailure(t *testing.T) {
 	later := e.add(t, payload(1000), partnersim.PayloadFault{})
 	r := NewRunner(e.w.Backend(), RunnerOptions{})
 	var ids []string
-	err := r.All(t.Context(), ProcessOptions{Ack: true}, func(c Choice, res *Result) { ids = append(ids, c.Entry.DeliveryAttemptID) })
+	err := r.All(t.Context(), nil, func(c Choice, res *Result, _ error) {
+		if res != nil {
+			ids = append(ids, c.Entry.DeliveryAttemptID)
+		}
+	})
 	require.Error(t, err)
 	require.ErrorIs(t, err, apiclient.ErrIntegrity)
 	require.Equal(t, []string{ok1.DeliveryAttemptID, bad.DeliveryAttemptID}, ids)
 	require.Zero(t, e.sim.RequestCount(partnersim.EndpointClaim, later.DeliveryAttemptID))
 	require.Zero(t, e.sim.RequestCount(partnersim.EndpointAcknowledge, bad.DeliveryAttemptID))
 
-	require.Error(t, NewRunner(e.w.Backend(), RunnerOptions{}).All(t.Context(), ProcessOptions{}, nil), "a run over the mailbox must acknowledge")
+	noAck := func(apiclient.Entry) ProcessOptions { return ProcessOptions{} }
+	require.Error(t, NewRunner(e.w.Backend(), RunnerOptions{}).All(t.Context(), noAck, nil), "a run over the mailbox must acknowledge")
 }
 
 // clearing is a backend whose claim gives the claim up (the face

@@ -176,29 +176,32 @@ type fetcher struct {
 func (f *fetcher) all(ctx context.Context) int {
 	var out fetchAllJSON
 	out.Results = []fetchJSON{}
-	code, n := exitOK, 0
-	for {
-		choice, err := f.r.Head(ctx)
+	code, acked := exitOK, 0
+	var runs []*entryRun
+	_ = f.r.All(ctx, func(e apiclient.Entry) worker.ProcessOptions {
+		o, er := f.options(ctx, e)
+		runs = append(runs, er)
+		return o
+	}, func(choice worker.Choice, res *worker.Result, err error) {
 		f.reportSkipped(choice.Skipped)
 		out.Skipped = appendNew(out.Skipped, choice.Skipped)
 		out.Relisted = choice.Relisted
-		if errors.Is(err, worker.ErrEmpty) {
+		switch {
+		case errors.Is(err, worker.ErrEmpty):
 			out.Empty = true
-			break
-		}
-		if err != nil {
+			return
+		case res == nil:
 			code = fail(f.e, "fetch", false, exitAPI, err)
-			break
+			return
 		}
-		j, c, err := f.entry(ctx, choice.Entry)
+		j, c := f.result(runs[len(runs)-1], res)
 		out.Results = append(out.Results, j)
 		if !f.asJSON {
-			if n > 0 {
+			if len(out.Results) > 1 {
 				fmt.Fprintln(f.e.stdout)
 			}
 			printFetch(f.e, j, true)
 		}
-		n++
 		if err != nil {
 			fmt.Fprintf(f.e.stderr, "b2bx fetch: %s\n", termsafe.String(err.Error()))
 		}
@@ -208,17 +211,17 @@ func (f *fetcher) all(ctx context.Context) int {
 				code = exitStorage
 			}
 			fmt.Fprintf(f.e.stderr, "b2bx fetch: stopped at %s: it did not pass and is not skipped; %d before it acknowledged\n",
-				termsafe.String(choice.Entry.DeliveryAttemptID), n-1)
-			break
+				termsafe.String(choice.Entry.DeliveryAttemptID), acked)
+			return
 		}
-		f.r.Clear()
-	}
+		acked++
+	})
 	if len(out.Relisted) > 0 {
 		fmt.Fprintf(f.e.stderr, "b2bx fetch: the server still lists %d deliver%s acknowledged in this run (%s); passed over, not processed again — tell the partner's operator\n",
 			len(out.Relisted), plural(len(out.Relisted), "y", "ies"), termsafe.String(strings.Join(out.Relisted, ", ")))
 	}
 	if out.Empty {
-		fmt.Fprintf(f.e.stderr, "b2bx fetch: no more due deliveries; %d acknowledged\n", n)
+		fmt.Fprintf(f.e.stderr, "b2bx fetch: no more due deliveries; %d acknowledged\n", acked)
 	}
 	if f.asJSON {
 		if c := emitJSON(f.e, "fetch", out); c != exitOK && code == exitOK {
@@ -277,24 +280,38 @@ func reportSkipped(e *env, name string, skipped []apiclient.SkippedEntry) {
 // entry runs the runner's worker order on one listed entry: the JSON
 // view of its result, the exit code, and the error to print.
 func (f *fetcher) entry(ctx context.Context, entry apiclient.Entry) (fetchJSON, int, error) {
+	opts, er := f.options(ctx, entry)
+	res, err := f.r.Process(ctx, entry, opts)
+	j, code := f.result(er, res)
+	return j, code, err
+}
+
+// entryRun is what the options of one entry collect while it runs.
+type entryRun struct {
+	exported     string
+	skew         time.Duration
+	stopProgress func()
+}
+
+// options are the runner's options for entry: progress on a terminal,
+// the clock note, the --out copy (checked before claiming).
+func (f *fetcher) options(ctx context.Context, entry apiclient.Entry) (worker.ProcessOptions, *entryRun) {
 	e, store, outDir := f.e, f.store, f.outDir
-	var exported string
-	var stopProgress func()
-	var skew time.Duration
+	er := &entryRun{}
 	opts := worker.ProcessOptions{Ack: f.ack}
 	opts.Claim.OnEvent = func(ev worker.Event) {
-		if stopProgress != nil {
-			stopProgress()
-			stopProgress = nil
+		if er.stopProgress != nil {
+			er.stopProgress()
+			er.stopProgress = nil
 		}
 		switch ev := ev.(type) {
 		case worker.Claimed:
-			if skew = ev.ClockSkew; skew != 0 {
-				fmt.Fprintf(e.stderr, "b2bx fetch: %s; the lease is counted on the server's clock\n", worker.SkewNote(skew))
+			if er.skew = ev.ClockSkew; er.skew != 0 {
+				fmt.Fprintf(e.stderr, "b2bx fetch: %s; the lease is counted on the server's clock\n", worker.SkewNote(er.skew))
 			}
 		case worker.Downloading:
 			if isTerminal(e.stderr) {
-				stopProgress = startProgress(e.stderr, termsafe.String(entry.DeliveryAttemptID), ev.Progress)
+				er.stopProgress = startProgress(e.stderr, termsafe.String(entry.DeliveryAttemptID), ev.Progress)
 			}
 		}
 	}
@@ -304,20 +321,25 @@ func (f *fetcher) entry(ctx context.Context, entry apiclient.Entry) (fetchJSON, 
 		opts.Claim.PreflightExport = func() error { return store.CheckExport(outDir, entry.DeliveryAttemptID) }
 		opts.Fetch.Export = func(st *spool.Stored) error {
 			p, err := store.ExportContext(ctx, st, outDir)
-			exported = p
+			er.exported = p
 			return err
 		}
 	}
-	res, err := f.r.Process(ctx, entry, opts)
-	if stopProgress != nil {
-		stopProgress()
+	return opts, er
+}
+
+// result is the JSON view of an entry's result and its exit code.
+func (f *fetcher) result(er *entryRun, res *worker.Result) (fetchJSON, int) {
+	if er.stopProgress != nil {
+		er.stopProgress()
+		er.stopProgress = nil
 	}
 	j := fetchResult(res)
-	j.Out = exported
-	if skew != 0 {
-		j.ClockSkew = worker.SkewNote(skew)
+	j.Out = er.exported
+	if er.skew != 0 {
+		j.ClockSkew = worker.SkewNote(er.skew)
 	}
-	return j, fetchExit(res), err
+	return j, fetchExit(res)
 }
 
 // fetchExit maps the worker's failure class to the exit code: 5 for local
