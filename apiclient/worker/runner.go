@@ -121,7 +121,7 @@ type RunnerOptions struct {
 //
 // The steps are separate methods (Begin, Claim, Fetch, Ack, Drop,
 // Clear) so an interactive face can run each in its own command and show
-// it; Process, Next and All chain them for a face that waits. Every
+// it; Process and All chain them for a face that waits. Every
 // method is safe for concurrent use: a face's display may read Current
 // while a step runs on another goroutine. Per-chunk progress is never an
 // event: the transfer counts into an apiclient.Progress that the face
@@ -610,7 +610,7 @@ func (r *Runner) clearLocked() {
 // closes, nothing will use it.
 func (r *Runner) Close() { r.Drop() }
 
-// ProcessOptions controls Process, Next and All.
+// ProcessOptions controls Process and All.
 type ProcessOptions struct {
 	// Ack requests the acknowledge step. Without it the entry is stored
 	// and its lease left to expire.
@@ -639,17 +639,6 @@ func (r *Runner) Process(ctx context.Context, e apiclient.Entry, opts ProcessOpt
 		return res, err
 	}
 	return r.Ack(ctx)
-}
-
-// Next finds the head (Head) and processes it (Process). It fails with
-// ErrEmpty (and a nil Result) when nothing processable is due.
-func (r *Runner) Next(ctx context.Context, opts ProcessOptions) (Choice, *Result, error) {
-	c, err := r.Head(ctx)
-	if err != nil {
-		return c, nil, err
-	}
-	res, err := r.Process(ctx, c.Entry, opts)
-	return c, res, err
 }
 
 // All runs the worker order entry after entry: Head, then Process with

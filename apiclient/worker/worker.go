@@ -35,7 +35,7 @@
 //
 // The steps are separate methods (Begin, Claim, Fetch, Ack, Drop, Clear)
 // so an interactive face runs each in its own command, shows it, and can
-// cancel it; Process, Next and All chain them for a face that waits.
+// cancel it; Process and All chain them for a face that waits.
 // Begin does no I/O, so a face calls it in its update function and the
 // claim is visible as "claiming" at once. The Runner is safe for
 // concurrent use: the display reads it while a step runs elsewhere.
