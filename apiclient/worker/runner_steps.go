@@ -75,6 +75,31 @@ func (r *Runner) Claim(ctx context.Context, opts ClaimOptions) (Held, error) {
 	return held, nil
 }
 
+// CanFetch is nil when Fetch may run now: a claimed lease, not fetched
+// yet, with time left. Else the error wraps ErrNoClaim (nothing claimed,
+// or dropped), ErrBusy, ErrFetched (a lease is fetched once) or
+// ErrLeaseExpired.
+func (r *Runner) CanFetch() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.canFetchLocked()
+}
+
+func (r *Runner) canFetchLocked() error {
+	c := r.cur
+	switch {
+	case c == nil || c.held == nil || c.phase == PhaseReleased:
+		return fmt.Errorf("fetch: %w: claim an entry first", ErrNoClaim)
+	case c.phase == PhaseFetching || c.phase == PhaseAcking:
+		return fmt.Errorf("fetch: %w", ErrBusy)
+	case c.phase != PhaseClaimed:
+		return fmt.Errorf("fetch %s: %w: a lease is fetched once; claim the entry again after its lease ends", termsafe.String(c.entry.DeliveryAttemptID), ErrFetched)
+	case c.held.Remaining() <= 0:
+		return fmt.Errorf("fetch %s: %w; the entry becomes due again: claim it again then", termsafe.String(c.entry.DeliveryAttemptID), ErrLeaseExpired)
+	}
+	return nil
+}
+
 // Fetch downloads, checks and stores the current claim's payload (see
 // Lease.Fetch), bounded by the lease: work still running when the lease
 // ends is stopped then. It refuses without a claimed, unfetched lease
@@ -82,19 +107,9 @@ func (r *Runner) Claim(ctx context.Context, opts ClaimOptions) (Held, error) {
 func (r *Runner) Fetch(ctx context.Context, opts FetchOptions) (*Result, error) {
 	r.mu.Lock()
 	c := r.cur
-	switch {
-	case c == nil || c.held == nil || c.phase == PhaseReleased:
+	if err := r.canFetchLocked(); err != nil {
 		r.mu.Unlock()
-		return nil, fmt.Errorf("fetch: %w: claim an entry first", ErrNoClaim)
-	case c.phase == PhaseFetching || c.phase == PhaseAcking:
-		r.mu.Unlock()
-		return nil, fmt.Errorf("fetch: %w", ErrBusy)
-	case c.phase != PhaseClaimed:
-		r.mu.Unlock()
-		return nil, fmt.Errorf("fetch %s: %w: a lease is fetched once; claim the entry again after its lease ends", termsafe.String(c.entry.DeliveryAttemptID), ErrFetched)
-	case c.held.Remaining() <= 0:
-		r.mu.Unlock()
-		return nil, fmt.Errorf("fetch %s: %w; the entry becomes due again: claim it again then", termsafe.String(c.entry.DeliveryAttemptID), ErrLeaseExpired)
+		return nil, err
 	}
 	c.phase = PhaseFetching
 	held := c.held

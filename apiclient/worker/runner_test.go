@@ -272,3 +272,34 @@ func TestRunnerClaimGivenUp(t *testing.T) {
 	_, ok := r.Current()
 	require.False(t, ok)
 }
+
+// TestRunnerCanFetch: a lease is fetched once, within the lease, and
+// only when claimed; the refusals say which.
+func TestRunnerCanFetch(t *testing.T) {
+	e := newEnv(t, false)
+	clock := e.localClock()
+	r := NewRunner(e.w.Backend(), RunnerOptions{Now: clock.now})
+	require.ErrorIs(t, r.CanFetch(), ErrNoClaim)
+	a := e.add(t, payload(1000), partnersim.PayloadFault{})
+	require.NoError(t, r.Begin(a))
+	require.ErrorIs(t, r.CanFetch(), ErrNoClaim, "claiming, not claimed")
+	_, err := r.Claim(t.Context(), ClaimOptions{})
+	require.NoError(t, err)
+	require.NoError(t, r.CanFetch())
+	clock.advance(LeaseDuration)
+	require.ErrorIs(t, r.CanFetch(), ErrLeaseExpired)
+	_, err = r.Fetch(t.Context(), FetchOptions{})
+	require.ErrorIs(t, err, ErrLeaseExpired)
+	require.Zero(t, e.sim.RequestCount(partnersim.EndpointPayload, ""), "nothing downloaded on an ended lease")
+
+	b := e.add(t, payload(1000), partnersim.PayloadFault{})
+	r.Clear()
+	require.NoError(t, r.Begin(b))
+	_, err = r.Claim(t.Context(), ClaimOptions{})
+	require.NoError(t, err)
+	_, err = r.Fetch(t.Context(), FetchOptions{})
+	require.NoError(t, err)
+	require.ErrorIs(t, r.CanFetch(), ErrFetched)
+	r.Drop()
+	require.ErrorIs(t, r.CanFetch(), ErrNoClaim, "dropped")
+}

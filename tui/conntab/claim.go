@@ -133,16 +133,19 @@ func (m Model) onClaim(msg claimMsg) (Model, tea.Cmd) {
 // startFetch is the d key (and the next step of P): download, verify and
 // store with a live panel.
 func (m Model) startFetch() (Model, tea.Cmd) {
-	cur := m.cur()
-	switch {
-	case cur.Held == nil || cur.Phase == worker.PhaseReleased:
+	switch err := m.run.CanFetch(); {
+	case errors.Is(err, worker.ErrNoClaim):
 		return m, infoErrCmd("claim an entry first (c), or process the head (P)")
 	case m.work != nil:
 		return m, infoErrCmd("wait: a " + m.work.what + " is running")
-	case cur.Phase != worker.PhaseClaimed:
+	case errors.Is(err, worker.ErrBusy):
+		return m, infoErrCmd("wait: a step of this claim is running")
+	case errors.Is(err, worker.ErrFetched):
 		return m, infoErrCmd("this claim was already downloaded; a lease is fetched once (claim the entry again after its lease ends)")
-	case m.run.LeaseLeft() <= 0:
+	case errors.Is(err, worker.ErrLeaseExpired):
 		return m.stopWork(infoErrCmd("the lease has expired; the entry becomes due again: refresh (r) and claim it again"))
+	case err != nil:
+		return m.stopWork(infoErrCmd(termsafe.String(err.Error())))
 	}
 	cl := m.claim
 	j := m.newJob(whatFetch)
