@@ -109,7 +109,7 @@ type RunnerOptions struct {
 //     entries, apiclient.Page.Skipped, are passed over on every page),
 //     passing over entries of ours that are leased (the current claim, a
 //     dropped or refused lease that may still run) and entries
-//     acknowledged in this run (Head, HeadAmong, PassesOver);
+//     acknowledged in this run (Head, PassesOver);
 //   - one claim per connection, and no second claim on an entry during a
 //     lease of ours (Refuse);
 //   - an entry acknowledged in this run is never claimed again: a server
@@ -272,7 +272,9 @@ func (r *Runner) CanAck() error {
 
 // PassesOver reports whether the head search passes over id: a lease of
 // ours on it may still run (the current claim, or a dropped or refused
-// one), or it was acknowledged in this run.
+// one), or it was acknowledged in this run. The head among listed entries
+// (a face's page 1, its backlog) is the first one it is false for; Head
+// applies the same rule to the mailbox itself.
 func (r *Runner) PassesOver(id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -304,20 +306,6 @@ func (r *Runner) Acknowledged(id string) (receipt string, ok bool) {
 	return receipt, ok
 }
 
-// HeadAmong is the head among entries, the listed usable entries of the
-// mailbox from its start in order (e.g. a face's page 1, or its whole
-// backlog): the first one the runner does not pass over.
-func (r *Runner) HeadAmong(entries iter.Seq[apiclient.Entry]) (apiclient.Entry, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for e := range entries {
-		if !r.passesOverLocked(e.DeliveryAttemptID) {
-			return e, true
-		}
-	}
-	return apiclient.Entry{}, false
-}
-
 // PageRef is one page a head search read: the cursor it was read with
 // ("" for the first page) and how many entries it listed, refused ones
 // included (so a face can number the entries of the next page).
@@ -327,7 +315,7 @@ type PageRef struct {
 }
 
 // Head pages through the mailbox from its start until it finds the head
-// (see HeadAmong): the contract's "process in the order given", the same
+// (see PassesOver): the contract's "process in the order given", the same
 // for every face. Entries the client refuses are passed over on every
 // page (Choice.Skipped), so a page made only of refused entries does not
 // hide the next page's head. Entries acknowledged in this run that the

@@ -28,10 +28,10 @@
 //
 // A face (cmd/b2bx, tui/conntab) translates, it does not decide. Every
 // rule a face needs is a method on the Runner, tested here: Refuse (may
-// this entry be claimed now?), PassesOver and HeadAmong (is this row the
-// head?), Active (would closing lose a lease?), CanAck (may "a" run?),
-// LeaseLeft, GoOn (does W take the next entry?). A face keeps no copy of
-// the phase; it renders Current.
+// this entry be claimed now?), PassesOver (is this row the head?),
+// Active (would closing lose a lease?), CanFetch and CanAck (may "d" and
+// "a" run?), LeaseLeft, GoOn (does W take the next entry?). A face keeps
+// no copy of the phase; it renders Current.
 //
 // The steps are separate methods (Begin, Claim, Fetch, Ack, Drop, Clear)
 // so an interactive face runs each in its own command, shows it, and can

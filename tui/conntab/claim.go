@@ -36,24 +36,22 @@ func (m Model) cur() worker.Claim {
 // neither acknowledged nor dropped and has not run out.
 func (m Model) hasActiveClaim() bool { return m.run.Active() }
 
-// isHead reports whether id is the head of the mailbox as loaded: the
-// runner's head (worker.Runner.HeadAmong) among the rows of the first
-// page, or of the backlog. The runner passes over rows whose lease this
-// tab holds or dropped (the server lists those as due only once the
-// lease ran out; the table keeps them to show what happened) and rows
-// acknowledged in this session.
+// isHead reports whether id is the head of the mailbox as loaded: on the
+// first page, or in the backlog, the first row the runner does not pass
+// over (worker.Runner.PassesOver: rows whose lease this tab holds or
+// dropped — the server lists those as due only once the lease ran out;
+// the table keeps them to show what happened — and rows acknowledged in
+// this session). It allocates nothing: View asks it on every frame.
 func (m Model) isHead(id string) bool {
 	if m.view == viewPage && len(m.pager.stack) != 1 {
 		return false
 	}
-	head, ok := m.run.HeadAmong(func(yield func(apiclient.Entry) bool) {
-		for _, r := range m.table.Rows() {
-			if !yield(r.Entry) {
-				return
-			}
+	for _, r := range m.table.Rows() {
+		if !m.run.PassesOver(r.ID()) {
+			return r.ID() == id
 		}
-	})
-	return ok && head.DeliveryAttemptID == id
+	}
+	return false
 }
 
 // claimSelected is the c key.
