@@ -313,3 +313,46 @@ func TestRunnerCanFetch(t *testing.T) {
 	r.Drop()
 	require.ErrorIs(t, r.CanFetch(), ErrNoClaim, "dropped")
 }
+
+// slowHeld is a lease whose acknowledge waits for its context: the
+// answer never comes.
+type slowHeld struct {
+	Held
+	left time.Duration
+}
+
+func (h *slowHeld) Remaining() time.Duration { return h.left }
+func (h *slowHeld) Deadline() time.Time      { return time.Now().Add(h.left) }
+func (h *slowHeld) CanAck() error            { return nil }
+func (h *slowHeld) Ack(ctx context.Context) (*Result, error) {
+	<-ctx.Done()
+	return &Result{}, context.Cause(ctx)
+}
+
+type slowBackend struct {
+	Backend
+	held *slowHeld
+}
+
+func (b slowBackend) Claim(context.Context, apiclient.Entry, ClaimOptions) (Held, error) { return b.held, nil }
+
+// TestRunnerAckInFlightEndsWithTheLease: an acknowledge still waiting
+// when the lease ends is given up then, with the lease as the cause; the
+// entry is not counted as acknowledged.
+func TestRunnerAckInFlightEndsWithTheLease(t *testing.T) {
+	h := &slowHeld{left: 30 * time.Millisecond}
+	r := NewRunner(slowBackend{held: h}, RunnerOptions{})
+	e := apiclient.Entry{DeliveryAttemptID: "da-slow"}
+	require.NoError(t, r.Begin(e))
+	_, err := r.Claim(t.Context(), ClaimOptions{})
+	require.NoError(t, err)
+	r.mu.Lock()
+	r.cur.phase = PhaseFetched // as after a passed fetch
+	r.mu.Unlock()
+	_, err = r.Ack(t.Context())
+	require.ErrorIs(t, err, ErrLeaseExpired)
+	require.Equal(t, PhaseAckFailed, r.Phase())
+	require.False(t, r.GoOn())
+	_, acked := r.Acknowledged("da-slow")
+	require.False(t, acked)
+}
