@@ -334,7 +334,9 @@ type slowBackend struct {
 	held *slowHeld
 }
 
-func (b slowBackend) Claim(context.Context, apiclient.Entry, ClaimOptions) (Held, error) { return b.held, nil }
+func (b slowBackend) Claim(context.Context, apiclient.Entry, ClaimOptions) (Held, error) {
+	return b.held, nil
+}
 
 // TestRunnerAckInFlightEndsWithTheLease: an acknowledge still waiting
 // when the lease ends is given up then, with the lease as the cause; the
