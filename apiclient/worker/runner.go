@@ -144,7 +144,6 @@ type current struct {
 	held  Held
 	res   *Result
 	err   error
-	gen   uint64 // which Begin this is, so a late answer of an older claim is recognised
 }
 
 // NewRunner returns a runner over be with no claim.

@@ -23,12 +23,10 @@ func (r *Runner) Begin(e apiclient.Entry) error {
 	if err := r.refuseLocked(e); err != nil {
 		return err
 	}
-	gen := uint64(1)
 	if r.cur != nil {
-		gen = r.cur.gen + 1
 		r.clearLocked()
 	}
-	r.cur = &current{entry: e, phase: PhaseClaiming, gen: gen}
+	r.cur = &current{entry: e, phase: PhaseClaiming}
 	return nil
 }
 
@@ -43,7 +41,7 @@ func (r *Runner) Claim(ctx context.Context, opts ClaimOptions) (Held, error) {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("claim: %w: nothing to claim (Begin first)", ErrNoClaim)
 	}
-	e, gen := c.entry, c.gen
+	e := c.entry
 	r.mu.Unlock()
 
 	held, err := r.be.Claim(ctx, e, opts)
@@ -54,8 +52,9 @@ func (r *Runner) Claim(ctx context.Context, opts ClaimOptions) (Held, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cur != c || c.gen != gen {
-		// Cleared while the claim was on its way: nobody waits for it.
+	if r.cur != c {
+		// Cleared (or replaced) while the claim was on its way: nobody
+		// waits for it.
 		if held != nil {
 			held.Release()
 		}
