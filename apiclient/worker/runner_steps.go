@@ -45,18 +45,26 @@ func (r *Runner) Claim(ctx context.Context, opts ClaimOptions) (Held, error) {
 	r.mu.Unlock()
 
 	held, err := r.be.Claim(ctx, e, opts)
-	if err == nil && ctx.Err() != nil {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// A lease nobody will use: its token is forgotten at once, and the
+	// entry stays blocked while the lease may still run.
+	unused := func() {
 		held.Release()
+		if left := held.Remaining(); left > 0 {
+			r.blocked[e.DeliveryAttemptID] = r.now().Add(left)
+		}
+	}
+	if err == nil && ctx.Err() != nil {
+		unused()
 		held, err = nil, fmt.Errorf("claim %s: answered after it was cancelled; the token is forgotten and the lease runs out unused: %w",
 			termsafe.String(e.DeliveryAttemptID), context.Cause(ctx))
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.cur != c {
 		// Cleared (or replaced) while the claim was on its way: nobody
 		// waits for it.
 		if held != nil {
-			held.Release()
+			unused()
 		}
 		return nil, fmt.Errorf("claim %s: the claim was given up while it was answered; the token is forgotten", termsafe.String(e.DeliveryAttemptID))
 	}

@@ -281,6 +281,8 @@ func TestRunnerClaimGivenUp(t *testing.T) {
 	require.False(t, r.Active())
 	_, ok := r.Current()
 	require.False(t, ok)
+	require.ErrorIs(t, r.Refuse(a), ErrOwnLease, "its lease still runs on the server: not claimed again during it")
+	require.True(t, r.PassesOver(a.DeliveryAttemptID))
 }
 
 // TestRunnerCanFetch: a lease is fetched once, within the lease, and
