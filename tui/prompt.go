@@ -19,24 +19,25 @@ const (
 	actClose               // close prompt.tab
 )
 
-// prompt is a y/N question in the footer (pug's prompts): y does the
-// action, every other key keeps things as they are.
-type prompt struct {
+// promptScreen is a y/N question in the footer (pug's prompts), a
+// screen on the root stack: the next key answers it; y does the action,
+// every other key keeps things as they are.
+type promptScreen struct {
 	question string
 	action   action
 	tab      common.TabID
+	yes      bool
+	done     bool
 }
 
-func (m Model) ask(p prompt) Model {
-	m.prompt, m.mode = &p, modePrompt
+func (m Model) ask(p promptScreen) Model {
+	m.screens.Push(p)
 	return m.layout()
 }
 
-// answer handles the key pressed at a prompt.
-func (m Model) answer(k tea.KeyMsg) (Model, tea.Cmd) {
-	p := m.prompt
-	m.prompt, m.mode = nil, modeNormal
-	if k.String() != "y" && k.String() != "Y" {
+// answer does what the prompt was answered.
+func (m Model) answer(p promptScreen) (Model, tea.Cmd) {
+	if !p.yes {
 		m.foot.info = "nothing changed"
 		return m.layout(), nil
 	}

@@ -28,6 +28,9 @@ type Tab interface {
 	// Capturing is true while a text input or prompt of the tab wants
 	// every key (the shell then leaves q, [, ], 1-9, :, ? and L alone).
 	Capturing() bool
+	// Closes reports whether k closes the screen on top of the tab's
+	// stack (q then goes to the tab instead of quitting the app).
+	Closes(k tea.KeyMsg) bool
 	// Close cancels the tab's work and releases its lease (the token is
 	// forgotten). The shell calls it once, when the tab closes or the app
 	// ends.

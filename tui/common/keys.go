@@ -1,6 +1,9 @@
 package common
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // SplitRunes returns the single keys of a KeyRunes message that carries
 // several, nil for any other message. Bubbletea v1 reports runes read
@@ -17,3 +20,7 @@ func SplitRunes(msg tea.KeyMsg) []tea.KeyMsg {
 	}
 	return keys
 }
+
+// CloseKey is the close rule as a help entry: q and esc close the screen
+// on top of a stack (esc first steps back inside it).
+var CloseKey = key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc/q", "close"))

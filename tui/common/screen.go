@@ -48,10 +48,16 @@ const RootOwner TabID = 0
 // message. A screen opened for a tab that is gone is closed unseen.
 // Req, when not zero, is the request the screen answers: a stack that has
 // since asked for something newer (or cancelled) drops it.
+//
+// Err, when not nil, says the screen could not be prepared (a file that
+// cannot be read): the stack stops waiting and the owner shows Err,
+// which is already phrased for the footer ("the viewer cannot open it:
+// …"); Screen is then nil.
 type Opened struct {
 	Tab    TabID
 	Req    uint64
 	Screen Screen
+	Err    error
 }
 
 // Owner implements Owned.

@@ -74,6 +74,23 @@ func (d diffScreen) setSize(w, h int) diffScreen {
 // line take the rest).
 func (d diffScreen) page() int { return max(d.h-3, 1) }
 
+// Update scrolls and toggles all lines.
+func (d diffScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		return d.key(k), nil
+	}
+	return d, nil
+}
+
+func (d diffScreen) View() string                   { return d.view() }
+func (d diffScreen) SetSize(w, h int) common.Screen { return d.setSize(w, h) }
+func (d diffScreen) ShortHelp() []key.Binding       { return d.help() }
+func (d diffScreen) FullHelp() [][]key.Binding      { return [][]key.Binding{d.help()} }
+func (d diffScreen) Capturing() bool                { return false }
+func (d diffScreen) Closes(k tea.KeyMsg) bool       { return key.Matches(k, common.CloseKey) }
+func (d diffScreen) Close()                         {}
+func (d diffScreen) Title() string                  { return "diff" }
+
 func (d diffScreen) key(k tea.KeyMsg) diffScreen {
 	last := max(len(d.rows)-d.page(), 0)
 	switch k.String() {
@@ -123,4 +140,4 @@ func (d diffScreen) view() string {
 	return strings.Join(lines[:min(len(lines), max(d.h, 1))], "\n")
 }
 
-func (d diffScreen) help() []key.Binding { return []key.Binding{scrollKey, allLinesKey, closeKey} }
+func (d diffScreen) help() []key.Binding { return []key.Binding{scrollKey, allLinesKey} }

@@ -11,7 +11,7 @@ type KeyMap struct {
 
 	Claim, Download, Ack, Process, Enter, Worker, Drop key.Binding
 
-	View, Diff, Answers key.Binding
+	View, Diff, Answers, Upload key.Binding
 
 	RetryNow, Cancel key.Binding
 
@@ -50,6 +50,7 @@ func DefaultKeyMap() KeyMap {
 		View:    b([]string{"v"}, "v", "view stored payload"),
 		Diff:    b([]string{"D"}, "D", "ORDRSP vs ORDERS sent"),
 		Answers: b([]string{"H"}, "H", "uploads + answers"),
+		Upload:  b([]string{"u"}, "u", "upload ORDERS"),
 
 		RetryNow: b([]string{"R"}, "R", "retry now"),
 		Cancel:   b([]string{"esc"}, "esc", "cancel, give up"),

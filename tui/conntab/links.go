@@ -9,6 +9,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
 	up "github.com/nutrab2b/b2bx/upload"
 )
 
@@ -138,10 +139,12 @@ func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
 			capText(termsafe.String(msg.err.Error())), action: "check the store directory's permissions and the history file"})
 	}
 	m.links.cur, m.links.err = msg.linked, nil
-	if m.over.answers != nil {
-		a := m.over.answers.withLinked(msg.linked)
-		m.over.answers = &a
-	}
+	m.stack.Map(func(s common.Screen) common.Screen {
+		if a, ok := s.(answersScreen); ok {
+			return a.withLinked(msg.linked)
+		}
+		return s
+	})
 	return m, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // Status is what the shell's status bar shows for the active tab.
@@ -80,8 +81,11 @@ func (m Model) Status() Status {
 	case m.workerMode:
 		st.Worker = "on"
 	}
-	if m.over.waiting != 0 {
-		st.Busy = m.over.what + "…"
+	if b := m.uploadBusy(); b != "" {
+		st.Transfer = strings.TrimPrefix(st.Transfer+" · "+b, " · ")
+	}
+	if p := m.stack.Preparing(); p != "" {
+		st.Busy = p + "…"
 	}
 	for _, j := range []*job{m.work, m.list} {
 		if j == nil {
@@ -132,15 +136,15 @@ func (m Model) ShortHelp() []key.Binding {
 	switch {
 	case m.prompt != nil:
 		return []key.Binding{k.Yes, k.No}
-	case m.over.open():
-		return m.overlayHelp()
+	case m.stack.Len() > 0:
+		return m.screenHelp()
 	case m.filtering:
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 		}
 	}
-	out := []key.Binding{k.Claim, k.Download, k.Ack, k.Process, k.Worker, k.Filter, k.Next, k.Prev, k.Backlog}
+	out := []key.Binding{k.Claim, k.Download, k.Ack, k.Process, k.Worker, k.Filter, k.Next, k.Prev, k.Backlog, k.Upload}
 	if (m.work != nil && m.work.retry != nil) || (m.list != nil && m.list.retry != nil) {
 		out = append([]key.Binding{k.RetryNow, k.Cancel}, out...)
 	}
@@ -150,13 +154,13 @@ func (m Model) ShortHelp() []key.Binding {
 // FullHelp is every key of the tab, grouped.
 func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
-	if m.over.open() {
-		return m.overlayFullHelp()
+	if top := m.stack.Top(); top != nil {
+		return append(top.FullHelp(), []key.Binding{common.CloseKey})
 	}
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Next, k.Prev, k.Refresh, k.Bigger, k.Smaller, k.Filter, k.Backlog},
 		{k.Claim, k.Download, k.Ack, k.Process, k.Enter, k.Worker, k.Drop},
-		{k.View, k.Diff, k.Answers, k.RetryNow, k.Cancel},
+		{k.View, k.Diff, k.Answers, k.Upload, k.RetryNow, k.Cancel},
 	}
 }

@@ -5,6 +5,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/upload"
 )
 
 // promptKind is what a y/N prompt confirms.
@@ -60,23 +62,29 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if msg.tab == m.id {
 			m, cmd = m.onLinks(msg)
 		}
-	case openedViewMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onOpenedView(msg)
+	case common.Opened:
+		if msg.Tab == m.id {
+			m, cmd = m.onOpened(msg)
 		} else {
 			msg.Drop()
 		}
-	case diffMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onDiff(msg)
+	case common.ScreenMsg:
+		if msg.Tab == m.id {
+			m, cmd = m.afterScreen(m.stack.Deliver(msg))
 		}
-	case viewerMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onViewerMsg(msg)
-		}
+	case viewReq:
+		m, cmd = m.openViewer(msg.resolve, msg.title)
+	case diffReq:
+		m, cmd = m.startDiff(msg.rec, msg.path, msg.what)
+	case reloadReq:
+		m, cmd = m.loadLinks()
 	case ViewMsg:
 		if msg.Tab == m.id {
 			m, cmd = m.openPath(msg.Path)
+		}
+	case upload.OpenMsg:
+		if msg.Tab == m.id {
+			m, cmd = m.openUpload(msg.Path)
 		}
 	case tickMsg:
 		if msg.tab == m.id && msg.req == m.tickGen {
@@ -124,8 +132,8 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	switch {
 	case m.prompt != nil:
 		return m.onPromptKey(k)
-	case m.over.open():
-		return m.overlayKey(k)
+	case m.stack.Len() > 0:
+		return m.stackKey(k)
 	case m.filtering:
 		return m.onFilterKey(k)
 	}
@@ -183,6 +191,8 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.diffSelected()
 	case key.Matches(k, km.Answers):
 		return m.openAnswers()
+	case key.Matches(k, km.Upload):
+		return m.openUpload("")
 	case key.Matches(k, km.RetryNow):
 		return m.retryNow()
 	case key.Matches(k, km.Cancel):
@@ -219,9 +229,9 @@ func (m Model) retryNow() (Model, tea.Cmd) {
 // a running load, then the filter, then the backlog view.
 func (m Model) escape() (Model, tea.Cmd) {
 	switch {
-	case m.over.waiting != 0:
-		what := m.over.what
-		return m.stopPreparing(), infoCmd("stopped " + what)
+	case m.stack.Preparing() != "":
+		what := m.stack.StopPreparing()
+		return m, infoCmd("stopped " + what)
 	case m.work != nil:
 		return m.cancelJob(m.work), nil
 	case m.list != nil:

@@ -61,8 +61,8 @@ func wrap(l string, w int) []string {
 
 // View renders the tab: a title line, the table, a rule and the pane.
 func (m Model) View() string {
-	if m.over.open() {
-		return m.overlayView()
+	if top := m.stack.Top(); top != nil {
+		return top.View()
 	}
 	w := max(m.width, 20)
 	var b strings.Builder

@@ -13,9 +13,9 @@
 // <profile>/webhook, is held as a secret.Value in memory only and never
 // drawn. Everything read from a capture goes through termsafe.
 //
-// The screen belongs to no connection tab: its results are plain typed
-// messages carrying a request id from a process-wide counter, so a result
-// of a screen that was closed (or of an earlier run) is dropped.
+// On the app's root stack (Screen) its results come back tagged with
+// the stack's owner and the screen's id, so they reach this screen only;
+// a request id drops the result of an earlier run.
 package eventview
 
 import (
@@ -207,7 +207,7 @@ func (m Model) Done() bool { return m.done }
 func (m Model) Capturing() bool { return m.focus != inNone }
 
 // Title names the screen for a tab bar or a window title.
-func (m Model) Title() string { return "events" }
+func (m Model) Title() string { return "event inspector" }
 
 // Path is the inspected file or directory ("" before the first run).
 func (m Model) Path() string { return m.path }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/tui/common"
@@ -70,4 +71,35 @@ func TestModelFollowsTheNewestAndScrolls(t *testing.T) {
 	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("G")})
 	require.Contains(t, m.View(), "newest")
 	require.LessOrEqual(t, strings.Count(m.View(), "\n")+1, 10)
+}
+
+// TestModelWrapsAt80: at the smallest terminal (80×24) a record wider
+// than the screen wraps at spaces, so every correlation ID is whole on
+// screen; the wrapped records scroll.
+func TestModelWrapsAt80(t *testing.T) {
+	h := New(100, nil)
+	c := &common.Common{Styles: common.NewStyles(true)}
+	log := slog.New(h)
+	ids := []string{"0c2b7e4e-5d7a-4f0b-9a53-1f6e2d7c8b9a", "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a"}
+	for i := range 12 {
+		log.Info("partner api call answered", "op", "claim", "status", 200, "duration", "12ms",
+			"deliveryAttemptId", "da-"+strings.Repeat("7", 30), "correlationId", ids[i%2])
+	}
+	m, _ := NewModel(c, h).SetSize(80, 22).Open()
+	v := m.View()
+	for _, l := range strings.Split(v, "\n") {
+		require.LessOrEqual(t, ansi.StringWidth(l), 80, "%q", l)
+	}
+	require.Contains(t, v, "correlationId="+ids[1], "the newest record's ID is whole")
+	require.Regexp(t, `\n    \S`, v, "continuation lines are indented")
+
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("g")})
+	top := m.View()
+	require.Contains(t, top, "correlationId="+ids[0], "the oldest record's ID is whole")
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("j")})
+	require.NotEqual(t, top, m.View(), "j scrolls")
+
+	// Wider again: one line per record.
+	m = m.SetSize(200, 22)
+	require.NotRegexp(t, `\n    \S`, m.View())
 }
