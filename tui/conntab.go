@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab"
 )
@@ -64,7 +65,7 @@ func statusOf(s conntab.Status) Status {
 			out.Claim += " lease expired"
 			out.ClaimWarn = true
 		case s.LeaseLeft > 0:
-			out.Claim += " lease " + countdown(s.LeaseLeft)
+			out.Claim += " lease " + human.Countdown(s.LeaseLeft)
 			out.ClaimWarn = s.LeaseLeft < leaseWarn
 		}
 	}
@@ -78,10 +79,4 @@ func statusOf(s conntab.Status) Status {
 		out.Worker = "worker " + s.Worker
 	}
 	return out
-}
-
-// countdown formats a duration as m:ss.
-func countdown(d time.Duration) string {
-	d = d.Round(time.Second)
-	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }
