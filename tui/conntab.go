@@ -1,20 +1,13 @@
 package tui
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
-	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab"
 )
-
-// leaseWarn is when the status bar starts warning about a lease.
-const leaseWarn = 60 * time.Second
 
 // connTab adapts conntab.Model (a value whose Update returns its own
 // type) to Tab.
@@ -44,39 +37,4 @@ func (t connTab) Pending() string           { return t.m.Pending() }
 func (t connTab) Capturing() bool           { return t.m.Capturing() }
 func (t connTab) Closes(k tea.KeyMsg) bool  { return t.m.Closes(k) }
 func (t connTab) Close()                    { t.m.Close() }
-func (t connTab) Status() Status            { return statusOf(t.m.Status()) }
-
-// statusOf turns the tab's state into the status bar's words.
-func statusOf(s conntab.Status) Status {
-	out := Status{Connection: s.Connection, Transfer: s.Transfer}
-	switch {
-	case s.Backlog:
-		out.Page = fmt.Sprintf("backlog: %d entries", s.Entries)
-	default:
-		out.Page = fmt.Sprintf("page %d: %d entries", s.Page, s.Entries)
-		if s.HasMore {
-			out.Page += ", more (n)"
-		}
-	}
-	if s.Claim != "" {
-		out.Claim = "claim " + s.Claim
-		switch {
-		case s.LeaseExpired:
-			out.Claim += " lease expired"
-			out.ClaimWarn = true
-		case s.LeaseLeft > 0:
-			out.Claim += " lease " + human.Countdown(s.LeaseLeft)
-			out.ClaimWarn = s.LeaseLeft < leaseWarn
-		}
-	}
-	if s.Busy != "" {
-		if out.Transfer != "" {
-			out.Transfer += " · "
-		}
-		out.Transfer += s.Busy
-	}
-	if s.Worker != "" {
-		out.Worker = "worker " + s.Worker
-	}
-	return out
-}
+func (t connTab) Status() Status            { return t.m.Status().Bar() }

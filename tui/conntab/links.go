@@ -3,7 +3,6 @@ package conntab
 import (
 	"context"
 	"errors"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -35,9 +34,6 @@ type linksMsg struct {
 	linked *up.Linked
 	err    error
 }
-
-// answerTypes are the message types that may answer an upload.
-var answerTypes = map[string]bool{"CONTRL": true, "ORDRSP": true, "APERAK": true}
 
 // loadLinks reads the upload history and the stored answers again in the
 // background (payloads already read are not parsed again).
@@ -158,7 +154,7 @@ func (m Model) linkLines(id, msgType string, withPath bool) []string {
 	switch {
 	case m.links.store == nil:
 		return nil
-	case !stored && !answerTypes[strings.ToUpper(msgType)]:
+	case !stored && !up.MayAnswer(msgType):
 		return nil
 	case !stored && m.pendingLink(id):
 		return []string{label + s.Muted.Render("stored: linked to its upload once this run (P, W) is over")}

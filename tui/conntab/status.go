@@ -28,37 +28,46 @@ type Status struct {
 	Busy     string // a running load or job, with a retry countdown if one waits
 }
 
-// String is a compact one-line form.
-func (s Status) String() string {
-	parts := []string{s.Connection}
+// Bar is the tab's state as the shell's status bar shows it: a few
+// words per field, "" for a field left out.
+type Bar struct {
+	Connection string // connection name and ID
+	Page       string // e.g. "page 2: 50 entries, more (n)"
+	Claim      string // e.g. "claim da-… lease 4:12"; "" when none
+	ClaimWarn  bool   // the lease is short or expired
+	Transfer   string // e.g. "downloading 45%", "verified", "acknowledged"
+	Worker     string // e.g. "worker on"
+}
+
+// Bar is the status in the status bar's words.
+func (s Status) Bar() Bar {
+	out := Bar{Connection: s.Connection, Transfer: s.Transfer}
 	if s.Backlog {
-		parts = append(parts, fmt.Sprintf("backlog %d", s.Entries))
+		out.Page = fmt.Sprintf("backlog: %d entries", s.Entries)
 	} else {
-		p := fmt.Sprintf("page %d", s.Page)
+		out.Page = fmt.Sprintf("page %d: %d entries", s.Page, s.Entries)
 		if s.HasMore {
-			p += "+"
+			out.Page += ", more (n)"
 		}
-		parts = append(parts, p)
 	}
 	if s.Claim != "" {
-		c := "claim " + s.Claim
+		out.Claim = "claim " + s.Claim
 		switch {
 		case s.LeaseExpired:
-			c += " (lease expired)"
+			out.Claim += " lease expired"
+			out.ClaimWarn = true
 		case s.LeaseLeft > 0:
-			c += " (lease " + countdown(s.LeaseLeft) + ")"
+			out.Claim += " lease " + countdown(s.LeaseLeft)
+			out.ClaimWarn = s.LeaseLeft < leaseWarn
 		}
-		parts = append(parts, c)
 	}
-	for _, p := range []string{s.Transfer, s.Busy} {
-		if p != "" {
-			parts = append(parts, p)
-		}
+	if s.Busy != "" {
+		out.Transfer = strings.TrimPrefix(out.Transfer+" · "+s.Busy, " · ")
 	}
 	if s.Worker != "" {
-		parts = append(parts, "worker "+s.Worker)
+		out.Worker = "worker " + s.Worker
 	}
-	return strings.Join(parts, " · ")
+	return out
 }
 
 // Status reports the tab's state for the status bar.

@@ -122,7 +122,7 @@ func TestClaimAsksWhenTheEntryIsNotTheHead(t *testing.T) {
 	m, _ = press(t, m, "y")
 	require.Equal(t, []string{"da-00001"}, be.claimed())
 	require.Contains(t, m.View(), "✓ da-00001")
-	require.Contains(t, m.Status().String(), "claim da-00001 (lease 5:00)")
+	require.Equal(t, "claim da-00001 lease 5:00", m.Status().Bar().Claim, "the status bar's words")
 }
 
 func TestClaimOnTheHeadNeedsNoConfirmation(t *testing.T) {
