@@ -31,7 +31,7 @@ type Backend interface {
 type Model struct {
 	c    *common.Common
 	ctx  context.Context
-	keys KeyMap
+	keys common.KeyMap
 	be   Backend
 
 	list connlist.Model
@@ -86,7 +86,7 @@ func New(ctx context.Context, c *common.Common, be Backend, src connlist.Source,
 	h.Styles.ShortDesc, h.Styles.FullDesc = c.Styles.Muted, c.Styles.App
 	h.Styles.ShortSeparator, h.Styles.FullSeparator = c.Styles.Muted, c.Styles.Muted
 	m := Model{
-		c: c, ctx: ctx, keys: DefaultKeyMap(), be: be,
+		c: c, ctx: ctx, keys: common.DefaultKeyMap(), be: be,
 		list: connlist.New(ctx, c, src, listOpts), logH: lh, screens: common.NewStack(common.RootOwner),
 		help: h, nextID: 1, opening: map[common.TabID]pendingOpen{},
 	}

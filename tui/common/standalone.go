@@ -31,9 +31,10 @@ func NewStandalone(c *Common, s Screen, minW, minH int, small, back string) Stan
 	h.Styles.ShortDesc, h.Styles.FullDesc = c.Styles.Muted, c.Styles.Muted
 	st := NewStack(RootOwner)
 	init := st.Push(s)
-	return Standalone{c: c, stack: st, last: s, init: init, help: h, minW: minW, minH: minH, small: small, back: back,
-		quit: key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
-		keys: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys"))}
+	p := Standalone{c: c, stack: st, last: s, init: init, help: h, minW: minW, minH: minH, small: small, back: back,
+		quit: key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")), keys: DefaultKeyMap().Help}
+	p.keys.SetHelp("?", "all keys")
+	return p
 }
 
 // Init implements tea.Model.

@@ -64,14 +64,6 @@ func (r answerRow) selectable() bool {
 	return r.kind != rowHeading && r.kind != rowNote
 }
 
-// The keys of the uploads screen (v, D, r ask the tab).
-var (
-	answersMoveKey = key.NewBinding(key.WithKeys("j", "k", "up", "down"), key.WithHelp("j/k", "move"))
-	viewKey        = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "view the payload"))
-	diffKey        = key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "diff ORDRSP vs ORDERS sent"))
-	reloadKey      = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload"))
-)
-
 func newAnswersScreen(c *common.Common, tab common.TabID, store *spool.Store, name string, l *up.Linked) answersScreen {
 	a := answersScreen{c: c, tab: tab, store: store, name: name, cursor: -1}
 	return a.withLinked(l)

@@ -26,11 +26,6 @@ type diffScreen struct {
 	w, h  int
 }
 
-var (
-	allLinesKey = key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all lines / changed only"))
-	scrollKey   = key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll"))
-)
-
 func newDiffScreen(c *common.Common, title string, diffs []*orderdiff.Diff) diffScreen {
 	d := diffScreen{c: c, title: termsafe.String(title), diffs: diffs}
 	return d.render()

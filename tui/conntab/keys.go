@@ -16,6 +16,8 @@ type KeyMap struct {
 	RetryNow, Cancel key.Binding
 
 	Yes, No key.Binding
+
+	FilterKeep, FilterClear key.Binding // while the filter is typed
 }
 
 // DefaultKeyMap is the tab's key map (shown by the shell's `?` help).
@@ -57,5 +59,19 @@ func DefaultKeyMap() KeyMap {
 
 		Yes: b([]string{"y", "Y"}, "y", "yes"),
 		No:  b([]string{"n", "N", "esc", "enter"}, "N", "no"),
+
+		FilterKeep:  b([]string{"enter"}, "enter", "keep filter"),
+		FilterClear: b([]string{"esc"}, "esc", "clear filter"),
 	}
 }
+
+// The keys of the screens over the mailbox: the uploads screen (v, D, r
+// ask the tab) and the diff; q and esc are the close rule's.
+var (
+	answersMoveKey = key.NewBinding(key.WithKeys("j", "k", "up", "down"), key.WithHelp("j/k", "move"))
+	viewKey        = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "view the payload"))
+	diffKey        = key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "diff ORDRSP vs ORDERS sent"))
+	reloadKey      = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload"))
+	allLinesKey    = key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all lines / changed only"))
+	scrollKey      = key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll"))
+)

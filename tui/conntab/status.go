@@ -148,10 +148,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.stack.Len() > 0:
 		return m.screenHelp()
 	case m.filtering:
-		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
-		}
+		return []key.Binding{k.FilterKeep, k.FilterClear}
 	}
 	out := []key.Binding{k.Claim, k.Download, k.Ack, k.Process, k.Worker, k.Filter, k.Next, k.Prev, k.Backlog, k.Upload}
 	if (m.work != nil && m.work.retry != nil) || (m.list != nil && m.list.retry != nil) {
