@@ -181,3 +181,13 @@ func TestRunesReadTogetherAreKeys(t *testing.T) {
 	require.Len(t, st.received(), n+1, "a paste is one message, never a q and a P")
 	require.Equal(t, modeNormal, mode(m))
 }
+
+// TestViewCommandRefusesADevice: :view /dev/zero says at once that it is
+// no file, instead of reading a GiB first.
+func TestViewCommandRefusesADevice(t *testing.T) {
+	m, _ := newTestModel(t)
+	m = command(t, m, "view /dev/zero")
+	require.Contains(t, m.foot.err, "the viewer cannot open it: cannot read /dev/zero: not a regular file")
+	require.Nil(t, shellViewer(m))
+	require.Empty(t, m.screens.Preparing(), "nothing is waited for any more")
+}
