@@ -77,7 +77,7 @@ func (c cmdScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 	return c, cmd
 }
 
-func (c cmdScreen) View() string { return c.in.View() }
+func (c cmdScreen) View() string { return common.InputView(c.in) }
 func (c cmdScreen) SetSize(w, _ int) common.Screen {
 	c.in.Width = max(w-2, 10)
 	return c

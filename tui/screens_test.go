@@ -191,3 +191,17 @@ func TestViewCommandRefusesADevice(t *testing.T) {
 	require.Nil(t, shellViewer(m))
 	require.Empty(t, m.screens.Preparing(), "nothing is waited for any more")
 }
+
+// TestCommandLineEchoIsSanitised: the : line shows a pasted bidi
+// override or zero-width space made visible (finding 5).
+func TestCommandLineEchoIsSanitised(t *testing.T) {
+	m, _ := newTestModel(t)
+	m = press(t, m, ":")
+	m = update(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("view Z\u202eRLO\u200bZWSP\u2066"), Paste: true})
+	foot := m.footerView()
+	for _, r := range "\u202e\u200b\u2066" {
+		require.NotContains(t, foot, string(r))
+	}
+	require.Contains(t, foot, ":view Z<U+202E>RLO<U+200B>ZWSP<U+2066>")
+	require.Equal(t, "view Z\u202eRLO\u200bZWSP\u2066", cmdline(m), "the line runs as typed")
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab/table"
 )
 
@@ -132,7 +133,7 @@ func (m Model) paneLines() []string {
 		lines = append(lines, s.Warn.Render(s.Marks.Warn+" "+p.text), s.Key.Render("  y")+" yes   "+s.Key.Render("N")+" no")
 	}
 	if m.filtering {
-		lines = append(lines, m.filter.View())
+		lines = append(lines, common.InputView(m.filter))
 	}
 	for _, j := range []*job{m.work, m.list} {
 		if j != nil && j.retry != nil {

@@ -50,11 +50,11 @@ func (m Model) frame(lines []string) string {
 func (m Model) bottomLine() string {
 	switch m.focus {
 	case inPath:
-		return m.pathIn.View()
+		return common.InputView(m.pathIn)
 	case inSecret:
-		return m.secretIn.View()
+		return common.InputView(m.secretIn)
 	case inFilter:
-		return m.filterIn.View()
+		return common.InputView(m.filterIn)
 	}
 	if m.note != "" {
 		return m.muted(m.note)

@@ -129,7 +129,7 @@ func (m Model) decisionLines() []string {
 	lines := []string{s.Header.Render("Idempotency-Key") + "  " + termsafe.String(p.Key),
 		m.muted("  " + termsafe.String(p.Explain()))}
 	if m.editing {
-		lines = append(lines, m.keyIn.View())
+		lines = append(lines, common.InputView(m.keyIn))
 		if m.keyErr != "" {
 			lines = append(lines, s.Error.Render(s.Marks.Fail+" "+m.keyErr))
 		} else {

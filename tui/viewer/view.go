@@ -93,7 +93,7 @@ func fileErrorCmd(src *Source) tea.Cmd {
 func (m Model) statusLine() string {
 	st := m.c.Styles
 	if m.input.Focused() {
-		return m.input.View() + "  " + st.Muted.Render(m.status)
+		return common.InputView(m.input) + "  " + st.Muted.Render(m.status)
 	}
 	pos := "no segments"
 	if n := m.doc().Len(); n > 0 {
