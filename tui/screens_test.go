@@ -205,3 +205,54 @@ func TestCommandLineEchoIsSanitised(t *testing.T) {
 	require.Contains(t, foot, ":view Z<U+202E>RLO<U+200B>ZWSP<U+2066>")
 	require.Equal(t, "view Z\u202eRLO\u200bZWSP\u2066", cmdline(m), "the line runs as typed")
 }
+
+// TestQClosesEveryScreen: q closes the screen on top, whatever it is
+// (help, log, event inspector, viewer), and quits only once none is
+// left; esc does the same at rest.
+func TestQClosesEveryScreen(t *testing.T) {
+	m, _ := newTestModel(t)
+	m = pressSettle(t, m, "e")
+	m = command(t, m, "view "+fixturePath("contrl_22.edi"))
+	m = press(t, typeText(t, press(t, m, ":"), "log"), "enter", "?") // the log's tick is not run
+	require.Equal(t, []string{"event inspector", "segment viewer", "session log", "help"}, titles(m))
+	for _, want := range [][]string{{"event inspector", "segment viewer", "session log"}, {"event inspector", "segment viewer"}, {"event inspector"}, {}} {
+		var cmd tea.Cmd
+		m, cmd = updateCmd(t, m, keyMsg("q"))
+		require.False(t, isQuit(cmd), "q closes a screen before it quits")
+		require.Equal(t, want, titles(m))
+	}
+	m = pressSettle(t, m, "e", "esc")
+	require.Empty(t, titles(m), "esc closes the inspector at rest")
+	_, cmd := updateCmd(t, m, keyMsg("q"))
+	require.True(t, isQuit(cmd), "with no screen open q quits")
+}
+
+// TestInspectorResultsCarryTheirOwner: the event inspector's results
+// come back addressed to the root stack and its screen, not broadcast
+// to every tab.
+func TestInspectorResultsCarryTheirOwner(t *testing.T) {
+	m, be := newTestModel(t)
+	m = open(t, m, "acme-de")
+	m, cmd := updateCmd(t, m, keyMsg(":"))
+	m = typeText(t, m, "events "+batchIssues)
+	m, cmd = updateCmd(t, m, keyMsg("enter"))
+	msgs := collect(cmd)
+	require.NotEmpty(t, msgs)
+	for _, msg := range msgs {
+		sm, ok := msg.(common.ScreenMsg)
+		require.True(t, ok, "%T", msg)
+		require.Equal(t, common.RootOwner, sm.Owner())
+		m = update(t, m, msg)
+	}
+	require.Contains(t, m.View(), "DUPLICATE_CONFLICT NB-E005")
+	require.Empty(t, be.state("acme-de").received(), "the tab got none of them")
+}
+
+// titles are the root stack's screens, bottom first.
+func titles(m Model) []string {
+	out := []string{}
+	for _, s := range m.screens.Screens() {
+		out = append(out, s.Title())
+	}
+	return out
+}
