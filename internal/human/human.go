@@ -51,6 +51,9 @@ func Count(n int, one, many string) string {
 // Int is n with its thousands grouped by commas: "12,345".
 func Int(n int) string {
 	s := strconv.Itoa(n)
+	if n > -1000 && n < 1000 {
+		return s
+	}
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	var b strings.Builder

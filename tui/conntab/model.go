@@ -16,8 +16,6 @@ import (
 	"iter"
 	"time"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient"
@@ -112,10 +110,6 @@ type Model struct {
 	pager pager
 	back  *backlogState // the loaded backlog (view == viewBacklog) or nil
 
-	filter    textinput.Model
-	filtering bool
-	prompt    *prompt
-
 	req  uint64 // last request id handed out
 	list *job   // running page or backlog load
 	work *job   // running claim, fetch or ack
@@ -166,18 +160,12 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 	if size <= 0 || size > apiclient.MaxListLimit {
 		size = DefaultPageSize
 	}
-	ti := textinput.New()
-	ti.Prompt = "/"
-	ti.Placeholder = "type, interchange, id, status or sha256"
-	ti.CharLimit = 200
-	ti.Cursor.SetMode(cursor.CursorStatic) // no blink ticks: the tab only ticks for countdowns and progress
 	m := Model{
 		c: c, id: id, name: termsafe.String(opts.Name), be: be, keys: DefaultKeyMap(), export: opts.Export,
-		table:  table.New(c.Styles, c.Now),
-		pager:  pager{limit: size, stack: []pageRef{{first: 1}}},
-		filter: ti,
-		tick:   tea.Tick,
-		stack:  common.NewStack(id),
+		table: table.New(c.Styles, c.Now),
+		pager: pager{limit: size, stack: []pageRef{{first: 1}}},
+		tick:  tea.Tick,
+		stack: common.NewStack(id),
 	}
 	m.width, m.height = c.Width, c.Height
 	m.stack.SetSize(max(m.width, 20), max(m.height, 6))
@@ -208,7 +196,7 @@ func (m Model) SetSize(w, h int) Model {
 // so the shell must not take q, [, ], 1-9, :, ? for itself.
 func (m Model) Capturing() bool {
 	top := m.stack.Top()
-	return m.filtering || m.prompt != nil || (top != nil && top.Capturing())
+	return top != nil && top.Capturing()
 }
 
 // Pending says why closing the tab (or quitting) would lose something, or

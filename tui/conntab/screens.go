@@ -48,10 +48,22 @@ type (
 	reloadReq struct{ msgBase }
 )
 
-// stackKey gives a key to the top screen; the upload screen leaving
-// means something may have been sent: the answers are linked again.
+// stackKey gives a key to the top screen: the filter applies as it is
+// typed, a prompt does what it was answered, and the upload screen
+// leaving means something may have been sent: the answers are linked
+// again.
 func (m Model) stackKey(k tea.KeyMsg) (Model, tea.Cmd) {
-	return m.afterScreen(m.stack.Key(k))
+	done, cmd := m.stack.Key(k)
+	if f, ok := m.stack.Top().(filterScreen); ok {
+		m.table.SetFilter(f.Value())
+	}
+	switch d := done.(type) {
+	case filterScreen:
+		m.table.SetFilter(d.Value())
+	case prompt:
+		return m.answer(d)
+	}
+	return m.afterScreen(done, cmd)
 }
 
 func (m Model) afterScreen(done common.Screen, cmd tea.Cmd) (Model, tea.Cmd) {
@@ -67,7 +79,7 @@ func (m Model) afterScreen(done common.Screen, cmd tea.Cmd) (Model, tea.Cmd) {
 // (the shell then gives q to the tab instead of quitting).
 func (m Model) Closes(k tea.KeyMsg) bool {
 	top := m.stack.Top()
-	return top != nil && m.prompt == nil && !top.Capturing() && top.Closes(k)
+	return top != nil && !top.Capturing() && top.Closes(k)
 }
 
 // onOpened puts a prepared screen on the stack (or says why it could not

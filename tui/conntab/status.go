@@ -143,12 +143,8 @@ func (m Model) transferWord() string {
 func (m Model) ShortHelp() []key.Binding {
 	k := m.keys
 	switch {
-	case m.prompt != nil:
-		return []key.Binding{k.Yes, k.No}
 	case m.stack.Len() > 0:
 		return m.screenHelp()
-	case m.filtering:
-		return []key.Binding{k.FilterKeep, k.FilterClear}
 	}
 	out := []key.Binding{k.Claim, k.Download, k.Ack, k.Process, k.Worker, k.Filter, k.Next, k.Prev, k.Backlog, k.Upload}
 	if (m.work != nil && m.work.retry != nil) || (m.list != nil && m.list.retry != nil) {
@@ -160,7 +156,7 @@ func (m Model) ShortHelp() []key.Binding {
 // FullHelp is every key of the tab, grouped.
 func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
-	if top := m.stack.Top(); top != nil {
+	if top := m.stack.Top(); top != nil && !inPane(top) {
 		return append(top.FullHelp(), []key.Binding{common.CloseKey})
 	}
 	return [][]key.Binding{

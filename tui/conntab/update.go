@@ -4,25 +4,9 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/upload"
 )
-
-// promptKind is what a y/N prompt confirms.
-type promptKind int
-
-const (
-	promptClaim promptKind = iota // claim an entry that is not the head
-	promptDrop                    // drop an active claim
-)
-
-// prompt is a y/N question; it takes every key until answered.
-type prompt struct {
-	kind  promptKind
-	entry apiclient.Entry
-	text  string
-}
 
 // Update handles keys and the tab's own async results. Results owned by
 // another tab, or answering a request the tab no longer waits for, are
@@ -91,10 +75,6 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.tickEvery = 0 // this loop ended; scheduleTick starts the next if needed
 			m = m.onTick()
 		}
-	default:
-		if m.filtering { // e.g. the text input's cursor blink
-			m.filter, cmd = m.filter.Update(msg)
-		}
 	}
 	m, tick := m.scheduleTick()
 	m, links := m.flushLinks()
@@ -129,13 +109,8 @@ func (m Model) onRetry(msg retryMsg) (Model, tea.Cmd) {
 }
 
 func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
-	switch {
-	case m.prompt != nil:
-		return m.onPromptKey(k)
-	case m.stack.Len() > 0:
+	if m.stack.Len() > 0 {
 		return m.stackKey(k)
-	case m.filtering:
-		return m.onFilterKey(k)
 	}
 	km := m.keys
 	switch {
@@ -162,10 +137,7 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(k, km.Smaller):
 		return m.stepPageSize(-1)
 	case key.Matches(k, km.Filter):
-		m.filtering = true
-		m.filter.SetValue(m.table.Filter())
-		m.filter.CursorEnd()
-		return m, m.filter.Focus()
+		return m, m.stack.Push(newFilter(m.table.Filter(), m.keys))
 	case key.Matches(k, km.Backlog):
 		return m.toggleBacklog()
 	case key.Matches(k, km.Claim):
@@ -238,7 +210,6 @@ func (m Model) escape() (Model, tea.Cmd) {
 		return m.cancelJob(m.list), nil
 	case m.table.Filter() != "":
 		m.table.SetFilter("")
-		m.filter.SetValue("")
 		return m, nil
 	case m.view == viewBacklog:
 		return m.toggleBacklog()
@@ -246,10 +217,9 @@ func (m Model) escape() (Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m Model) onPromptKey(k tea.KeyMsg) (Model, tea.Cmd) {
-	p := m.prompt
-	m.prompt = nil
-	if !key.Matches(k, m.keys.Yes) {
+// answer does what a prompt was answered.
+func (m Model) answer(p prompt) (Model, tea.Cmd) {
+	if !p.yes {
 		return m, nil
 	}
 	switch p.kind {
@@ -266,25 +236,6 @@ func (m Model) onPromptKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m, infoCmd("claim dropped: the token is forgotten; the entry becomes due again when its lease runs out")
 	}
 	return m, nil
-}
-
-func (m Model) onFilterKey(k tea.KeyMsg) (Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyEnter:
-		m.filtering = false
-		m.filter.Blur()
-		return m, nil
-	case tea.KeyEsc:
-		m.filtering = false
-		m.filter.Blur()
-		m.filter.SetValue("")
-		m.table.SetFilter("")
-		return m, nil
-	}
-	var cmd tea.Cmd
-	m.filter, cmd = m.filter.Update(k)
-	m.table.SetFilter(m.filter.Value())
-	return m, cmd
 }
 
 // markClaimed shows the claimed entry's state in freshly loaded rows.

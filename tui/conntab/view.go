@@ -9,7 +9,6 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab/table"
 )
 
@@ -62,7 +61,7 @@ func wrap(l string, w int) []string {
 
 // View renders the tab: a title line, the table, a rule and the pane.
 func (m Model) View() string {
-	if top := m.stack.Top(); top != nil {
+	if top := m.stack.Top(); top != nil && !inPane(top) {
 		return top.View()
 	}
 	w := max(m.width, 20)
@@ -129,11 +128,8 @@ func (m Model) titleLine() string {
 func (m Model) paneLines() []string {
 	s := m.c.Styles
 	var lines []string
-	if p := m.prompt; p != nil {
-		lines = append(lines, s.Warn.Render(s.Marks.Warn+" "+p.text), s.Key.Render("  y")+" yes   "+s.Key.Render("N")+" no")
-	}
-	if m.filtering {
-		lines = append(lines, common.InputView(m.filter))
+	if p, ok := m.stack.Top().(paneScreen); ok {
+		lines = append(lines, p.pane(s)...)
 	}
 	for _, j := range []*job{m.work, m.list} {
 		if j != nil && j.retry != nil {

@@ -136,12 +136,11 @@ func (m Model) reload(follow bool) Model {
 }
 
 // wrapped is the records wrapped to the width at spaces, continuation
-// lines indented: an ID or key=value is never broken in the middle
-// unless it alone is wider than the screen. j/k and the page keys
-// scroll.
+// lines indented: an ID or key=value is never broken in the middle (not
+// at its hyphens either) unless it alone is wider than the screen. j/k
+// and the page keys scroll.
 func (m Model) wrapped() string {
 	var b strings.Builder
-	w := max(m.width-len(indent), 20)
 	for i, l := range m.lines {
 		if i > 0 {
 			b.WriteByte('\n')
@@ -150,9 +149,34 @@ func (m Model) wrapped() string {
 			b.WriteString(l)
 			continue
 		}
-		b.WriteString(strings.ReplaceAll(ansi.Wrap(l, w, " "), "\n", "\n"+indent))
+		b.WriteString(strings.Join(wrapWords(l, m.width), "\n"+indent))
 	}
 	return b.String()
+}
+
+// wrapWords packs the space-separated words of l into lines of at most w
+// columns, the continuation lines w minus the indent; a word wider than
+// its line is cut.
+func wrapWords(l string, w int) []string {
+	var lines []string
+	cur, room, rest := "", w, max(w-len(indent), 10)
+	for _, word := range strings.Fields(l) {
+		if cur != "" && ansi.StringWidth(cur)+1+ansi.StringWidth(word) <= room {
+			cur += " " + word
+			continue
+		}
+		if cur != "" {
+			lines = append(lines, cur)
+			cur, room = "", rest
+		}
+		for ansi.StringWidth(word) > room {
+			lines = append(lines, ansi.Truncate(word, room, ""))
+			word = ansi.TruncateLeft(word, room, "")
+			room = rest
+		}
+		cur = word
+	}
+	return append(lines, cur)
 }
 
 // indent starts a record's continuation lines.

@@ -103,3 +103,25 @@ func TestModelWrapsAt80(t *testing.T) {
 	m = m.SetSize(200, 22)
 	require.NotRegexp(t, `\n    \S`, m.View())
 }
+
+func TestWrapWordsKeepsIDsWhole(t *testing.T) {
+	id := "connectionId=3c0394dd-136a-40b5-b0c2-1f3003083d8a"
+	lines := wrapWords("23:47:48 DBG worker step done step=verify correlationId=2468c55e8735a09679c90d642af5da94 deliveryAttemptId=9c616806-e504-41a4-84b3-ac71092787fa "+id, 80)
+	require.Equal(t, []string{
+		"23:47:48 DBG worker step done step=verify",
+		"correlationId=2468c55e8735a09679c90d642af5da94",
+		"deliveryAttemptId=9c616806-e504-41a4-84b3-ac71092787fa",
+		id,
+	}, lines)
+	for i, l := range lines {
+		room := 80
+		if i > 0 {
+			room -= len(indent)
+		}
+		require.LessOrEqual(t, ansi.StringWidth(l), room)
+	}
+	long := strings.Repeat("x", 200)
+	lines = wrapWords("a "+long, 80)
+	require.Equal(t, "a", lines[0])
+	require.Equal(t, long, strings.Join(lines[1:], ""), "a word wider than the screen is cut, nothing lost")
+}
