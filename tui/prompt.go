@@ -23,6 +23,7 @@ const (
 // screen on the root stack: the next key answers it; y does the action,
 // every other key keeps things as they are.
 type promptScreen struct {
+	common.Base
 	question string
 	action   action
 	tab      common.TabID

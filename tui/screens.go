@@ -24,6 +24,7 @@ import (
 // helpScreen is `?`: the keys of what is under it, the shell's, the
 // commands and the close rule, rendered when it opens.
 type helpScreen struct {
+	common.Base
 	text string
 	keys []key.Binding
 }
@@ -33,8 +34,6 @@ func (h helpScreen) View() string                            { return h.text }
 func (h helpScreen) SetSize(int, int) common.Screen          { return h }
 func (h helpScreen) ShortHelp() []key.Binding                { return h.keys }
 func (h helpScreen) FullHelp() [][]key.Binding               { return [][]key.Binding{h.keys} }
-func (h helpScreen) Capturing() bool                         { return false }
-func (h helpScreen) Close()                                  {}
 func (h helpScreen) Title() string                           { return "help" }
 func (h helpScreen) Closes(k tea.KeyMsg) bool {
 	switch k.String() {
@@ -47,6 +46,7 @@ func (h helpScreen) Closes(k tea.KeyMsg) bool {
 // cmdScreen is the `:` line; enter or esc ends it (Done), the root runs
 // what was entered.
 type cmdScreen struct {
+	common.Base
 	in      textinput.Model
 	entered bool
 	done    bool
@@ -82,16 +82,13 @@ func (c cmdScreen) SetSize(w, _ int) common.Screen {
 	c.in.Width = max(w-2, 10)
 	return c
 }
-func (c cmdScreen) ShortHelp() []key.Binding  { return nil }
-func (c cmdScreen) FullHelp() [][]key.Binding { return nil }
-func (c cmdScreen) Capturing() bool           { return true }
-func (c cmdScreen) Closes(tea.KeyMsg) bool    { return false }
-func (c cmdScreen) Close()                    {}
-func (c cmdScreen) Title() string             { return "command" }
-func (c cmdScreen) Done() bool                { return c.done }
-func (c cmdScreen) Value() string             { return c.in.Value() }
-func (c cmdScreen) footer() bool              { return true }
-func (p promptScreen) footer() bool           { return true }
+func (c cmdScreen) Capturing() bool        { return true }
+func (c cmdScreen) Closes(tea.KeyMsg) bool { return false }
+func (c cmdScreen) Title() string          { return "command" }
+func (c cmdScreen) Done() bool             { return c.done }
+func (c cmdScreen) Value() string          { return c.in.Value() }
+func (c cmdScreen) footer() bool           { return true }
+func (p promptScreen) footer() bool        { return true }
 func (p promptScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 	if k, ok := msg.(tea.KeyMsg); ok {
 		p.yes, p.done = k.String() == "y" || k.String() == "Y", true
@@ -100,11 +97,8 @@ func (p promptScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 }
 func (p promptScreen) View() string                   { return p.question }
 func (p promptScreen) SetSize(int, int) common.Screen { return p }
-func (p promptScreen) ShortHelp() []key.Binding       { return nil }
-func (p promptScreen) FullHelp() [][]key.Binding      { return nil }
 func (p promptScreen) Capturing() bool                { return true }
 func (p promptScreen) Closes(tea.KeyMsg) bool         { return false }
-func (p promptScreen) Close()                         {}
 func (p promptScreen) Title() string                  { return "prompt" }
 func (p promptScreen) Done() bool                     { return p.done }
 

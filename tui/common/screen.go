@@ -2,6 +2,7 @@ package common
 
 import (
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -75,3 +76,21 @@ func (o Opened) Drop() {
 func Push(owner TabID, s Screen) tea.Cmd {
 	return func() tea.Msg { return Opened{Tab: owner, Screen: s} }
 }
+
+// Base gives a screen the usual answers to the methods it has nothing
+// to say to: no keys of its own for the help, no text input, nothing to
+// release. Embed it and write the rest (Update, View, SetSize, Closes,
+// Title).
+type Base struct{}
+
+// ShortHelp implements help.KeyMap: no keys.
+func (Base) ShortHelp() []key.Binding { return nil }
+
+// FullHelp implements help.KeyMap: no keys.
+func (Base) FullHelp() [][]key.Binding { return nil }
+
+// Capturing implements Screen: no text input.
+func (Base) Capturing() bool { return false }
+
+// Close implements Screen: nothing to release.
+func (Base) Close() {}

@@ -26,6 +26,7 @@ import (
 // read from the local store: an answer still in the mailbox shows up
 // once it is downloaded and verified.
 type answersScreen struct {
+	common.Base
 	c      *common.Common
 	tab    common.TabID
 	store  *spool.Store
@@ -89,9 +90,7 @@ func (a answersScreen) View() string                   { return a.view() }
 func (a answersScreen) SetSize(w, h int) common.Screen { return a.setSize(w, h) }
 func (a answersScreen) ShortHelp() []key.Binding       { return a.help() }
 func (a answersScreen) FullHelp() [][]key.Binding      { return [][]key.Binding{a.help()} }
-func (a answersScreen) Capturing() bool                { return false }
 func (a answersScreen) Closes(k tea.KeyMsg) bool       { return key.Matches(k, common.CloseKey) }
-func (a answersScreen) Close()                         {}
 func (a answersScreen) Title() string                  { return "uploads and answers" }
 
 // withLinked shows a new load, keeping the selected row where it can.

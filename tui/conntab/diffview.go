@@ -17,6 +17,7 @@ import (
 // sent: each diff's headline and its rows (orderdiff renders them, the
 // same text `b2bx diff` prints), the changed lines only or all of them.
 type diffScreen struct {
+	common.Base
 	c     *common.Common
 	title string // sanitised
 	diffs []*orderdiff.Diff
@@ -81,9 +82,7 @@ func (d diffScreen) View() string                   { return d.view() }
 func (d diffScreen) SetSize(w, h int) common.Screen { return d.setSize(w, h) }
 func (d diffScreen) ShortHelp() []key.Binding       { return d.help() }
 func (d diffScreen) FullHelp() [][]key.Binding      { return [][]key.Binding{d.help()} }
-func (d diffScreen) Capturing() bool                { return false }
 func (d diffScreen) Closes(k tea.KeyMsg) bool       { return key.Matches(k, common.CloseKey) }
-func (d diffScreen) Close()                         {}
 func (d diffScreen) Title() string                  { return "diff" }
 
 func (d diffScreen) key(k tea.KeyMsg) diffScreen {

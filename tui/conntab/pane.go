@@ -38,6 +38,7 @@ const (
 
 // prompt is a y/N question.
 type prompt struct {
+	common.Base
 	kind  promptKind
 	entry apiclient.Entry
 	text  string
@@ -70,12 +71,12 @@ func (p prompt) ShortHelp() []key.Binding       { return []key.Binding{p.keys.Ye
 func (p prompt) FullHelp() [][]key.Binding      { return [][]key.Binding{p.ShortHelp()} }
 func (p prompt) Capturing() bool                { return true }
 func (p prompt) Closes(tea.KeyMsg) bool         { return false }
-func (p prompt) Close()                         {}
 func (p prompt) Title() string                  { return "prompt" }
 func (p prompt) Done() bool                     { return p.done }
 
 // filterScreen is the / filter's input.
 type filterScreen struct {
+	common.Base
 	in      textinput.Model
 	keys    KeyMap
 	cleared bool
@@ -127,6 +128,5 @@ func (f filterScreen) ShortHelp() []key.Binding {
 func (f filterScreen) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
 func (f filterScreen) Capturing() bool           { return true }
 func (f filterScreen) Closes(tea.KeyMsg) bool    { return false }
-func (f filterScreen) Close()                    {}
 func (f filterScreen) Title() string             { return "filter" }
 func (f filterScreen) Done() bool                { return f.done }
