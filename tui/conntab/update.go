@@ -8,54 +8,39 @@ import (
 	"github.com/nutrab2b/b2bx/tui/upload"
 )
 
-// Update handles keys and the tab's own async results. Results owned by
-// another tab, or answering a request the tab no longer waits for, are
-// dropped.
+// Update handles keys and the tab's own async results. A result owned
+// by another tab is dropped (and let go of) here, once; one answering a
+// request the tab no longer waits for is dropped by its handler (the
+// job's or the stack's request id).
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if o, ok := msg.(common.Owned); ok && o.Owner() != m.id {
+		if d, ok := msg.(common.Dropped); ok {
+			d.Drop()
+		}
+		return m, nil
+	}
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		m, cmd = m.onKey(msg)
 	case pageMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onPage(msg)
-		}
+		m, cmd = m.onPage(msg)
 	case backlogMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onBacklog(msg)
-		}
+		m, cmd = m.onBacklog(msg)
 	case claimMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onClaim(msg)
-		} else if msg.lease != nil {
-			msg.lease.Release()
-		}
+		m, cmd = m.onClaim(msg)
 	case fetchMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onFetch(msg)
-		}
+		m, cmd = m.onFetch(msg)
 	case ackMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onAck(msg)
-		}
+		m, cmd = m.onAck(msg)
 	case retryMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onRetry(msg)
-		}
+		m, cmd = m.onRetry(msg)
 	case linksMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onLinks(msg)
-		}
+		m, cmd = m.onLinks(msg)
 	case common.Opened:
-		if msg.Tab == m.id {
-			m, cmd = m.onOpened(msg)
-		} else {
-			msg.Drop()
-		}
+		m, cmd = m.onOpened(msg)
 	case common.ScreenMsg:
-		if msg.Tab == m.id {
-			m, cmd = m.afterScreen(m.stack.Deliver(msg))
-		}
+		m, cmd = m.afterScreen(m.stack.Deliver(msg))
 	case viewReq:
 		m, cmd = m.openViewer(msg.resolve, msg.title)
 	case diffReq:
@@ -63,15 +48,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case reloadReq:
 		m, cmd = m.loadLinks()
 	case ViewMsg:
-		if msg.Tab == m.id {
-			m, cmd = m.openPath(msg.Path)
-		}
+		m, cmd = m.openPath(msg.Path)
 	case upload.OpenMsg:
-		if msg.Tab == m.id {
-			m, cmd = m.openUpload(msg.Path)
-		}
+		m, cmd = m.openUpload(msg.Path)
 	case tickMsg:
-		if msg.tab == m.id && msg.req == m.tickGen {
+		if msg.req == m.tickGen {
 			m.tickEvery = 0 // this loop ended; scheduleTick starts the next if needed
 			m = m.onTick()
 		}
@@ -79,6 +60,15 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	m, tick := m.scheduleTick()
 	m, links := m.flushLinks()
 	return m.layout(), tea.Batch(cmd, tick, links)
+}
+
+// Drop implements common.Dropped: a claim that reaches no tab (its tab
+// closed, or another tab's) releases its lease, so the token is
+// forgotten at once.
+func (m claimMsg) Drop() {
+	if m.lease != nil {
+		m.lease.Release()
+	}
 }
 
 // onTick refreshes what the tick polls: download progress and stage.

@@ -82,6 +82,12 @@ func TestStaleResultsAreDropped(t *testing.T) {
 	m, _ = m.Update(claimMsg{msgBase{testTab, 9999}, stale.entry, stale, nil})
 	require.True(t, stale.released)
 	require.Nil(t, m.claim)
+
+	// another tab's claim: dropped once, at the tab's door, and let go of
+	theirs := &fakeLease{entry: testEntries(1)[0], clock: be.clock, expires: t0.Add(5 * time.Minute)}
+	m, _ = m.Update(claimMsg{msgBase{testTab + 1, m.req}, theirs.entry, theirs, nil})
+	require.True(t, theirs.released)
+	require.Nil(t, m.claim)
 }
 
 func TestFilterCapturesKeysAndNarrowsTheTable(t *testing.T) {
