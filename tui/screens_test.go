@@ -233,9 +233,8 @@ func TestQClosesEveryScreen(t *testing.T) {
 func TestInspectorResultsCarryTheirOwner(t *testing.T) {
 	m, be := newTestModel(t)
 	m = open(t, m, "acme-de")
-	m, cmd := updateCmd(t, m, keyMsg(":"))
-	m = typeText(t, m, "events "+batchIssues)
-	m, cmd = updateCmd(t, m, keyMsg("enter"))
+	m = typeText(t, press(t, m, ":"), "events "+batchIssues)
+	m, cmd := updateCmd(t, m, keyMsg("enter"))
 	msgs := collect(cmd)
 	require.NotEmpty(t, msgs)
 	for _, msg := range msgs {

@@ -196,7 +196,7 @@ func TestAtMostOneClaimPerConnection(t *testing.T) {
 	require.Contains(t, infoText(notes), "da-00000 has a lease of ours until about")
 	m, _ = press(t, m, "down")
 	m, _ = press(t, m, "c")
-	m, _ = press(t, m, "y")
+	_, _ = press(t, m, "y")
 	require.Equal(t, []string{"da-00000", "da-00001"}, be.claimed())
 }
 
