@@ -42,21 +42,21 @@ type prompt struct {
 	kind  promptKind
 	entry apiclient.Entry
 	text  string
-	keys  KeyMap
+	keys  []key.Binding // y, N
 	yes   bool
 	done  bool
 }
 
 // ask puts a y/N question on the tab's stack.
 func (m Model) ask(p prompt) Model {
-	p.keys = m.keys
+	p.keys = []key.Binding{m.keys.Yes, m.keys.No}
 	m.stack.Push(p)
 	return m.layout()
 }
 
 func (p prompt) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 	if k, ok := msg.(tea.KeyMsg); ok {
-		p.yes, p.done = key.Matches(k, p.keys.Yes), true
+		p.yes, p.done = key.Matches(k, p.keys[0]), true
 	}
 	return p, nil
 }
@@ -67,7 +67,7 @@ func (p prompt) pane(st *common.Styles) []string {
 
 func (p prompt) View() string                   { return p.text }
 func (p prompt) SetSize(int, int) common.Screen { return p }
-func (p prompt) ShortHelp() []key.Binding       { return []key.Binding{p.keys.Yes, p.keys.No} }
+func (p prompt) ShortHelp() []key.Binding       { return p.keys }
 func (p prompt) FullHelp() [][]key.Binding      { return [][]key.Binding{p.ShortHelp()} }
 func (p prompt) Capturing() bool                { return true }
 func (p prompt) Closes(tea.KeyMsg) bool         { return false }
@@ -78,7 +78,7 @@ func (p prompt) Done() bool                     { return p.done }
 type filterScreen struct {
 	common.Base
 	in      textinput.Model
-	keys    KeyMap
+	keys    []key.Binding // keep, clear
 	cleared bool
 	done    bool
 }
@@ -92,7 +92,7 @@ func newFilter(value string, keys KeyMap) filterScreen {
 	in.SetValue(value)
 	in.CursorEnd()
 	in.Focus()
-	return filterScreen{in: in, keys: keys}
+	return filterScreen{in: in, keys: []key.Binding{keys.FilterKeep, keys.FilterClear}}
 }
 
 func (f filterScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
@@ -122,11 +122,9 @@ func (f filterScreen) Value() string {
 func (f filterScreen) pane(*common.Styles) []string   { return []string{common.InputView(f.in)} }
 func (f filterScreen) View() string                   { return common.InputView(f.in) }
 func (f filterScreen) SetSize(int, int) common.Screen { return f }
-func (f filterScreen) ShortHelp() []key.Binding {
-	return []key.Binding{f.keys.FilterKeep, f.keys.FilterClear}
-}
-func (f filterScreen) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
-func (f filterScreen) Capturing() bool           { return true }
-func (f filterScreen) Closes(tea.KeyMsg) bool    { return false }
-func (f filterScreen) Title() string             { return "filter" }
-func (f filterScreen) Done() bool                { return f.done }
+func (f filterScreen) ShortHelp() []key.Binding       { return f.keys }
+func (f filterScreen) FullHelp() [][]key.Binding      { return [][]key.Binding{f.ShortHelp()} }
+func (f filterScreen) Capturing() bool                { return true }
+func (f filterScreen) Closes(tea.KeyMsg) bool         { return false }
+func (f filterScreen) Title() string                  { return "filter" }
+func (f filterScreen) Done() bool                     { return f.done }
