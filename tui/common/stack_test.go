@@ -175,3 +175,18 @@ func TestStackCopiesDoNotShare(t *testing.T) {
 	c.SetSize(10, 10)
 	require.Zero(t, s.Top().(fakeScreen).w)
 }
+
+// TestPushOpens: common.Push's Opened (no request) goes on top at once,
+// even while something else is being prepared.
+func TestPushOpens(t *testing.T) {
+	var log []string
+	s := NewStack(2)
+	_, _ = s.Prepare(context.Background(), "comparing")
+	msg := Push(2, newFake("find", &log))().(Opened)
+	require.Equal(t, TabID(2), msg.Owner())
+	cmd, err := s.Open(msg)
+	require.NoError(t, err)
+	require.NotNil(t, cmd, "its Init runs")
+	require.Equal(t, "find", s.Top().Title())
+	require.Equal(t, "comparing", s.Preparing(), "the prepared screen is still awaited")
+}
