@@ -31,6 +31,20 @@ type promptScreen struct {
 	done     bool
 }
 
+func (p promptScreen) footer() bool { return true }
+func (p promptScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		p.yes, p.done = k.String() == "y" || k.String() == "Y", true
+	}
+	return p, nil
+}
+func (p promptScreen) View() string                   { return p.question }
+func (p promptScreen) SetSize(int, int) common.Screen { return p }
+func (p promptScreen) Capturing() bool                { return true }
+func (p promptScreen) Closes(tea.KeyMsg) bool         { return false }
+func (p promptScreen) Title() string                  { return "prompt" }
+func (p promptScreen) Done() bool                     { return p.done }
+
 func (m Model) ask(p promptScreen) Model {
 	m.screens.Push(p)
 	return m.layout()

@@ -88,19 +88,6 @@ func (c cmdScreen) Title() string          { return "command" }
 func (c cmdScreen) Done() bool             { return c.done }
 func (c cmdScreen) Value() string          { return c.in.Value() }
 func (c cmdScreen) footer() bool           { return true }
-func (p promptScreen) footer() bool        { return true }
-func (p promptScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
-	if k, ok := msg.(tea.KeyMsg); ok {
-		p.yes, p.done = k.String() == "y" || k.String() == "Y", true
-	}
-	return p, nil
-}
-func (p promptScreen) View() string                   { return p.question }
-func (p promptScreen) SetSize(int, int) common.Screen { return p }
-func (p promptScreen) Capturing() bool                { return true }
-func (p promptScreen) Closes(tea.KeyMsg) bool         { return false }
-func (p promptScreen) Title() string                  { return "prompt" }
-func (p promptScreen) Done() bool                     { return p.done }
 
 // inFooter reports whether s draws in the footer (the : line, a prompt).
 func inFooter(s common.Screen) bool {
