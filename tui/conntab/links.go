@@ -114,13 +114,6 @@ func (m Model) linkStored(st *spool.Stored) (Model, tea.Cmd) {
 	}
 }
 
-// ReloadLinks reads the uploads and stored answers again, e.g. after
-// the upload screen sent something.
-func (m Model) ReloadLinks() (Model, tea.Cmd) {
-	m, cmd := m.loadLinks()
-	return m.layout(), cmd
-}
-
 func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
 	if msg.req != m.links.req {
 		return m, nil

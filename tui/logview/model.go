@@ -65,9 +65,6 @@ func (m Model) Close() Model {
 	return m
 }
 
-// IsOpen reports whether the view is showing.
-func (m Model) IsOpen() bool { return m.open }
-
 func (m Model) tick() tea.Cmd {
 	gen := m.gen
 	return tea.Tick(refreshEvery, func(time.Time) tea.Msg { return TickMsg{gen: gen} })
