@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/nutrab2b/b2bx/internal/human"
 )
 
 // DefaultMaxInput is the input size OpenFileContext and ReadAllContext
@@ -34,23 +35,13 @@ func (e *SizeError) Error() string {
 		what = e.Name
 	}
 	if e.Size < 0 {
-		return fmt.Sprintf("%s holds more than %s, the most that is read for parsing", what, byteSize(e.Limit))
+		return fmt.Sprintf("%s holds more than %s, the most that is read for parsing", what, human.BytesShort(e.Limit))
 	}
-	size, limit := byteSize(e.Size), byteSize(e.Limit)
+	size, limit := human.BytesShort(e.Size), human.BytesShort(e.Limit)
 	if size == limit { // rounded alike: say the bytes
 		size, limit = fmt.Sprintf("%d bytes", e.Size), fmt.Sprintf("%d bytes", e.Limit)
 	}
 	return fmt.Sprintf("%s is %s, more than %s, the most that is read for parsing", what, size, limit)
-}
-
-// byteSize shows n in B, KiB, MiB or GiB ("1 GiB", "1.5 MiB").
-func byteSize(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB"}
-	v, u := float64(n), 0
-	for v >= 1024 && u < len(units)-1 {
-		v, u = v/1024, u+1
-	}
-	return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + units[u]
 }
 
 // limitOf is limit, or DefaultMaxInput when it is not positive, and at

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/secret"
+	"github.com/nutrab2b/b2bx/internal/human"
 )
 
 // Secret is a webhook signing secret. Its bytes are the HMAC key as given;
@@ -194,20 +195,13 @@ func (r Result) Explain() string {
 			msg += " " + r.HeaderError + "; the sender must send " + SignatureHeader + ": t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + \".\" + raw body)>."
 		case ReasonMismatch:
 			msg += fmt.Sprintf(" no v1 (%d given) matches the HMAC-SHA256 of t + \".\" + the raw body under the %s; check that the body is byte for byte what was received (no re-encoding, pretty-printing or added newline) and that sender and receiver use the same secret.",
-				len(r.Signature.V1), plural(r.Secrets, "secret", "secrets"))
+				len(r.Signature.V1), human.Count(r.Secrets, "secret", "secrets"))
 		case ReasonSkew:
 			msg += fmt.Sprintf(" the timestamp t=%s is %s, more than the ±%ds allowed; check both clocks (NTP), or whether this is a replay of an old delivery.",
 				r.Signature.T, skewText(r.SkewSeconds), int64(r.Tolerance/time.Second))
 		}
 	}
 	return msg
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // skewText shows a skew in seconds as "412s behind the clock" / "35s

@@ -1,8 +1,11 @@
 // Package tui is the b2bx app: the root model (tabs of connections, status
-// bar, footer with errors and y/N prompts, `?` help, `:` command line, `L`
-// session log) over the start screen (connlist) and one tab per connection
-// (conntab). It only orchestrates: resolution, claims, downloads and
-// acknowledgements happen in apiclient and its sub-packages.
+// bar, footer with errors) over the start screen (connlist) and one tab per
+// connection (conntab), with its screen stack (common.Stack) for `?` help,
+// the `L` session log, the `e` event inspector, `:view` on the connection
+// list, the `:` command line and y/N prompts. Keys go owner → tab → top of
+// its stack; q and esc close the top screen (see tui/common). It only
+// orchestrates: resolution, claims, downloads and acknowledgements happen
+// in apiclient and its sub-packages.
 package tui
 
 import (

@@ -33,26 +33,6 @@ var commandHelp = func() string {
 	return strings.Join(uses, ", ")
 }()
 
-// commandKey handles a key while the command line is open.
-func (m Model) commandKey(k tea.KeyMsg) (Model, tea.Cmd) {
-	switch k.String() {
-	case "esc":
-		m.mode = modeNormal
-		m.cmdline.Blur()
-		return m.layout(), nil
-	case "enter":
-		line := m.cmdline.Value()
-		m.mode = modeNormal
-		m.cmdline.Blur()
-		m.cmdline.Reset()
-		m = m.layout()
-		return m.run(line)
-	}
-	var cmd tea.Cmd
-	m.cmdline, cmd = m.cmdline.Update(k)
-	return m, cmd
-}
-
 // run executes one command line.
 func (m Model) run(line string) (Model, tea.Cmd) {
 	fields := strings.Fields(line)
@@ -84,13 +64,9 @@ func (m Model) run(line string) (Model, tea.Cmd) {
 	case "q!", "quit!":
 		return m.quit(true)
 	case "help":
-		m.mode = modeHelp
-		return m, nil
+		return m.push(m.helpScreen())
 	case "log":
-		var cmd tea.Cmd
-		m.mode = modeLog
-		m.log, cmd = m.log.Open()
-		return m, cmd
+		return m.openLog()
 	}
 	return m.showError(common.ErrorMsg{Text: "unknown command :" + termsafe.String(name) + "; the commands are " + commandHelp}), nil
 }

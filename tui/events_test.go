@@ -56,7 +56,7 @@ var batchIssues = filepath.Join("..", "events", "testdata", "batch_issues.json")
 func TestEventsKeyOpensAndEscCloses(t *testing.T) {
 	m, _ := newTestModel(t)
 	m = pressSettle(t, m, "e")
-	require.True(t, m.evOpen)
+	require.True(t, eventsOpen(m))
 	v := m.View()
 	require.Contains(t, v, "Events  secret: none (s: type it)")
 	require.Contains(t, v, "d: inspect this whole directory")
@@ -64,14 +64,14 @@ func TestEventsKeyOpensAndEscCloses(t *testing.T) {
 	require.Len(t, lines(v), 30)
 
 	m = pressSettle(t, m, "esc")
-	require.False(t, m.evOpen)
+	require.False(t, eventsOpen(m))
 	require.NotContains(t, m.View(), "Events  secret")
 	require.NotContains(t, m.statusBar(), "event inspector")
 }
 
 // TestEventsCommandRunsTheChecks: :events PATH inspects at once; the
 // inspector takes its keys (j moves its cursor, not the tab's), q typed
-// into its filter is text, q outside quits; ? shows its keys.
+// into its filter is text, q outside closes it; ? shows its keys.
 func TestEventsCommandRunsTheChecks(t *testing.T) {
 	const canary = "CANARY-webhook-e51"
 	m, be := newTestModel(t)
@@ -83,7 +83,7 @@ func TestEventsCommandRunsTheChecks(t *testing.T) {
 	m = pressSettle(t, m, ":")
 	m = typeText(t, m, "events "+batchIssues)
 	m = pressSettle(t, m, "enter")
-	require.True(t, m.evOpen)
+	require.True(t, eventsOpen(m))
 	v := m.View()
 	require.Contains(t, v, "DUPLICATE_CONFLICT NB-E005")
 	require.Contains(t, v, "the sender must replay 4-5")
@@ -95,23 +95,27 @@ func TestEventsCommandRunsTheChecks(t *testing.T) {
 
 	m = pressSettle(t, m, "j", "/", "q")
 	require.Empty(t, st.received(), "keys went to the tab under the inspector")
-	require.True(t, m.evOpen)
+	require.True(t, eventsOpen(m))
 	m = pressSettle(t, m, "esc")
-	require.True(t, m.evOpen, "esc in the filter only leaves the filter")
+	require.True(t, eventsOpen(m), "esc in the filter only leaves the filter")
 
 	m = pressSettle(t, m, "?")
-	require.Equal(t, modeHelp, m.mode)
+	require.Equal(t, modeHelp, mode(m))
 	require.Contains(t, m.View(), "Keys: event inspector")
 	require.Contains(t, m.View(), "filter findings")
 	m = pressSettle(t, m, "esc")
-	require.Equal(t, modeNormal, m.mode)
-	require.True(t, m.evOpen)
+	require.Equal(t, modeNormal, mode(m))
+	require.True(t, eventsOpen(m))
 
-	_, cmd := updateCmd(t, m, keyMsg("q"))
-	require.True(t, isQuit(cmd))
+	// q closes the inspector, as it closes every screen (it used to quit
+	// the app from here alone).
+	mq, cmd := updateCmd(t, m, keyMsg("q"))
+	require.False(t, isQuit(cmd))
+	require.False(t, eventsOpen(mq))
+	require.Contains(t, mq.View(), "fake tab acme-de body", "the tab under it is back")
 
 	m = pressSettle(t, m, "esc")
-	require.False(t, m.evOpen)
+	require.False(t, eventsOpen(m))
 	m = pressSettle(t, m, "x")
 	require.Equal(t, []string{"key:x"}, st.received(), "after esc the tab has the keys again")
 }
@@ -123,6 +127,6 @@ func TestEventsKeyLeftToACapturingTab(t *testing.T) {
 	st := be.state("acme-de")
 	st.capturing = true
 	m = pressSettle(t, m, "e")
-	require.False(t, m.evOpen)
+	require.False(t, eventsOpen(m))
 	require.Equal(t, []string{"key:e"}, st.received())
 }

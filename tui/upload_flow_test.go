@@ -67,6 +67,8 @@ func TestFlowUploadThroughTheShell(t *testing.T) {
 	waitOutput(t, tm, "head of the mailbox")
 	tm.Type("u")
 	waitOutput(t, tm, "choose a file", "upload history")
+	tm.Type("q") // closes the upload screen, as q closes every screen
+	waitOutput(t, tm, "head of the mailbox")
 	tm.Type("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(waitLong))
 	final := tm.FinalModel(t).(Model)

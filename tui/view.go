@@ -7,6 +7,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // maxErrLines bounds the footer's error block.
@@ -34,19 +36,10 @@ func (m Model) View() string {
 	return b.String()
 }
 
-// body is the page the mode shows.
+// body is the top screen of the root stack, else the active page.
 func (m Model) body() string {
-	switch m.mode {
-	case modeHelp:
-		return m.helpView()
-	case modeLog:
-		return m.log.View()
-	}
-	if m.evOpen {
-		return m.events.View()
-	}
-	if m.sv.v != nil {
-		return m.sv.v.View()
+	if p := m.page(); p != nil {
+		return p.View()
 	}
 	if t := m.activeTab(); t != nil {
 		return t.tab.View()
@@ -94,20 +87,14 @@ func (m Model) statusBar() string {
 	if m.c.Demo {
 		segs = append(segs, "DEMO")
 	}
-	switch m.mode {
-	case modeHelp:
-		segs = append(segs, "help")
-	case modeLog:
-		segs = append(segs, "session log")
+	ss := m.screens.Screens()
+	for i := len(ss) - 1; i >= 0; i-- {
+		if !inFooter(ss[i]) {
+			segs = append(segs, ss[i].Title())
+		}
 	}
-	if m.evOpen {
-		segs = append(segs, "event inspector")
-	}
-	if m.sv.v != nil {
-		segs = append(segs, "viewer")
-	}
-	if m.sv.waiting != 0 {
-		segs = append(segs, "opening the viewer…")
+	if p := m.screens.Preparing(); p != "" {
+		segs = append(segs, p+"…")
 	}
 	if t := m.activeTab(); t != nil {
 		s := t.tab.Status()
@@ -152,13 +139,14 @@ func (m Model) footerHeight() int { return len(m.errLines()) + len(m.promptLines
 // promptLines is the y/N question, wrapped, at most maxErrLines, with
 // "[y/N]" always visible at its end; one line when there is no prompt.
 func (m Model) promptLines() []string {
-	if m.mode != modePrompt || m.prompt == nil {
+	p, ok := m.screens.Top().(promptScreen)
+	if !ok {
 		return []string{""}
 	}
 	st := m.c.Styles
 	const answer = " [y/N]"
 	w := max(m.c.Width, 20)
-	lines := strings.Split(ansi.Wrap(st.Marks.Warn+" "+m.prompt.question, w, " "), "\n")
+	lines := strings.Split(ansi.Wrap(st.Marks.Warn+" "+p.question, w, " "), "\n")
 	if len(lines) > maxErrLines {
 		lines = lines[:maxErrLines]
 		lines[maxErrLines-1] += "…"
@@ -179,11 +167,12 @@ func (m Model) promptLines() []string {
 func (m Model) footerView() string {
 	lines := m.errLines()
 	var last string
-	switch {
-	case m.mode == modePrompt && m.prompt != nil:
+	top := m.screens.Top()
+	switch c, isCmd := top.(cmdScreen); {
+	case inFooter(top) && !isCmd:
 		return strings.Join(append(lines, m.promptLines()...), "\n")
-	case m.mode == modeCommand:
-		last = m.cmdline.View()
+	case isCmd:
+		last = c.View()
 	case m.foot.info != "":
 		last = m.foot.info
 	default:
@@ -193,27 +182,15 @@ func (m Model) footerView() string {
 	return strings.Join(lines, "\n")
 }
 
-// shortHelp is the active page's short help, then the shell's.
+// shortHelp is the top screen's or the active page's short help, then
+// the shell's (over a screen: how to close it, and ?).
 func (m Model) shortHelp() []key.Binding {
 	var page []key.Binding
-	switch m.mode {
-	case modeHelp:
-		return []key.Binding{m.keys.Help, m.keys.Quit}
-	case modeLog:
-		page = m.log.ShortHelp()
-		return append(page, m.keys.Log, m.keys.Quit)
-	}
-	if m.evOpen {
-		if page = m.events.ShortHelp(); m.events.Capturing() {
+	if p := m.page(); p != nil {
+		if page = p.ShortHelp(); p.Capturing() {
 			return page
 		}
-		return append(page, m.keys.Help, m.keys.Quit)
-	}
-	if m.sv.v != nil {
-		if page = m.sv.v.ShortHelp(); m.sv.v.Capturing() {
-			return page
-		}
-		return append(page, closeViewKey, m.keys.Help)
+		return append(page, common.CloseKey, m.keys.Help)
 	}
 	if t := m.activeTab(); t != nil {
 		page = t.tab.ShortHelp()
@@ -229,17 +206,16 @@ func (m Model) shortHelp() []key.Binding {
 	return append(page, m.keys.ShortHelp()...)
 }
 
-// helpView is the full help: the active page's keys, then the shell's,
-// generated from the key maps.
-func (m Model) helpView() string {
+// helpScreen is the full help: the keys of what is on screen (the top
+// screen, else the active page), then the shell's, generated from the key
+// maps, and the close rule.
+func (m Model) helpScreen() helpScreen {
 	st := m.c.Styles
 	var page [][]key.Binding
 	name := "Connections"
-	switch t := m.activeTab(); {
-	case m.evOpen:
-		page, name = m.events.FullHelp(), "event inspector"
-	case m.sv.v != nil:
-		page, name = append(m.sv.v.FullHelp(), []key.Binding{closeViewKey}), "segment viewer"
+	switch p, t := m.page(), m.activeTab(); {
+	case p != nil:
+		page, name = append(p.FullHelp(), []key.Binding{common.CloseKey}), p.Title()
 	case t != nil:
 		page, name = t.tab.FullHelp(), t.tab.Title()
 	default:
@@ -252,10 +228,13 @@ func (m Model) helpView() string {
 	b.WriteString(m.help.FullHelpView(m.keys.FullHelp()) + "\n\n")
 	b.WriteString(st.Header.Render("Commands") + "\n\n")
 	b.WriteString(m.help.FullHelpView(commandColumns()) + "\n\n")
+	b.WriteString("q and esc close the screen on top (viewer, diff, uploads, upload, event inspector,\n" +
+		"log, this help), the same on every screen; esc first steps back inside it (a search,\n" +
+		"a pane, a filter). With no screen open, q quits.\n")
 	b.WriteString("q and ctrl+w ask y/N first when a tab would lose something (an active claim: its\n" +
 		"lease expires and uses a delivery attempt); ctrl+c quits at once and still releases leases.\n")
-	b.WriteString(st.Muted.Render("? or esc closes this help."))
-	return b.String()
+	b.WriteString(st.Muted.Render("?, q or esc closes this help."))
+	return helpScreen{text: b.String(), keys: []key.Binding{m.keys.Help, common.CloseKey}}
 }
 
 // fit cuts s to w columns and exactly h lines.

@@ -45,9 +45,17 @@ type Delivery struct {
 	read []answers.Answer // as read from the payload, reused by the next load
 }
 
-// answerTypes are the message types whose payloads are read for answers;
-// a delivery the listing did not type is read too.
-var answerTypes = map[string]bool{"CONTRL": true, "ORDRSP": true, "APERAK": true, "": true}
+// MayAnswer reports whether a delivery of the listed message type may
+// answer an upload (CONTRL, ORDRSP, APERAK, in any case), so its payload
+// is read for answers; a delivery the listing did not type may too. The
+// app and the CLI ask this one rule.
+func MayAnswer(msgType string) bool {
+	switch strings.ToUpper(msgType) {
+	case "CONTRL", "ORDRSP", "APERAK", "":
+		return true
+	}
+	return false
+}
 
 // LoadLinked reads the connection's upload history and stored
 // deliveries and links them. The payloads of answers (CONTRL, ORDRSP,
@@ -79,7 +87,7 @@ func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, pr
 			return nil, err
 		}
 		d := Delivery{Stored: st}
-		if answerTypes[strings.ToUpper(st.Meta.MessageType)] {
+		if MayAnswer(st.Meta.MessageType) {
 			if p, ok := prev.delivery(st.Meta.DeliveryAttemptID); ok && p.Err == nil && p.Stored.Meta.SHA256 == st.Meta.SHA256 {
 				d.read = p.read
 			} else {
@@ -135,7 +143,7 @@ func (l *Linked) WithDelivery(ctx context.Context, st spool.Stored) (*Linked, er
 		d, ok := prev[s.Meta.DeliveryAttemptID]
 		if !ok {
 			d = Delivery{Stored: s}
-			if answerTypes[strings.ToUpper(s.Meta.MessageType)] {
+			if MayAnswer(s.Meta.MessageType) {
 				d.read, d.Err = readAnswers(ctx, s)
 			}
 		}

@@ -255,3 +255,9 @@ func TestWithDeliveryEqualsLoading(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"CONTRL: accepted — answers interchange ICR0001 from 4012345000009: no upload of this connection has it"}, l.AnswerLines(ids["CONTRL"]))
 }
+
+func TestMayAnswer(t *testing.T) {
+	for typ, want := range map[string]bool{"CONTRL": true, "ordrsp": true, "APERAK": true, "": true, "ORDERS": false, "INVOIC": false} {
+		require.Equal(t, want, MayAnswer(typ), "%q", typ)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -181,7 +182,7 @@ func (p *Preflight) add(name string, sev Severity, text string) {
 func (p *Preflight) inspect(data []byte) {
 	sum := sha256.Sum256(data)
 	p.data, p.SHA256 = data, hex.EncodeToString(sum[:])
-	p.add(CheckSize, OK, fmt.Sprintf("%s (%d bytes) of at most 16 MiB", humanSize(int64(len(data))), len(data)))
+	p.add(CheckSize, OK, fmt.Sprintf("%s (%d bytes) of at most 16 MiB", human.Bytes(int64(len(data))), len(data)))
 	name := termsafe.String(p.Name)
 	facts, err := edi.PreflightOrders(data)
 	doc := (*edi.Document)(nil)
@@ -206,15 +207,4 @@ func (p *Preflight) inspect(data []byte) {
 		return
 	}
 	p.Facts = facts
-}
-
-// humanSize is a size in binary units for people.
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

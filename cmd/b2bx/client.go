@@ -20,6 +20,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -182,20 +183,6 @@ func shortHash(h string) string {
 	return h
 }
 
-// humanBytes formats a size for people (binary units).
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
 // progressInterval is the redraw period of the progress line (~10 Hz).
 const progressInterval = 100 * time.Millisecond
 
@@ -228,8 +215,8 @@ func formatProgress(s apiclient.ProgressSnapshot) string {
 	total := "?"
 	pct := ""
 	if s.Expected > 0 {
-		total = humanBytes(s.Expected)
+		total = human.Bytes(s.Expected)
 		pct = fmt.Sprintf("  %3.0f%%", 100*s.Fraction())
 	}
-	return fmt.Sprintf("%s / %s%s  %.1f MB/s  %s", humanBytes(s.Bytes), total, pct, s.BytesPerSec/1e6, s.Elapsed.Round(100*time.Millisecond))
+	return fmt.Sprintf("%s / %s%s  %.1f MB/s  %s", human.Bytes(s.Bytes), total, pct, s.BytesPerSec/1e6, s.Elapsed.Round(100*time.Millisecond))
 }

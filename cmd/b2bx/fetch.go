@@ -11,6 +11,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -404,7 +405,7 @@ func stateWord(s worker.State) string { return s.Label() }
 func printFetch(e *env, j fetchJSON, ackRequested bool) {
 	w := e.stdout
 	fmt.Fprintf(w, "delivery      %s (%s)\n", termsafe.String(j.DeliveryAttemptID), termsafe.String(j.MessageType))
-	fmt.Fprintf(w, "size          %d bytes (%s)\n", j.Bytes, humanBytes(j.Bytes))
+	fmt.Fprintf(w, "size          %d bytes (%s)\n", j.Bytes, human.Bytes(j.Bytes))
 	fmt.Fprintf(w, "sha256        %s\n", termsafe.String(j.SHA256))
 	c := j.CheckStates
 	fmt.Fprintf(w, "checks        sizeHeader %s, sizeListing %s, hashHeader %s, hashListing %s, trailer %s, stored %s\n",

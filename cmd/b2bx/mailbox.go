@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -91,7 +92,7 @@ func printEntries(e *env, out mailboxJSON) {
 	fmt.Fprintln(tw, "ID\tTYPE\tSIZE\tSHA256\tSTATUS\tCREATED")
 	for _, en := range out.Entries {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n",
-			termsafe.String(en.DeliveryAttemptID), termsafe.String(en.MessageType), humanBytes(en.PayloadSize),
+			termsafe.String(en.DeliveryAttemptID), termsafe.String(en.MessageType), human.Bytes(en.PayloadSize),
 			termsafe.String(shortHash(en.PayloadSHA256)), termsafe.String(en.Status), en.CreatedAt.UTC().Format(time.RFC3339))
 	}
 	_ = tw.Flush()

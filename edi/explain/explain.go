@@ -151,11 +151,3 @@ func Position(p edi.ElementPosition) string {
 	}
 	return s
 }
-
-// plural is "1 error", "2 errors".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}

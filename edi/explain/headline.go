@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/internal/human"
 )
 
 // Headline is a message's summary in one line, what a support engineer
@@ -42,7 +43,7 @@ func HeadlineOf(m *edi.Message, s *edi.Summary) string {
 	if m.Version != "" || m.Release != "" {
 		kind += " " + safe(m.Version) + ":" + safe(m.Release) + ":" + safe(m.Agency)
 	}
-	return kind + " message " + safe(m.Ref) + ": " + plural(m.Segments(), "segment", "segments")
+	return kind + " message " + safe(m.Ref) + ": " + human.Count(m.Segments(), "segment", "segments")
 }
 
 func contrlHeadline(c *edi.ContrlSummary) string {
@@ -55,7 +56,7 @@ func contrlHeadline(c *edi.ContrlSummary) string {
 	}
 	errs := "no errors reported"
 	if n := ContrlErrors(c); n > 0 {
-		errs = plural(n, "error", "errors")
+		errs = human.Count(n, "error", "errors")
 	}
 	return "CONTRL for interchange " + safe(c.InterchangeRef) + ": " + verdict + ", " + errs
 }
@@ -117,7 +118,7 @@ func ordrspHeadline(o *edi.OrdrspSummary) string {
 	}
 	changed := "no lines changed"
 	if o.ChangedLines > 0 {
-		changed = plural(o.ChangedLines, "line", "lines") + " changed"
+		changed = human.Count(o.ChangedLines, "line", "lines") + " changed"
 	}
 	return head + ": " + changed + " (of " + strconv.Itoa(o.Lines) + ")"
 }
@@ -141,7 +142,7 @@ func aperakHeadline(a *edi.AperakSummary) string {
 		text += ": " + safe(e.Texts[0])
 	}
 	if more := a.ErrorsTotal - 1; more > 0 {
-		text += " (and " + plural(more, "more error", "more errors") + ")"
+		text += " (and " + human.Count(more, "more error", "more errors") + ")"
 	}
 	return head + ": " + text
 }
@@ -151,7 +152,7 @@ func ordersHeadline(o *edi.OrdersSummary) string {
 	if o.Document.Number != "" {
 		head += " " + safe(o.Document.Number)
 	}
-	text := head + ": " + plural(o.Lines, "line", "lines")
+	text := head + ": " + human.Count(o.Lines, "line", "lines")
 	for _, c := range o.Controls {
 		if c.LinesMatch != nil && !*c.LinesMatch {
 			text += ", but CNT says " + safe(c.Value)

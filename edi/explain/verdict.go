@@ -1,6 +1,9 @@
 package explain
 
-import "github.com/nutrab2b/b2bx/edi"
+import (
+	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/internal/human"
+)
 
 // Verdict is the outcome of validating a whole input: how many issues of
 // each severity edi found.
@@ -25,10 +28,10 @@ func (v Verdict) Valid() bool { return v.Errors == 0 }
 func (v Verdict) Counts() string {
 	e, w := "no errors", "no warnings"
 	if v.Errors > 0 {
-		e = plural(v.Errors, "error", "errors")
+		e = human.Count(v.Errors, "error", "errors")
 	}
 	if v.Warnings > 0 {
-		w = plural(v.Warnings, "warning", "warnings")
+		w = human.Count(v.Warnings, "warning", "warnings")
 	}
 	return e + ", " + w
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -36,10 +37,10 @@ func (d *Diff) Headline() string {
 	b.WriteString(": ")
 	n := len(d.Lines)
 	if !d.HasChanges() {
-		b.WriteString("no changes (" + plural(n, "line") + ")")
+		b.WriteString("no changes (" + human.Count(n, "line", "lines") + ")")
 		return b.String()
 	}
-	b.WriteString(plural(n, "line"))
+	b.WriteString(human.Count(n, "line", "lines"))
 	c := d.Counts
 	sep := ": "
 	for _, k := range []struct {
@@ -52,16 +53,9 @@ func (d *Diff) Headline() string {
 		}
 	}
 	if len(d.Header) > 0 {
-		b.WriteString("; header: " + plural(len(d.Header), "change"))
+		b.WriteString("; header: " + human.Count(len(d.Header), "change", "changes"))
 	}
 	return b.String()
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // Rows renders the diff below its headline, one string per row:

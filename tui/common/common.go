@@ -1,7 +1,51 @@
 // Package common holds what every screen of the b2bx app shares: the
-// terminal size, the styles (built once), the global key map, and the small
-// interfaces screens implement. It imports no domain package, so screens can
-// be tested with typed messages alone.
+// terminal size, the styles (built once), the global key map, the Screen
+// interface and the Stack screens sit on. It imports no domain package,
+// so screens can be tested with typed messages alone.
+//
+// # Screens and stacks
+//
+// Every screen (the viewer, the diff, the uploads, the upload flow, the
+// event inspector, help, the session log, find, the timeline)
+// implements Screen: Update, View, SetSize, its help keys, Capturing (a
+// text input has the keys), Closes(key), Close (release what it owns)
+// and Title. A value-typed model keeps its own typed Update for its
+// tests and adds a small adapter (viewer.Model.Screen, FromScreen).
+//
+// Screens sit on a Stack: the root model has one (help, log, events,
+// :view on the connection list, the : line and y/N prompts), each
+// connection tab another (viewer, diff, uploads, upload). The top screen
+// is drawn and gets the keys.
+//
+// Adding a screen is one Push: from Update, m.stack.Push(s) for a screen
+// that is ready (a Cmd of the screen's Init comes back), or a Cmd that
+// prepares it in the background and returns Opened{Tab: owner, Req:
+// req, Screen: s} (or Err) for a screen that needs IO (a file to read, a
+// diff to compute); req comes from Stack.Prepare, which also gives the
+// context that stops the work. Never a new flag on the model.
+//
+// # Routing and the close rule
+//
+// Keys go owner → tab → top of its stack: the root's top screen first,
+// else the active tab, whose stack's top gets them. Before a key reaches
+// the top screen, the stack asks Closes(key): if it says yes (q, and esc
+// once the screen has nothing to step back from: no search, pane or
+// filter open) and the screen is not Capturing, the screen is popped and
+// closed. The rule reads the same on every screen, and the help screen
+// says it; with no screen open, q quits the app. A screen that ends by
+// itself (the : line on enter, a flow's last step) reports Done and is
+// popped after that Update.
+//
+// # Staleness, checked once
+//
+// A stack tags every message its screens' commands make with its owner
+// and the screen's id (ScreenMsg); the root routes it by owner (RootOwner
+// or a tab), the stack by screen id, so a result reaches the screen that
+// asked and nobody once it left. An Opened is routed by owner the same
+// way; the stack then drops (and closes) one whose Req is no longer the
+// request it waits for: a newer open, esc, or the owner closing
+// (Opened.Drop). Footer notes (Info, ErrorMsg) and messages that already
+// name an owner (Owned) pass a stack unchanged.
 package common
 
 import (

@@ -1,6 +1,9 @@
 package common
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // SplitRunes returns the single keys of a KeyRunes message that carries
 // several, nil for any other message. Bubbletea v1 reports runes read
@@ -16,4 +19,48 @@ func SplitRunes(msg tea.KeyMsg) []tea.KeyMsg {
 		keys[i] = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
 	}
 	return keys
+}
+
+// CloseKey is the close rule as a help entry: q and esc close the screen
+// on top of a stack (esc first steps back inside it).
+var CloseKey = key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc/q", "close"))
+
+// KeyMap are the app's global keys (the root model's; each screen's own
+// keys live beside it). They apply when the active page is not capturing
+// input (a form, a filter or a prompt of a tab).
+type KeyMap struct {
+	Quit, ForceQuit, Help, Command, Log key.Binding
+	PrevTab, NextTab, GoTab, Home       key.Binding
+	CloseTab, Dismiss, Events           key.Binding
+}
+
+// DefaultKeyMap returns the shell's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit now")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
+		Log:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "log")),
+		PrevTab:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev tab")),
+		NextTab:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next tab")),
+		GoTab:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "go to tab")),
+		Home:      key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "connections")),
+		CloseTab:  key.NewBinding(key.WithKeys("ctrl+w"), key.WithHelp("ctrl+w", "close tab")),
+		Dismiss:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "dismiss the error")),
+		Events:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "event inspector")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Help, k.Command, k.PrevTab, k.NextTab, k.Log, k.Quit}
+}
+
+// FullHelp implements help.KeyMap.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.PrevTab, k.NextTab, k.GoTab, k.Home, k.CloseTab},
+		{k.Command, k.Log, k.Events, k.Help, k.Dismiss, k.Quit, k.ForceQuit},
+	}
 }

@@ -2,6 +2,7 @@ package common
 
 import (
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -48,10 +49,16 @@ const RootOwner TabID = 0
 // message. A screen opened for a tab that is gone is closed unseen.
 // Req, when not zero, is the request the screen answers: a stack that has
 // since asked for something newer (or cancelled) drops it.
+//
+// Err, when not nil, says the screen could not be prepared (a file that
+// cannot be read): the stack stops waiting and the owner shows Err,
+// which is already phrased for the footer ("the viewer cannot open it:
+// …"); Screen is then nil.
 type Opened struct {
 	Tab    TabID
 	Req    uint64
 	Screen Screen
+	Err    error
 }
 
 // Owner implements Owned.
@@ -69,3 +76,21 @@ func (o Opened) Drop() {
 func Push(owner TabID, s Screen) tea.Cmd {
 	return func() tea.Msg { return Opened{Tab: owner, Screen: s} }
 }
+
+// Base gives a screen the usual answers to the methods it has nothing
+// to say to: no keys of its own for the help, no text input, nothing to
+// release. Embed it and write the rest (Update, View, SetSize, Closes,
+// Title).
+type Base struct{}
+
+// ShortHelp implements help.KeyMap: no keys.
+func (Base) ShortHelp() []key.Binding { return nil }
+
+// FullHelp implements help.KeyMap: no keys.
+func (Base) FullHelp() [][]key.Binding { return nil }
+
+// Capturing implements Screen: no text input.
+func (Base) Capturing() bool { return false }
+
+// Close implements Screen: nothing to release.
+func (Base) Close() {}

@@ -218,7 +218,7 @@ func (f Form) View(st *common.Styles, storeName string) string {
 		if i == f.errField {
 			label = st.Marks.Fail + " " + label
 		}
-		b.WriteString(mark + padRight(label, 22) + f.inputs[i].View() + "\n")
+		b.WriteString(mark + padRight(label, 22) + common.InputView(f.inputs[i]) + "\n")
 	}
 	b.WriteString("\n")
 	switch {

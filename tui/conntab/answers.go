@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nutrab2b/b2bx/answers"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
 	up "github.com/nutrab2b/b2bx/upload"
@@ -25,7 +26,10 @@ import (
 // read from the local store: an answer still in the mailbox shows up
 // once it is downloaded and verified.
 type answersScreen struct {
+	common.Base
 	c      *common.Common
+	tab    common.TabID
+	store  *spool.Store
 	name   string // the tab's name, sanitised
 	linked *up.Linked
 	rows   []answerRow
@@ -61,12 +65,33 @@ func (r answerRow) selectable() bool {
 	return r.kind != rowHeading && r.kind != rowNote
 }
 
-var answersMoveKey = key.NewBinding(key.WithKeys("j", "k", "up", "down"), key.WithHelp("j/k", "move"))
-
-func newAnswersScreen(c *common.Common, name string, l *up.Linked) answersScreen {
-	a := answersScreen{c: c, name: name, cursor: -1}
+func newAnswersScreen(c *common.Common, tab common.TabID, store *spool.Store, name string, l *up.Linked) answersScreen {
+	a := answersScreen{c: c, tab: tab, store: store, name: name, cursor: -1}
 	return a.withLinked(l)
 }
+
+// Update moves the cursor; v, D and r ask the tab (it starts the work).
+func (a answersScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	switch {
+	case !ok:
+		return a, nil
+	case key.Matches(k, reloadKey):
+		return a, send(reloadReq{msgBase{tab: a.tab}})
+	case key.Matches(k, viewKey):
+		return a, a.viewRow()
+	case key.Matches(k, diffKey):
+		return a, a.diffRow()
+	}
+	return a.key(k), nil
+}
+
+func (a answersScreen) View() string                   { return a.view() }
+func (a answersScreen) SetSize(w, h int) common.Screen { return a.setSize(w, h) }
+func (a answersScreen) ShortHelp() []key.Binding       { return a.help() }
+func (a answersScreen) FullHelp() [][]key.Binding      { return [][]key.Binding{a.help()} }
+func (a answersScreen) Closes(k tea.KeyMsg) bool       { return key.Matches(k, common.CloseKey) }
+func (a answersScreen) Title() string                  { return "uploads and answers" }
 
 // withLinked shows a new load, keeping the selected row where it can.
 func (a answersScreen) withLinked(l *up.Linked) answersScreen {
@@ -324,7 +349,7 @@ func (a answersScreen) details() []string {
 }
 
 func (a answersScreen) help() []key.Binding {
-	return []key.Binding{answersMoveKey, viewKey, diffKey, reloadKey, closeKey}
+	return []key.Binding{answersMoveKey, viewKey, diffKey, reloadKey}
 }
 
 // openAnswers is H: the uploads and their answers, read again from the
@@ -333,61 +358,44 @@ func (m Model) openAnswers() (Model, tea.Cmd) {
 	if m.links.store == nil {
 		return m, infoErrCmd("this tab has no local store, so it knows no uploads or stored answers")
 	}
-	a := newAnswersScreen(m.c, m.name, m.links.cur).setSize(max(m.width, 20), max(m.height, 6))
-	m.over.answers = &a
-	return m.loadLinks()
+	push := m.stack.Push(newAnswersScreen(m.c, m.id, m.links.store, m.name, m.links.cur))
+	m, load := m.loadLinks()
+	return m, tea.Batch(push, load)
 }
 
-// answersKey handles a key on the answers screen: v, D, r and esc/q are
-// the tab's (they start work), the rest moves the cursor.
-func (m Model) answersKey(k tea.KeyMsg) (Model, tea.Cmd) {
-	a := *m.over.answers
-	switch {
-	case key.Matches(k, closeKey):
-		m.over.answers = nil
-		return m, nil
-	case key.Matches(k, reloadKey):
-		return m.loadLinks()
-	case key.Matches(k, viewKey):
-		return m.viewAnswerRow(a)
-	case key.Matches(k, diffKey):
-		return m.diffAnswerRow(a)
-	}
-	a = a.key(k)
-	m.over.answers = &a
-	return m, nil
-}
-
-// viewAnswerRow is v on the answers screen: the ORDERS as it was sent
-// for an upload, the stored payload for an answer.
-func (m Model) viewAnswerRow(a answersScreen) (Model, tea.Cmd) {
+// viewRow is v: the ORDERS as it was sent for an upload, the stored
+// payload for an answer.
+func (a answersScreen) viewRow() tea.Cmd {
 	r, ok := a.selected()
 	if !ok {
-		return m, infoCmd("select an upload or an answer first")
+		return infoCmd("select an upload or an answer first")
 	}
 	l := a.linked
 	id := r.delivery
 	switch r.kind {
 	case rowUpload:
-		rec, store := l.Uploads[r.upload], m.links.store
-		return m.openViewer(func() (string, error) { return up.SentFile(store, rec) }, "ORDERS sent with key "+rec.Key)
+		rec, store := l.Uploads[r.upload], a.store
+		return send(viewReq{msgBase: msgBase{tab: a.tab}, resolve: func() (string, error) { return up.SentFile(store, rec) }, title: "ORDERS sent with key " + rec.Key})
 	case rowAnswer, rowUnlinked:
 		id = l.Index.Answers[r.answer].ID
 	}
 	d, stored := l.Delivery(id)
 	if !stored {
-		return m, infoErrCmd("delivery " + termsafe.String(id) + " is no longer in the local store (r reloads)")
+		return infoErrCmd("delivery " + termsafe.String(id) + " is no longer in the local store (r reloads)")
 	}
 	path := d.Stored.Path
-	return m.openViewer(func() (string, error) { return path, nil }, deliveryTitle(id, d.Stored.Meta.MessageType))
+	return send(viewReq{msgBase: msgBase{tab: a.tab}, resolve: func() (string, error) { return path, nil }, title: deliveryTitle(id, d.Stored.Meta.MessageType)})
 }
 
-// diffAnswerRow is D on the answers screen: the upload's latest ORDRSP,
-// or the selected ORDRSP, against the ORDERS that was sent.
-func (m Model) diffAnswerRow(a answersScreen) (Model, tea.Cmd) {
+// send asks the tab for work only it can start.
+func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// diffRow is D: the upload's latest ORDRSP, or the selected ORDRSP,
+// against the ORDERS that was sent.
+func (a answersScreen) diffRow() tea.Cmd {
 	r, ok := a.selected()
 	if !ok {
-		return m, infoCmd("select an upload or an ORDRSP first")
+		return infoCmd("select an upload or an ORDRSP first")
 	}
 	l := a.linked
 	var (
@@ -398,22 +406,22 @@ func (m Model) diffAnswerRow(a answersScreen) (Model, tea.Cmd) {
 	case rowUpload:
 		upload = r.upload
 		if id, ok = l.LatestOrdrsp(upload); !ok {
-			return m, infoCmd("no ORDRSP answers this upload among the stored deliveries yet: download the partner's answers from the mailbox (P or W), then r")
+			return infoCmd("no ORDRSP answers this upload among the stored deliveries yet: download the partner's answers from the mailbox (P or W), then r")
 		}
 	case rowAnswer:
 		an := l.Index.Answers[r.answer]
 		if an.Type != "ORDRSP" {
-			return m, infoCmd("D compares an ORDRSP with the ORDERS it answers; this is a " + termsafe.String(an.Type) + " (v views it)")
+			return infoCmd("D compares an ORDRSP with the ORDERS it answers; this is a " + termsafe.String(an.Type) + " (v views it)")
 		}
 		upload, id = r.upload, an.ID
 	case rowUnreadable:
-		return m, infoCmd("this delivery could not be read, so it is linked to no upload (its details say why)")
+		return infoCmd("this delivery could not be read, so it is linked to no upload (its details say why)")
 	default:
-		return m, infoCmd("this answer is linked to no upload of this connection, so there is no ORDERS to compare it with")
+		return infoCmd("this answer is linked to no upload of this connection, so there is no ORDERS to compare it with")
 	}
 	d, stored := l.Delivery(id)
 	if !stored {
-		return m, infoErrCmd("delivery " + termsafe.String(id) + " is no longer in the local store (r reloads)")
+		return infoErrCmd("delivery " + termsafe.String(id) + " is no longer in the local store (r reloads)")
 	}
-	return m.startDiff(l.Uploads[upload], d.Stored.Path, "ORDRSP "+termsafe.String(id))
+	return send(diffReq{msgBase: msgBase{tab: a.tab}, rec: l.Uploads[upload], path: d.Stored.Path, what: "ORDRSP " + termsafe.String(id)})
 }

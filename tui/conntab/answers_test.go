@@ -119,13 +119,13 @@ func TestAnswersLinkedBothWays(t *testing.T) {
 	require.Contains(t, flat(m.View()), "not downloaded yet: linked to its upload once downloaded (d)")
 	m, notes := pressAll(t, m, "H")
 	require.Empty(t, notes)
-	require.True(t, m.Overlay())
+	require.True(t, overlaid(m))
 	v := flat(m.View())
 	require.Contains(t, v, "Uploads (1 accepted)")
 	require.Contains(t, v, "key "+key+" no answer yet")
 	require.Contains(t, v, "Stored answers linked to no upload (0)")
 	m, _ = pressAll(t, m, "esc")
-	require.False(t, m.Overlay())
+	require.False(t, overlaid(m))
 
 	// Process both answers: the panel of the last one names the upload.
 	types := map[string]bool{}
@@ -150,33 +150,33 @@ func TestAnswersLinkedBothWays(t *testing.T) {
 	// D on the upload: the latest ORDRSP against the ORDERS sent.
 	m, n := pressAll(t, m, "D")
 	require.Empty(t, n)
-	require.NotNil(t, m.over.diff)
+	require.NotNil(t, topOf[diffScreen](m))
 	v = flat(m.View())
 	require.Contains(t, v, "against the ORDERS sent with key "+key)
 	require.Regexp(t, `for order PO-4711 .*changed`, v)
 	require.Regexp(t, `line \d+ .*changed`, v, "a changed line")
 	m, _ = pressAll(t, m, "q")
-	require.Nil(t, m.over.diff)
-	require.NotNil(t, m.over.answers, "q closes only the diff")
+	require.Nil(t, topOf[diffScreen](m))
+	require.NotNil(t, topOf[answersScreen](m), "q closes only the diff")
 
 	// v on the upload: the ORDERS that was sent, in the viewer.
 	m, n = pressAll(t, m, "v")
 	require.Empty(t, n)
-	require.NotNil(t, m.over.viewer)
+	require.NotNil(t, topViewer(m))
 	v = flat(m.View())
 	require.Contains(t, v, "ORDERS sent with key "+key)
 	require.Contains(t, v, "BGM")
 	m, _ = pressAll(t, m, "G")
 	require.Contains(t, flat(m.View()), "> 17 UNZ", "G reaches the last segment")
 	m, _ = pressAll(t, m, "esc")
-	require.Nil(t, m.over.viewer, "esc at rest closes the viewer")
+	require.Nil(t, topViewer(m), "esc at rest closes the viewer")
 
 	// v on an answer: its stored payload.
 	m, _ = pressAll(t, m, "j", "v")
-	require.NotNil(t, m.over.viewer)
+	require.NotNil(t, topViewer(m))
 	require.Regexp(t, `delivery \S+ (CONTRL|ORDRSP)`, flat(m.View()))
 	m, _ = pressAll(t, m, "q", "q")
-	require.False(t, m.Overlay(), "q closes the viewer, then the answers screen")
+	require.False(t, overlaid(m), "q closes the viewer, then the answers screen")
 	require.NotContains(t, m.View(), canaryToken)
 }
 
@@ -200,7 +200,7 @@ func TestViewAndDiffFromTheMailbox(t *testing.T) {
 	require.Contains(t, flat(m.View()), "answers upload of PO-4711")
 	m, n = pressAll(t, m, "v")
 	require.Empty(t, n)
-	require.NotNil(t, m.over.viewer)
+	require.NotNil(t, topViewer(m))
 	require.Contains(t, flat(m.View()), "delivery "+m.claim.entry.DeliveryAttemptID+" "+typ)
 	m, _ = pressAll(t, m, "q")
 
@@ -220,20 +220,20 @@ func TestViewPath(t *testing.T) {
 	path := filepath.Join("..", "..", "testdata", "edifact", "contrl_22_rejected.edi")
 	m, notes := settle(t, m, func() tea.Msg { return ViewMsg{Tab: testTab, Path: path} })
 	require.Empty(t, infoText(notes))
-	require.NotNil(t, m.over.viewer)
+	require.NotNil(t, topViewer(m))
 	v := flat(m.View())
 	require.Contains(t, v, "CONTRL for interchange ICR0009: REJECTED, 2 errors")
-	require.True(t, m.Overlay())
+	require.True(t, overlaid(m))
 
 	// the viewer's search runs in steps that come back to this tab
 	m, _ = pressAll(t, m, "/", "U", "C", "S")
 	require.True(t, m.Capturing(), "the search input has the keys (q is a letter there)")
 	m, _ = pressAll(t, m, "enter")
-	require.Equal(t, 4, m.over.viewer.Cursor(), "the search found the first UCS")
+	require.Equal(t, 4, topViewer(m).Cursor(), "the search found the first UCS")
 	m, _ = pressAll(t, m, "i", "esc")
-	require.NotNil(t, m.over.viewer, "esc first closes the viewer's issues pane")
+	require.NotNil(t, topViewer(m), "esc first closes the viewer's issues pane")
 	mClosed, _ := pressAll(t, m, "esc")
-	require.Nil(t, mClosed.over.viewer, "then esc closes the viewer")
+	require.Nil(t, topViewer(mClosed), "then esc closes the viewer")
 
 	_, notes = settle(t, m, func() tea.Msg { return ViewMsg{Tab: testTab, Path: filepath.Join(t.TempDir(), "missing.edi")} })
 	require.Contains(t, infoText(notes), "the viewer cannot open it:")
@@ -242,25 +242,26 @@ func TestViewPath(t *testing.T) {
 
 	// An open that is no longer waited for is closed, not shown.
 	m2, cmd := m.openPath(path)
-	stale := cmd().(openedViewMsg)
+	stale := cmd().(common.Opened)
 	m2, cmd = m2.openPath(path)
 	m2, _ = settle(t, m2, cmd)
 	m2, _ = m2.Update(stale)
-	require.Error(t, stale.src.Err(), "the stale source was closed")
-	require.NoError(t, m2.over.viewer.Err())
+	require.Error(t, openedViewer(stale).Err(), "the stale source was closed")
+	require.NoError(t, topViewer(m2).Err())
 	m2.Close()
-	require.Error(t, m2.over.viewer.Err(), "closing the tab closes the viewer's file")
+	require.Error(t, topViewer(m2).Err(), "closing the tab closes the viewer's file")
 
 	// esc while a file is being opened stops it.
-	m3, cmd := m.closeViewer().openPath(path)
+	m.stack.Pop()
+	m3, cmd := m.openPath(path)
 	require.Equal(t, "opening the viewer", m3.Preparing())
 	m3, notes = press(t, m3, "esc")
 	require.Contains(t, infoText(notes), "stopped opening the viewer")
 	require.Empty(t, m3.Preparing())
-	late := cmd().(openedViewMsg)
-	require.ErrorIs(t, late.err, context.Canceled)
+	late := cmd().(common.Opened)
+	require.ErrorIs(t, late.Err, context.Canceled)
 	m3, _ = m3.Update(late)
-	require.Nil(t, m3.over.viewer, "nothing opens after esc")
+	require.Nil(t, topViewer(m3), "nothing opens after esc")
 }
 
 // TestAnswersWithoutStore: a tab without a local store (tests, a fake
@@ -269,7 +270,7 @@ func TestAnswersWithoutStore(t *testing.T) {
 	m, _, _ := newTest(t, 3, 10)
 	m, n := pressAll(t, m, "H")
 	require.Contains(t, n, "no local store")
-	require.False(t, m.Overlay())
+	require.False(t, overlaid(m))
 }
 
 // TestWorkerModeLinksWhenItStops: W stores the answers one after the
@@ -314,7 +315,7 @@ func TestAnswersScreenNamesUnreadableDeliveries(t *testing.T) {
 	require.Contains(t, n, "this delivery could not be read")
 	m, n = pressAll(t, m, "v")
 	require.Empty(t, n)
-	require.NotNil(t, m.over.viewer, "v shows what is stored now")
+	require.NotNil(t, topViewer(m), "v shows what is stored now")
 }
 
 // TestStoredDuringARunSaysWhenItIsLinked: while P or W runs, a stored

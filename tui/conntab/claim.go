@@ -64,10 +64,9 @@ func (m Model) claimSelected() (Model, tea.Cmd) {
 		return m, cmd
 	}
 	if !m.isHead(row.ID()) {
-		m.prompt = &prompt{kind: promptClaim, entry: row.Entry, text: fmt.Sprintf(
+		return m.ask(prompt{kind: promptClaim, entry: row.Entry, text: fmt.Sprintf(
 			"%s (#%d) is not the head of the mailbox; the contract processes entries in order. Claim it anyway?",
-			termsafe.String(row.ID()), row.Pos)}
-		return m, nil
+			termsafe.String(row.ID()), row.Pos)}), nil
 	}
 	return m.launchClaim(row.Entry)
 }
@@ -287,10 +286,9 @@ func (m Model) dropClaim() (Model, tea.Cmd) {
 	case m.work != nil:
 		return m, infoErrCmd("wait: a " + m.work.what + " is running (esc cancels it)")
 	case m.hasActiveClaim():
-		m.prompt = &prompt{kind: promptDrop, entry: cur.Entry, text: fmt.Sprintf(
+		return m.ask(prompt{kind: promptDrop, entry: cur.Entry, text: fmt.Sprintf(
 			"Drop the claim on %s? The token is forgotten and nothing is acknowledged; the lease expires at %s, uses a delivery attempt, and the entry becomes due again.",
-			termsafe.String(cur.Entry.DeliveryAttemptID), clock(cur.Deadline()))}
-		return m, nil
+			termsafe.String(cur.Entry.DeliveryAttemptID), clock(cur.Deadline()))}), nil
 	}
 	m.run.Clear()
 	m.claim = nil
@@ -378,7 +376,6 @@ func (m Model) processHead(h *headResult) (Model, tea.Cmd) {
 	}
 	head := h.choice.Entry
 	m.table.SetFilter("")
-	m.filter.SetValue("")
 	m.table.Top()
 	if cmd := m.refuseClaim(head); cmd != nil {
 		m.auto, m.workerMode, m.stopAfter = false, false, false

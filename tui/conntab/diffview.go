@@ -17,6 +17,7 @@ import (
 // sent: each diff's headline and its rows (orderdiff renders them, the
 // same text `b2bx diff` prints), the changed lines only or all of them.
 type diffScreen struct {
+	common.Base
 	c     *common.Common
 	title string // sanitised
 	diffs []*orderdiff.Diff
@@ -25,11 +26,6 @@ type diffScreen struct {
 	top   int
 	w, h  int
 }
-
-var (
-	allLinesKey = key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all lines / changed only"))
-	scrollKey   = key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll"))
-)
 
 func newDiffScreen(c *common.Common, title string, diffs []*orderdiff.Diff) diffScreen {
 	d := diffScreen{c: c, title: termsafe.String(title), diffs: diffs}
@@ -73,6 +69,21 @@ func (d diffScreen) setSize(w, h int) diffScreen {
 // page is the number of rows shown (the title, a rule and the help
 // line take the rest).
 func (d diffScreen) page() int { return max(d.h-3, 1) }
+
+// Update scrolls and toggles all lines.
+func (d diffScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		return d.key(k), nil
+	}
+	return d, nil
+}
+
+func (d diffScreen) View() string                   { return d.view() }
+func (d diffScreen) SetSize(w, h int) common.Screen { return d.setSize(w, h) }
+func (d diffScreen) ShortHelp() []key.Binding       { return d.help() }
+func (d diffScreen) FullHelp() [][]key.Binding      { return [][]key.Binding{d.help()} }
+func (d diffScreen) Closes(k tea.KeyMsg) bool       { return key.Matches(k, common.CloseKey) }
+func (d diffScreen) Title() string                  { return "diff" }
 
 func (d diffScreen) key(k tea.KeyMsg) diffScreen {
 	last := max(len(d.rows)-d.page(), 0)
@@ -123,4 +134,4 @@ func (d diffScreen) view() string {
 	return strings.Join(lines[:min(len(lines), max(d.h, 1))], "\n")
 }
 
-func (d diffScreen) help() []key.Binding { return []key.Binding{scrollKey, allLinesKey, closeKey} }
+func (d diffScreen) help() []key.Binding { return []key.Binding{scrollKey, allLinesKey} }

@@ -2,7 +2,6 @@ package conntab
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -134,20 +134,16 @@ func capText(s string) string {
 	return string(r[:maxErrText]) + "…"
 }
 
+// countdown and plural are human's, named for the tab's many uses.
+var (
+	countdown = human.Countdown
+	plural    = human.Word
+)
+
 // clock shows a time on the local clock, to the second.
 func clock(t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
 	return t.Local().Format("15:04:05")
-}
-
-// countdown formats a duration left as m:ss (h:mm:ss above an hour).
-func countdown(d time.Duration) string {
-	d = max(d, 0).Round(time.Second)
-	h, mnt, s := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
-	if h > 0 {
-		return fmt.Sprintf("%d:%02d:%02d", h, mnt, s)
-	}
-	return fmt.Sprintf("%d:%02d", mnt, s)
 }

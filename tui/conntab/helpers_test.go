@@ -16,6 +16,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/viewer"
 )
 
 const testTab common.TabID = 7
@@ -306,4 +307,31 @@ func infoText(msgs []tea.Msg) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// overlaid reports whether a screen lies over the mailbox (the tab's
+// stack is not empty).
+func overlaid(m Model) bool { return m.stack.Len() > 0 }
+
+// topOf is the screen on top of the tab's stack when it is a T, else nil.
+func topOf[T any](m Model) *T {
+	if s, ok := m.stack.Top().(T); ok {
+		return &s
+	}
+	return nil
+}
+
+// topViewer is the viewer on top of the tab's stack, nil when there is
+// none.
+func topViewer(m Model) *viewer.Model {
+	if v, ok := viewer.FromScreen(m.stack.Top()); ok {
+		return &v
+	}
+	return nil
+}
+
+// openedViewer is the viewer an Opened carries.
+func openedViewer(o common.Opened) viewer.Model {
+	v, _ := viewer.FromScreen(o.Screen)
+	return v
 }

@@ -11,11 +11,13 @@ type KeyMap struct {
 
 	Claim, Download, Ack, Process, Enter, Worker, Drop key.Binding
 
-	View, Diff, Answers key.Binding
+	View, Diff, Answers, Upload key.Binding
 
 	RetryNow, Cancel key.Binding
 
 	Yes, No key.Binding
+
+	FilterKeep, FilterClear key.Binding // while the filter is typed
 }
 
 // DefaultKeyMap is the tab's key map (shown by the shell's `?` help).
@@ -50,11 +52,26 @@ func DefaultKeyMap() KeyMap {
 		View:    b([]string{"v"}, "v", "view stored payload"),
 		Diff:    b([]string{"D"}, "D", "ORDRSP vs ORDERS sent"),
 		Answers: b([]string{"H"}, "H", "uploads + answers"),
+		Upload:  b([]string{"u"}, "u", "upload ORDERS"),
 
 		RetryNow: b([]string{"R"}, "R", "retry now"),
 		Cancel:   b([]string{"esc"}, "esc", "cancel, give up"),
 
 		Yes: b([]string{"y", "Y"}, "y", "yes"),
 		No:  b([]string{"n", "N", "esc", "enter"}, "N", "no"),
+
+		FilterKeep:  b([]string{"enter"}, "enter", "keep filter"),
+		FilterClear: b([]string{"esc"}, "esc", "clear filter"),
 	}
 }
+
+// The keys of the screens over the mailbox: the uploads screen (v, D, r
+// ask the tab) and the diff; q and esc are the close rule's.
+var (
+	answersMoveKey = key.NewBinding(key.WithKeys("j", "k", "up", "down"), key.WithHelp("j/k", "move"))
+	viewKey        = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "view the payload"))
+	diffKey        = key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "diff ORDRSP vs ORDERS sent"))
+	reloadKey      = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload"))
+	allLinesKey    = key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all lines / changed only"))
+	scrollKey      = key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll"))
+)

@@ -3,12 +3,12 @@ package conntab
 import (
 	"context"
 	"errors"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
 	up "github.com/nutrab2b/b2bx/upload"
 )
 
@@ -34,9 +34,6 @@ type linksMsg struct {
 	linked *up.Linked
 	err    error
 }
-
-// answerTypes are the message types that may answer an upload.
-var answerTypes = map[string]bool{"CONTRL": true, "ORDRSP": true, "APERAK": true}
 
 // loadLinks reads the upload history and the stored answers again in the
 // background (payloads already read are not parsed again).
@@ -117,13 +114,6 @@ func (m Model) linkStored(st *spool.Stored) (Model, tea.Cmd) {
 	}
 }
 
-// ReloadLinks reads the uploads and stored answers again, e.g. after
-// the upload screen sent something.
-func (m Model) ReloadLinks() (Model, tea.Cmd) {
-	m, cmd := m.loadLinks()
-	return m.layout(), cmd
-}
-
 func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
 	if msg.req != m.links.req {
 		return m, nil
@@ -138,10 +128,12 @@ func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
 			capText(termsafe.String(msg.err.Error())), action: "check the store directory's permissions and the history file"})
 	}
 	m.links.cur, m.links.err = msg.linked, nil
-	if m.over.answers != nil {
-		a := m.over.answers.withLinked(msg.linked)
-		m.over.answers = &a
-	}
+	m.stack.Map(func(s common.Screen) common.Screen {
+		if a, ok := s.(answersScreen); ok {
+			return a.withLinked(msg.linked)
+		}
+		return s
+	})
 	return m, nil
 }
 
@@ -155,7 +147,7 @@ func (m Model) linkLines(id, msgType string, withPath bool) []string {
 	switch {
 	case m.links.store == nil:
 		return nil
-	case !stored && !answerTypes[strings.ToUpper(msgType)]:
+	case !stored && !up.MayAnswer(msgType):
 		return nil
 	case !stored && m.pendingLink(id):
 		return []string{label + s.Muted.Render("stored: linked to its upload once this run (P, W) is over")}

@@ -160,13 +160,6 @@ func (m Model) skippedNote(sk []apiclient.SkippedEntry, corr string) tea.Cmd {
 	return m.errorMsgCmd(apiErrorMsg{text: text, action: "tell the partner's operator with the correlation ID", corr: corr})
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // nextPage, prevPage, refresh and the page size keys.
 func (m Model) nextPage() (Model, tea.Cmd) {
 	switch {

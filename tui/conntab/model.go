@@ -17,8 +17,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient"
@@ -89,10 +87,6 @@ type Model struct {
 	pager pager
 	back  *backlogState // the loaded backlog (view == viewBacklog) or nil
 
-	filter    textinput.Model
-	filtering bool
-	prompt    *prompt
-
 	req  uint64 // last request id handed out
 	list *job   // running page or backlog load
 	work *job   // running claim, fetch or ack
@@ -113,8 +107,9 @@ type Model struct {
 
 	initCmd tea.Cmd
 
-	links links   // the uploads and the answers among the stored deliveries (links.go)
-	over  overlay // screens over the mailbox: uploads and answers (H), viewer (v), diff (D)
+	links links         // the uploads and the answers among the stored deliveries (links.go)
+	stack common.Stack  // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
+	conn  *session.Conn // for the upload screen; nil in tests
 
 	pane string // the bottom pane, rendered in Update (see layout)
 	tabH int    // table height
@@ -131,7 +126,7 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 		opts.Name = conn.Target.ConnectionID
 	}
 	m := newModel(c, id, be, opts)
-	m.links.store, m.links.connID = conn.Spool, conn.Target.ConnectionID
+	m.links.store, m.links.connID, m.conn = conn.Spool, conn.Target.ConnectionID, conn
 	// The links are read with the first page: what was downloaded before
 	// is linked as soon as the table shows.
 	var linkCmd tea.Cmd
@@ -145,20 +140,16 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 	if size <= 0 || size > apiclient.MaxListLimit {
 		size = DefaultPageSize
 	}
-	ti := textinput.New()
-	ti.Prompt = "/"
-	ti.Placeholder = "type, interchange, id, status or sha256"
-	ti.CharLimit = 200
-	ti.Cursor.SetMode(cursor.CursorStatic) // no blink ticks: the tab only ticks for countdowns and progress
 	m := Model{
 		c: c, id: id, name: termsafe.String(opts.Name), be: be, keys: DefaultKeyMap(), export: opts.Export,
-		run:    worker.NewRunner(be, worker.RunnerOptions{PageSize: size, Now: c.Now}),
-		table:  table.New(c.Styles, c.Now),
-		pager:  pager{limit: size, stack: []pageRef{{first: 1}}},
-		filter: ti,
-		tick:   tea.Tick,
+		run:   worker.NewRunner(be, worker.RunnerOptions{PageSize: size, Now: c.Now}),
+		table: table.New(c.Styles, c.Now),
+		pager: pager{limit: size, stack: []pageRef{{first: 1}}},
+		tick:  tea.Tick,
+		stack: common.NewStack(id),
 	}
 	m.width, m.height = c.Width, c.Height
+	m.stack.SetSize(max(m.width, 20), max(m.height, 6))
 	// The first page's job is made here, so the model the caller keeps
 	// already waits for its answer; Init only hands out its Cmd (once).
 	m, m.initCmd = m.loadPage(m.pager.stack, thenNothing)
@@ -178,13 +169,15 @@ func (m Model) Title() string { return m.name }
 // SetSize sets the tab's area.
 func (m Model) SetSize(w, h int) Model {
 	m.width, m.height = w, h
-	return m.layout().overlaySize()
+	m.stack.SetSize(max(w, 20), max(h, 6))
+	return m.layout()
 }
 
 // Capturing reports whether a text input or a y/N prompt wants every key,
 // so the shell must not take q, [, ], 1-9, :, ? for itself.
 func (m Model) Capturing() bool {
-	return m.filtering || m.prompt != nil || (m.over.viewer != nil && m.over.viewer.Capturing())
+	top := m.stack.Top()
+	return top != nil && top.Capturing()
 }
 
 // Pending says why closing the tab (or quitting) would lose something, or
@@ -201,13 +194,14 @@ func (m Model) Pending() string {
 	if m.work != nil {
 		return "a running " + m.work.what + " on this connection"
 	}
-	return ""
+	return m.uploadPending()
 }
 
 // Close cancels running work and releases the lease (the token is
 // forgotten). The server is not told: an unacknowledged lease runs out.
 func (m Model) Close() {
-	m.closeOverlays()
+	m.stopLinks()
+	m.stack.CloseAll()
 	for _, j := range []*job{m.list, m.work} {
 		if j != nil {
 			j.cancel()

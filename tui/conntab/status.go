@@ -9,6 +9,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // Status is what the shell's status bar shows for the active tab.
@@ -28,37 +29,46 @@ type Status struct {
 	Busy     string // a running load or job, with a retry countdown if one waits
 }
 
-// String is a compact one-line form.
-func (s Status) String() string {
-	parts := []string{s.Connection}
+// Bar is the tab's state as the shell's status bar shows it: a few
+// words per field, "" for a field left out.
+type Bar struct {
+	Connection string // connection name and ID
+	Page       string // e.g. "page 2: 50 entries, more (n)"
+	Claim      string // e.g. "claim da-… lease 4:12"; "" when none
+	ClaimWarn  bool   // the lease is short or expired
+	Transfer   string // e.g. "downloading 45%", "verified", "acknowledged"
+	Worker     string // e.g. "worker on"
+}
+
+// Bar is the status in the status bar's words.
+func (s Status) Bar() Bar {
+	out := Bar{Connection: s.Connection, Transfer: s.Transfer}
 	if s.Backlog {
-		parts = append(parts, fmt.Sprintf("backlog %d", s.Entries))
+		out.Page = fmt.Sprintf("backlog: %d entries", s.Entries)
 	} else {
-		p := fmt.Sprintf("page %d", s.Page)
+		out.Page = fmt.Sprintf("page %d: %d entries", s.Page, s.Entries)
 		if s.HasMore {
-			p += "+"
+			out.Page += ", more (n)"
 		}
-		parts = append(parts, p)
 	}
 	if s.Claim != "" {
-		c := "claim " + s.Claim
+		out.Claim = "claim " + s.Claim
 		switch {
 		case s.LeaseExpired:
-			c += " (lease expired)"
+			out.Claim += " lease expired"
+			out.ClaimWarn = true
 		case s.LeaseLeft > 0:
-			c += " (lease " + countdown(s.LeaseLeft) + ")"
+			out.Claim += " lease " + countdown(s.LeaseLeft)
+			out.ClaimWarn = s.LeaseLeft < leaseWarn
 		}
-		parts = append(parts, c)
 	}
-	for _, p := range []string{s.Transfer, s.Busy} {
-		if p != "" {
-			parts = append(parts, p)
-		}
+	if s.Busy != "" {
+		out.Transfer = strings.TrimPrefix(out.Transfer+" · "+s.Busy, " · ")
 	}
 	if s.Worker != "" {
-		parts = append(parts, "worker "+s.Worker)
+		out.Worker = "worker " + s.Worker
 	}
-	return strings.Join(parts, " · ")
+	return out
 }
 
 // Status reports the tab's state for the status bar.
@@ -81,8 +91,11 @@ func (m Model) Status() Status {
 	case m.workerMode:
 		st.Worker = "on"
 	}
-	if m.over.waiting != 0 {
-		st.Busy = m.over.what + "…"
+	if b := m.uploadBusy(); b != "" {
+		st.Transfer = strings.TrimPrefix(st.Transfer+" · "+b, " · ")
+	}
+	if p := m.stack.Preparing(); p != "" {
+		st.Busy = p + "…"
 	}
 	for _, j := range []*job{m.work, m.list} {
 		if j == nil {
@@ -134,17 +147,10 @@ func (m Model) transferWord() string {
 func (m Model) ShortHelp() []key.Binding {
 	k := m.keys
 	switch {
-	case m.prompt != nil:
-		return []key.Binding{k.Yes, k.No}
-	case m.over.open():
-		return m.overlayHelp()
-	case m.filtering:
-		return []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
-		}
+	case m.stack.Len() > 0:
+		return m.screenHelp()
 	}
-	out := []key.Binding{k.Claim, k.Download, k.Ack, k.Process, k.Worker, k.Filter, k.Next, k.Prev, k.Backlog}
+	out := []key.Binding{k.Claim, k.Download, k.Ack, k.Process, k.Worker, k.Filter, k.Next, k.Prev, k.Backlog, k.Upload}
 	if (m.work != nil && m.work.retry != nil) || (m.list != nil && m.list.retry != nil) {
 		out = append([]key.Binding{k.RetryNow, k.Cancel}, out...)
 	}
@@ -154,13 +160,13 @@ func (m Model) ShortHelp() []key.Binding {
 // FullHelp is every key of the tab, grouped.
 func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
-	if m.over.open() {
-		return m.overlayFullHelp()
+	if top := m.stack.Top(); top != nil && !inPane(top) {
+		return append(top.FullHelp(), []key.Binding{common.CloseKey})
 	}
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Next, k.Prev, k.Refresh, k.Bigger, k.Smaller, k.Filter, k.Backlog},
 		{k.Claim, k.Download, k.Ack, k.Process, k.Enter, k.Worker, k.Drop},
-		{k.View, k.Diff, k.Answers, k.RetryNow, k.Cancel},
+		{k.View, k.Diff, k.Answers, k.Upload, k.RetryNow, k.Cancel},
 	}
 }

@@ -4,94 +4,72 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
+	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/upload"
 )
 
-// promptKind is what a y/N prompt confirms.
-type promptKind int
-
-const (
-	promptClaim promptKind = iota // claim an entry that is not the head
-	promptDrop                    // drop an active claim
-)
-
-// prompt is a y/N question; it takes every key until answered.
-type prompt struct {
-	kind  promptKind
-	entry apiclient.Entry
-	text  string
-}
-
-// Update handles keys and the tab's own async results. Results owned by
-// another tab, or answering a request the tab no longer waits for, are
-// dropped.
+// Update handles keys and the tab's own async results. A result owned
+// by another tab is dropped (and let go of) here, once; one answering a
+// request the tab no longer waits for is dropped by its handler (the
+// job's or the stack's request id).
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if o, ok := msg.(common.Owned); ok && o.Owner() != m.id {
+		if d, ok := msg.(common.Dropped); ok {
+			d.Drop()
+		}
+		return m, nil
+	}
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		m, cmd = m.onKey(msg)
 	case pageMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onPage(msg)
-		}
+		m, cmd = m.onPage(msg)
 	case backlogMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onBacklog(msg)
-		}
+		m, cmd = m.onBacklog(msg)
 	case claimMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onClaim(msg)
-		} else if msg.lease != nil {
-			msg.lease.Release()
-		}
+		m, cmd = m.onClaim(msg)
 	case fetchMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onFetch(msg)
-		}
+		m, cmd = m.onFetch(msg)
 	case ackMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onAck(msg)
-		}
+		m, cmd = m.onAck(msg)
 	case retryMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onRetry(msg)
-		}
+		m, cmd = m.onRetry(msg)
 	case linksMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onLinks(msg)
-		}
-	case openedViewMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onOpenedView(msg)
-		} else {
-			msg.Drop()
-		}
-	case diffMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onDiff(msg)
-		}
-	case viewerMsg:
-		if msg.tab == m.id {
-			m, cmd = m.onViewerMsg(msg)
-		}
+		m, cmd = m.onLinks(msg)
+	case common.Opened:
+		m, cmd = m.onOpened(msg)
+	case common.ScreenMsg:
+		m, cmd = m.afterScreen(m.stack.Deliver(msg))
+	case viewReq:
+		m, cmd = m.openViewer(msg.resolve, msg.title)
+	case diffReq:
+		m, cmd = m.startDiff(msg.rec, msg.path, msg.what)
+	case reloadReq:
+		m, cmd = m.loadLinks()
 	case ViewMsg:
-		if msg.Tab == m.id {
-			m, cmd = m.openPath(msg.Path)
-		}
+		m, cmd = m.openPath(msg.Path)
+	case upload.OpenMsg:
+		m, cmd = m.openUpload(msg.Path)
 	case tickMsg:
-		if msg.tab == m.id && msg.req == m.tickGen {
+		if msg.req == m.tickGen {
 			m.tickEvery = 0 // this loop ended; scheduleTick starts the next if needed
 			m = m.onTick()
-		}
-	default:
-		if m.filtering { // e.g. the text input's cursor blink
-			m.filter, cmd = m.filter.Update(msg)
 		}
 	}
 	m, tick := m.scheduleTick()
 	m, links := m.flushLinks()
 	return m.layout(), tea.Batch(cmd, tick, links)
+}
+
+// Drop implements common.Dropped: a claim that reaches no tab (its tab
+// closed, or another tab's) releases its lease, so the token is
+// forgotten at once.
+func (m claimMsg) Drop() {
+	if m.lease != nil {
+		m.lease.Release()
+	}
 }
 
 // onTick refreshes what the tick polls: download progress and stage.
@@ -122,13 +100,8 @@ func (m Model) onRetry(msg retryMsg) (Model, tea.Cmd) {
 }
 
 func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
-	switch {
-	case m.prompt != nil:
-		return m.onPromptKey(k)
-	case m.over.open():
-		return m.overlayKey(k)
-	case m.filtering:
-		return m.onFilterKey(k)
+	if m.stack.Len() > 0 {
+		return m.stackKey(k)
 	}
 	km := m.keys
 	switch {
@@ -155,10 +128,7 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(k, km.Smaller):
 		return m.stepPageSize(-1)
 	case key.Matches(k, km.Filter):
-		m.filtering = true
-		m.filter.SetValue(m.table.Filter())
-		m.filter.CursorEnd()
-		return m, m.filter.Focus()
+		return m, m.stack.Push(newFilter(m.table.Filter(), m.keys))
 	case key.Matches(k, km.Backlog):
 		return m.toggleBacklog()
 	case key.Matches(k, km.Claim):
@@ -184,6 +154,8 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.diffSelected()
 	case key.Matches(k, km.Answers):
 		return m.openAnswers()
+	case key.Matches(k, km.Upload):
+		return m.openUpload("")
 	case key.Matches(k, km.RetryNow):
 		return m.retryNow()
 	case key.Matches(k, km.Cancel):
@@ -220,16 +192,15 @@ func (m Model) retryNow() (Model, tea.Cmd) {
 // a running load, then the filter, then the backlog view.
 func (m Model) escape() (Model, tea.Cmd) {
 	switch {
-	case m.over.waiting != 0:
-		what := m.over.what
-		return m.stopPreparing(), infoCmd("stopped " + what)
+	case m.stack.Preparing() != "":
+		what := m.stack.StopPreparing()
+		return m, infoCmd("stopped " + what)
 	case m.work != nil:
 		return m.cancelJob(m.work), nil
 	case m.list != nil:
 		return m.cancelJob(m.list), nil
 	case m.table.Filter() != "":
 		m.table.SetFilter("")
-		m.filter.SetValue("")
 		return m, nil
 	case m.view == viewBacklog:
 		return m.toggleBacklog()
@@ -237,10 +208,9 @@ func (m Model) escape() (Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m Model) onPromptKey(k tea.KeyMsg) (Model, tea.Cmd) {
-	p := m.prompt
-	m.prompt = nil
-	if !key.Matches(k, m.keys.Yes) {
+// answer does what a prompt was answered.
+func (m Model) answer(p prompt) (Model, tea.Cmd) {
+	if !p.yes {
 		return m, nil
 	}
 	switch p.kind {
@@ -257,25 +227,6 @@ func (m Model) onPromptKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m, infoCmd("claim dropped: the token is forgotten; the entry becomes due again when its lease runs out")
 	}
 	return m, nil
-}
-
-func (m Model) onFilterKey(k tea.KeyMsg) (Model, tea.Cmd) {
-	switch k.Type {
-	case tea.KeyEnter:
-		m.filtering = false
-		m.filter.Blur()
-		return m, nil
-	case tea.KeyEsc:
-		m.filtering = false
-		m.filter.Blur()
-		m.filter.SetValue("")
-		m.table.SetFilter("")
-		return m, nil
-	}
-	var cmd tea.Cmd
-	m.filter, cmd = m.filter.Update(k)
-	m.table.SetFilter(m.filter.Value())
-	return m, cmd
 }
 
 // markClaimed shows the claimed entry's state in freshly loaded rows.

@@ -83,6 +83,12 @@ func TestStaleResultsAreDropped(t *testing.T) {
 	m, _ = m.Update(claimMsg{msgBase{testTab, 9999}, stale.entry, stale, nil})
 	require.True(t, stale.released)
 	require.Nil(t, m.claim)
+
+	// another tab's claim: dropped once, at the tab's door, and let go of
+	theirs := &fakeLease{entry: testEntries(1)[0], clock: be.clock, expires: t0.Add(5 * time.Minute)}
+	m, _ = m.Update(claimMsg{msgBase{testTab + 1, m.req}, theirs.entry, theirs, nil})
+	require.True(t, theirs.released)
+	require.Nil(t, m.claim)
 }
 
 func TestFilterCapturesKeysAndNarrowsTheTable(t *testing.T) {
@@ -93,7 +99,7 @@ func TestFilterCapturesKeysAndNarrowsTheTable(t *testing.T) {
 		m, _ = press(t, m, string(r))
 	}
 	m, _ = press(t, m, "n") // typed into the filter, not "next page"
-	require.Equal(t, "aperakn", m.filter.Value())
+	require.Equal(t, "aperakn", topOf[filterScreen](m).Value())
 	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyBackspace})
 	require.Equal(t, 10, m.table.Shown())
 	m, _ = press(t, m, "enter")
@@ -110,33 +116,33 @@ func TestClaimAsksWhenTheEntryIsNotTheHead(t *testing.T) {
 	m, be, _ := newTest(t, 30, 50)
 	m, _ = press(t, m, "down")
 	m, _ = press(t, m, "c")
-	require.NotNil(t, m.prompt)
+	require.NotNil(t, topOf[prompt](m))
 	require.True(t, m.Capturing())
 	require.Contains(t, m.View(), "da-00001 (#2) is not the head of the mailbox")
 	require.Empty(t, be.claimed())
 
 	m, _ = press(t, m, "n") // no
-	require.Nil(t, m.prompt)
+	require.Nil(t, topOf[prompt](m))
 	require.Empty(t, be.claimed())
 
 	m, _ = press(t, m, "c")
 	m, _ = press(t, m, "y")
 	require.Equal(t, []string{"da-00001"}, be.claimed())
 	require.Contains(t, m.View(), "✓ da-00001")
-	require.Contains(t, m.Status().String(), "claim da-00001 (lease 5:00)")
+	require.Equal(t, "claim da-00001 lease 5:00", m.Status().Bar().Claim, "the status bar's words")
 }
 
 func TestClaimOnTheHeadNeedsNoConfirmation(t *testing.T) {
 	m, be, _ := newTest(t, 30, 50)
 	m, _ = press(t, m, "c")
-	require.Nil(t, m.prompt)
+	require.Nil(t, topOf[prompt](m))
 	require.Equal(t, []string{"da-00000"}, be.claimed())
 
 	// on page 2 no entry is the head
 	m2, be2, _ := newTest(t, 30, 10)
 	m2, _ = press(t, m2, "n")
 	m2, _ = press(t, m2, "c")
-	require.NotNil(t, m2.prompt)
+	require.NotNil(t, topOf[prompt](m2))
 	require.Empty(t, be2.claimed())
 }
 
@@ -158,7 +164,7 @@ func TestTheHeadPassesOverOurLeases(t *testing.T) {
 	require.True(t, m.isHead("da-00001"), "a dropped lease still runs")
 	m, _ = press(t, m, "down")
 	m, _ = press(t, m, "c")
-	require.Nil(t, m.prompt, "no question for the real head")
+	require.Nil(t, topOf[prompt](m), "no question for the real head")
 	require.Equal(t, []string{"da-00000", "da-00001"}, be.claimed())
 
 	clk.Advance(6 * time.Minute)
@@ -171,7 +177,7 @@ func TestAtMostOneClaimPerConnection(t *testing.T) {
 	require.NotEmpty(t, m.Pending())
 	m, _ = press(t, m, "down")
 	m, notes := press(t, m, "c")
-	require.Nil(t, m.prompt, "refused before asking")
+	require.Nil(t, topOf[prompt](m), "refused before asking")
 	require.Contains(t, infoText(notes), "one claim per connection: da-00000 is claimed until")
 	m, notes = press(t, m, "P")
 	require.Contains(t, infoText(notes), "finish the current claim first")
@@ -180,7 +186,7 @@ func TestAtMostOneClaimPerConnection(t *testing.T) {
 	// dropping asks, then forgets the token; the entry stays blocked
 	// during its lease, another one may be claimed
 	m, _ = press(t, m, "x")
-	require.NotNil(t, m.prompt)
+	require.NotNil(t, topOf[prompt](m))
 	require.Contains(t, m.View(), "Drop the claim on da-00000?")
 	m, _ = press(t, m, "y")
 	require.True(t, be.lastLease().released)
@@ -191,7 +197,7 @@ func TestAtMostOneClaimPerConnection(t *testing.T) {
 	require.Contains(t, infoText(notes), "da-00000 has a lease of ours until about")
 	m, _ = press(t, m, "down")
 	m, _ = press(t, m, "c")
-	m, _ = press(t, m, "y")
+	_, _ = press(t, m, "y")
 	require.Equal(t, []string{"da-00000", "da-00001"}, be.claimed())
 }
 

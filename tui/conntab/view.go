@@ -61,8 +61,8 @@ func wrap(l string, w int) []string {
 
 // View renders the tab: a title line, the table, a rule and the pane.
 func (m Model) View() string {
-	if m.over.open() {
-		return m.overlayView()
+	if top := m.stack.Top(); top != nil && !inPane(top) {
+		return top.View()
 	}
 	w := max(m.width, 20)
 	var b strings.Builder
@@ -128,11 +128,8 @@ func (m Model) titleLine() string {
 func (m Model) paneLines() []string {
 	s := m.c.Styles
 	var lines []string
-	if p := m.prompt; p != nil {
-		lines = append(lines, s.Warn.Render(s.Marks.Warn+" "+p.text), s.Key.Render("  y")+" yes   "+s.Key.Render("N")+" no")
-	}
-	if m.filtering {
-		lines = append(lines, m.filter.View())
+	if p, ok := m.stack.Top().(paneScreen); ok {
+		lines = append(lines, p.pane(s)...)
 	}
 	for _, j := range []*job{m.work, m.list} {
 		if j != nil && j.retry != nil {

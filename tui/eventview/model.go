@@ -13,22 +13,19 @@
 // <profile>/webhook, is held as a secret.Value in memory only and never
 // drawn. Everything read from a capture goes through termsafe.
 //
-// The screen belongs to no connection tab: its results are plain typed
-// messages carrying a request id from a process-wide counter, so a result
-// of a screen that was closed (or of an earlier run) is dropped.
+// On the app's root stack (Screen) its results come back tagged with
+// the stack's owner and the screen's id, so they reach this screen only;
+// a request id drops the result of an earlier run.
 package eventview
 
 import (
 	"context"
-	"path/filepath"
 	"sync/atomic"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/filepicker"
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/events"
@@ -143,7 +140,7 @@ type Model struct {
 func New(c *common.Common, opts Options) Model {
 	ctx, stop := context.WithCancel(context.Background())
 	m := Model{c: c, ctx: ctx, stop: stop, keys: DefaultKeyMap(), opts: opts, width: c.Width, height: c.Height,
-		picker: newPicker(opts.Dir), pathIn: newInput("path: ", 4096, false),
+		picker: common.NewPicker(opts.Dir, Extensions, "  no captures here (h: parent directory, a: all files, d: inspect this directory)"), pathIn: newInput("path: ", 4096, false),
 		secretIn: newInput("webhook secret: ", 4096, true), filterIn: newInput("/", 256, false)}
 	m.filterIn.Placeholder = "code, NB code, event id, field or words"
 	m.pathIn.Placeholder = "a capture file or a directory of captures"
@@ -154,33 +151,6 @@ func New(c *common.Common, opts Options) Model {
 	}
 	m.initCmd = m.picker.Init()
 	return m
-}
-
-func newPicker(dir string) filepicker.Model {
-	fp := filepicker.New()
-	if dir == "" {
-		dir = "."
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	fp.CurrentDirectory = dir
-	fp.AllowedTypes = Extensions
-	fp.AutoHeight = false
-	fp.ShowPermissions = false
-	fp.ShowHidden = false
-	// esc belongs to the screen (back/close), not to the picker.
-	fp.KeyMap.Back = key.NewBinding(key.WithKeys("h", "backspace", "left"), key.WithHelp("h", "parent directory"))
-	// Plain styles: the picker writes file names raw, so its output is
-	// sanitised line by line (view.go) and must carry no escapes itself.
-	plain := lipgloss.NewStyle()
-	fp.Styles = filepicker.Styles{
-		DisabledCursor: plain, Cursor: plain, Symlink: plain, Directory: plain, File: plain,
-		DisabledFile: plain, Permission: plain, Selected: plain, DisabledSelected: plain,
-		FileSize:       plain.Width(7).Align(lipgloss.Right),
-		EmptyDirectory: plain.SetString("  no captures here (h: parent directory, a: all files, d: inspect this directory)"),
-	}
-	return fp
 }
 
 func newInput(prompt string, limit int, masked bool) textinput.Model {
@@ -207,7 +177,7 @@ func (m Model) Done() bool { return m.done }
 func (m Model) Capturing() bool { return m.focus != inNone }
 
 // Title names the screen for a tab bar or a window title.
-func (m Model) Title() string { return "events" }
+func (m Model) Title() string { return "event inspector" }
 
 // Path is the inspected file or directory ("" before the first run).
 func (m Model) Path() string { return m.path }

@@ -97,11 +97,11 @@ func (m Model) back() (Model, tea.Cmd) {
 			return m.toPicker()
 		}
 		return m.clamp(), nil
-	case m.stage == stagePick && (m.rep != nil || m.loadErr != ""):
+	case m.atRest():
+		m.done = true
+	default: // the picker, opened from a report
 		m.stage = stageReport
 		return m.clamp(), nil
-	default:
-		m.done = true
 	}
 	return m, nil
 }

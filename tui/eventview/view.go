@@ -9,6 +9,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/events"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // View renders the screen: exactly the height, every line cut to the
@@ -49,11 +50,11 @@ func (m Model) frame(lines []string) string {
 func (m Model) bottomLine() string {
 	switch m.focus {
 	case inPath:
-		return m.pathIn.View()
+		return common.InputView(m.pathIn)
 	case inSecret:
-		return m.secretIn.View()
+		return common.InputView(m.secretIn)
 	case inFilter:
-		return m.filterIn.View()
+		return common.InputView(m.filterIn)
 	}
 	if m.note != "" {
 		return m.muted(m.note)
@@ -92,13 +93,7 @@ func (m Model) pickLines() []string {
 	lines := []string{m.title(),
 		m.muted("enter: inspect a capture or open a directory · d: inspect this whole directory · p: type a path · a: all files · esc: back"),
 		"dir " + termsafe.String(m.picker.CurrentDirectory)}
-	for _, l := range strings.Split(strings.TrimRight(m.picker.View(), "\n"), "\n") {
-		safe := termsafe.String(l)
-		if strings.HasPrefix(l, m.picker.Cursor) {
-			safe = st.Selected.Render(safe)
-		}
-		lines = append(lines, safe)
-	}
+	lines = append(lines, common.PickerLines(m.picker, st)...)
 	return lines
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -35,6 +36,7 @@ type Model struct {
 	gen    int // tick generation: a closed-then-reopened view ignores old ticks
 	seq    uint64
 	count  int
+	lines  []string // the records, one line each, as the buffer held them
 	width  int
 	height int
 }
@@ -63,18 +65,24 @@ func (m Model) Close() Model {
 	return m
 }
 
-// IsOpen reports whether the view is showing.
-func (m Model) IsOpen() bool { return m.open }
-
 func (m Model) tick() tea.Cmd {
 	gen := m.gen
 	return tea.Tick(refreshEvery, func(time.Time) tea.Msg { return TickMsg{gen: gen} })
 }
 
-// SetSize sets the area the view may use.
+// SetSize sets the area the view may use; the records are wrapped to
+// the new width, the newest kept in view if it was.
 func (m Model) SetSize(w, h int) Model {
+	follow := m.vp.AtBottom()
+	rewrap := w != m.width
 	m.width, m.height = w, h
 	m.vp.Width, m.vp.Height = w, max(h-1, 1)
+	if rewrap {
+		m.vp.SetContent(m.wrapped())
+	}
+	if follow {
+		m.vp.GotoBottom()
+	}
 	return m
 }
 
@@ -110,22 +118,66 @@ func (m Model) reload(follow bool) Model {
 	m.seq = m.h.Seq()
 	entries := m.h.Entries()
 	m.count = len(entries)
-	var b strings.Builder
+	m.lines = make([]string, len(entries))
 	for i, e := range entries {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.Format())
+		m.lines[i] = e.Format()
 	}
 	if len(entries) == 0 {
-		b.WriteString("Nothing logged yet: Partner API calls, retries and worker steps of this session appear here.")
+		m.lines = []string{"Nothing logged yet: Partner API calls, retries and worker steps of this session appear here."}
 	}
-	m.vp.SetContent(b.String())
+	m.vp.SetContent(m.wrapped())
 	if follow {
 		m.vp.GotoBottom()
 	}
 	return m
 }
+
+// wrapped is the records wrapped to the width at spaces, continuation
+// lines indented: an ID or key=value is never broken in the middle (not
+// at its hyphens either) unless it alone is wider than the screen. j/k
+// and the page keys scroll.
+func (m Model) wrapped() string {
+	var b strings.Builder
+	for i, l := range m.lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if m.width <= 0 || ansi.StringWidth(l) <= m.width {
+			b.WriteString(l)
+			continue
+		}
+		b.WriteString(strings.Join(wrapWords(l, m.width), "\n"+indent))
+	}
+	return b.String()
+}
+
+// wrapWords packs the space-separated words of l into lines of at most w
+// columns, the continuation lines w minus the indent; a word wider than
+// its line is cut.
+func wrapWords(l string, w int) []string {
+	var lines []string
+	cur, room, rest := "", w, max(w-len(indent), 10)
+	for _, word := range strings.Fields(l) {
+		if cur != "" && ansi.StringWidth(cur)+1+ansi.StringWidth(word) <= room {
+			cur += " " + word
+			continue
+		}
+		if cur != "" {
+			lines = append(lines, cur)
+			cur, room = "", rest
+		}
+		for ansi.StringWidth(word) > room {
+			lines = append(lines, ansi.Truncate(word, room, ""))
+			word = ansi.TruncateLeft(word, room, "")
+			room = rest
+		}
+		cur = word
+	}
+	return append(lines, cur)
+}
+
+// indent starts a record's continuation lines.
+const indent = "    "
 
 // View renders a heading line and the records.
 func (m Model) View() string {

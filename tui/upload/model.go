@@ -15,14 +15,11 @@ package upload
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/filepicker"
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
@@ -134,7 +131,7 @@ func New(c *common.Common, owner common.TabID, conn *session.Conn, opts Options)
 func newModel(c *common.Common, owner common.TabID, be backend, opts Options) Model {
 	ctx, stop := context.WithCancel(context.Background())
 	m := Model{c: c, owner: owner, be: be, keys: DefaultKeyMap(), ctx: ctx, stop: stop,
-		picker: newPicker(opts.Dir), keyIn: newKeyInput(), width: c.Width, height: c.Height}
+		picker: common.NewPicker(opts.Dir, Extensions, "  no files here (h: parent directory, a: all files)"), keyIn: newKeyInput(), width: c.Width, height: c.Height}
 	m.picker.SetHeight(m.pickerHeight())
 	if opts.Path != "" {
 		m, m.initCmd = m.startPlan(common.ExpandHome(opts.Path))
@@ -142,33 +139,6 @@ func newModel(c *common.Common, owner common.TabID, be backend, opts Options) Mo
 	}
 	m.initCmd = m.picker.Init()
 	return m
-}
-
-func newPicker(dir string) filepicker.Model {
-	fp := filepicker.New()
-	if dir == "" {
-		dir = "."
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	fp.CurrentDirectory = dir
-	fp.AllowedTypes = Extensions
-	fp.AutoHeight = false
-	fp.ShowPermissions = false
-	fp.ShowHidden = false
-	// esc belongs to the screen (back/close), not to the picker.
-	fp.KeyMap.Back = key.NewBinding(key.WithKeys("h", "backspace", "left"), key.WithHelp("h", "parent directory"))
-	// Plain styles: the picker writes file names raw, so its output is
-	// sanitised line by line (view.go) and must carry no escapes of its own.
-	plain := lipgloss.NewStyle()
-	fp.Styles = filepicker.Styles{
-		DisabledCursor: plain, Cursor: plain, Symlink: plain, Directory: plain, File: plain,
-		DisabledFile: plain, Permission: plain, Selected: plain, DisabledSelected: plain,
-		FileSize:       plain.Width(7).Align(lipgloss.Right),
-		EmptyDirectory: plain.SetString("  no files here (h: parent directory, a: all files)"),
-	}
-	return fp
 }
 
 func newKeyInput() textinput.Model {

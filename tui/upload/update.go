@@ -41,10 +41,6 @@ type historyMsg struct {
 	err   error
 }
 
-func (m planMsg) Owner() common.TabID    { return m.owner }
-func (m sentMsg) Owner() common.TabID    { return m.owner }
-func (m historyMsg) Owner() common.TabID { return m.owner }
-
 // Update handles keys and the screen's results; every other message goes
 // to the file picker (its directory reads carry the picker's own id).
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
 	up "github.com/nutrab2b/b2bx/upload"
 )
 
@@ -58,13 +59,7 @@ func (m Model) pickLines() []string {
 	s := m.c.Styles
 	lines := []string{m.title() + "  " + m.muted("choose a file · a all files · H history · esc close"),
 		"dir " + termsafe.String(m.cwd())}
-	for _, l := range strings.Split(strings.TrimRight(m.picker.View(), "\n"), "\n") {
-		safe := termsafe.String(l)
-		if strings.HasPrefix(l, m.picker.Cursor) {
-			safe = s.Selected.Render(safe)
-		}
-		lines = append(lines, safe)
-	}
+	lines = append(lines, common.PickerLines(m.picker, s)...)
 	if len(lines) > m.height-1 {
 		lines = lines[:max(m.height-1, 2)]
 	}
@@ -134,7 +129,7 @@ func (m Model) decisionLines() []string {
 	lines := []string{s.Header.Render("Idempotency-Key") + "  " + termsafe.String(p.Key),
 		m.muted("  " + termsafe.String(p.Explain()))}
 	if m.editing {
-		lines = append(lines, m.keyIn.View())
+		lines = append(lines, common.InputView(m.keyIn))
 		if m.keyErr != "" {
 			lines = append(lines, s.Error.Render(s.Marks.Fail+" "+m.keyErr))
 		} else {

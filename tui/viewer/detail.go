@@ -5,6 +5,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/edi/explain"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -38,7 +39,7 @@ func (m Model) detailView(lines int) []string {
 	here := m.segmentIssues(info.Index)
 	for k, is := range here {
 		if k == maxDetailIssues {
-			out = append(out, st.Muted.Render("… "+plural(len(here)-k, "more issue", "more issues")+" here (i lists them)"))
+			out = append(out, st.Muted.Render("… "+human.Count(len(here)-k, "more issue", "more issues")+" here (i lists them)"))
 			break
 		}
 		out = append(out, m.severityMark(is.Severity)+" "+issueText(is))
@@ -52,7 +53,7 @@ func (m Model) detailView(lines int) []string {
 	room := lines - len(out)
 	for k, f := range info.Fields {
 		if k == room-1 && len(info.Fields) > room {
-			out = append(out, st.Muted.Render("… "+plural(len(info.Fields)-k, "more value", "more values")+
+			out = append(out, st.Muted.Render("… "+human.Count(len(info.Fields)-k, "more value", "more values")+
 				" (b2bx parse --describe lists them all)"))
 			break
 		}

@@ -8,6 +8,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // startFlow runs the standalone viewer over a fixture in a 120x40 test
@@ -34,9 +36,17 @@ func waitFor(t *testing.T, tm *teatest.TestModel, what ...string) {
 	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
 }
 
-func finalView(t *testing.T, tm *teatest.TestModel) Standalone {
+func finalView(t *testing.T, tm *teatest.TestModel) standalone {
 	t.Helper()
-	return tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Standalone)
+	return standalone{tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(common.Standalone)}
+}
+
+// standalone is the program's final model with its viewer.
+type standalone struct{ common.Standalone }
+
+func (s standalone) Viewer() Model {
+	v, _ := FromScreen(s.Screen())
+	return v
 }
 
 // TestFlowRejectingContrl: b2bx view on a rejecting CONTRL shows the

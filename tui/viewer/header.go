@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/nutrab2b/b2bx/edi/explain"
+	"github.com/nutrab2b/b2bx/internal/human"
 )
 
 // header is the card above the list: the input, the envelope of the
@@ -17,8 +18,8 @@ func (m Model) header(lines int) []string {
 	st, doc := m.c.Styles, m.doc()
 	ic := doc.InterchangeOf(m.cursor)
 	out := []string{
-		st.Title.Render(m.title) + st.Muted.Render("  "+humanSize(len(doc.Data()))+" · "+plural(doc.Len(), "segment", "segments")+
-			" · "+plural(len(doc.Interchanges), "interchange", "interchanges")+" · "+plural(len(doc.Messages), "message", "messages")),
+		st.Title.Render(m.title) + st.Muted.Render("  "+human.Bytes(int64(len(doc.Data())))+" · "+human.Count(doc.Len(), "segment", "segments")+
+			" · "+human.Count(len(doc.Interchanges), "interchange", "interchanges")+" · "+human.Count(len(doc.Messages), "message", "messages")),
 		m.envelopeLine(ic),
 		m.verdictLine(),
 	}

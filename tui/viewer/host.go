@@ -1,50 +1,62 @@
 package viewer
 
 import (
+	"context"
+	"fmt"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // AtRest reports whether esc has nothing to stop or leave in the viewer:
-// no search is typed or running and the detail pane is shown. A host
-// that lays the viewer over another screen closes it on esc only then.
+// no search is typed or running and the detail pane is shown. On a stack
+// the viewer closes on esc only then.
 func (m Model) AtRest() bool {
 	return !m.input.Focused() && !m.search.running && m.pane == paneDetail
 }
 
-// Closes reports whether k closes a viewer laid over another screen: q,
-// or esc once AtRest, while no search input has the keys. Hosts (a tab,
-// the shell) ask it instead of deciding each for itself.
+// Closes reports whether k closes the viewer on top of a stack: q, or
+// esc once AtRest, while no search input has the keys.
 func (m Model) Closes(k tea.KeyMsg) bool {
 	return !m.Capturing() && (k.String() == "q" || (k.Type == tea.KeyEsc && m.AtRest()))
 }
 
-// MapCmd runs cmd and passes each message it makes through wrap, so a
-// host can tag the viewer's own messages (its search steps) with the
-// owner that must get them back. Batches are mapped message by message;
-// footer notes (common.Info, common.ErrorMsg) pass unchanged, they are
-// the shell's.
-func MapCmd(cmd tea.Cmd, wrap func(tea.Msg) tea.Msg) tea.Cmd {
-	if cmd == nil {
-		return nil
+// Screen is the viewer as a screen of a stack (common.Screen); it owns
+// the file until the stack closes it.
+func (m Model) Screen() common.Screen { return screen{m} }
+
+// FromScreen is the viewer a screen shows, if it is one.
+func FromScreen(s common.Screen) (Model, bool) {
+	v, ok := s.(screen)
+	return v.Model, ok
+}
+
+type screen struct{ Model }
+
+func (s screen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	m, cmd := s.Model.Update(msg)
+	return screen{m}, cmd
+}
+
+func (s screen) SetSize(w, h int) common.Screen { return screen{s.Model.SetSize(w, h)} }
+func (s screen) Close()                         { _ = s.Model.Close() }
+func (s screen) Title() string                  { return "segment viewer" }
+
+// NewStandalone runs the viewer over src as a program of its own (`b2bx
+// view FILE`): q quits, as it closes the viewer in the app.
+func NewStandalone(c *common.Common, src *Source, opts Options) common.Standalone {
+	return common.NewStandalone(c, New(c, src, opts).Screen(), 60, 16,
+		"The viewer needs at least 60x16 characters; enlarge the terminal (q quits).", "? back to the file")
+}
+
+// Opened opens path for a viewer (IO: run it in a tea.Cmd) and returns
+// the Opened for owner's stack, answering request req; a file that
+// cannot be opened comes back as Opened.Err.
+func Opened(ctx context.Context, c *common.Common, owner common.TabID, req uint64, path string, opts Options) common.Opened {
+	src, err := OpenContext(ctx, path)
+	if err != nil {
+		return common.Opened{Tab: owner, Req: req, Err: fmt.Errorf("the viewer cannot open it: %w", err)}
 	}
-	return func() tea.Msg {
-		switch msg := cmd().(type) {
-		case nil:
-			return nil
-		case tea.BatchMsg:
-			out := make(tea.BatchMsg, 0, len(msg))
-			for _, in := range msg {
-				if w := MapCmd(in, wrap); w != nil {
-					out = append(out, w)
-				}
-			}
-			return out
-		case common.Info, common.ErrorMsg:
-			return msg
-		default:
-			return wrap(msg)
-		}
-	}
+	return common.Opened{Tab: owner, Req: req, Screen: New(c, src, opts).Screen()}
 }

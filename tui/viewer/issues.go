@@ -2,13 +2,15 @@ package viewer
 
 import (
 	"strconv"
+
+	"github.com/nutrab2b/b2bx/internal/human"
 )
 
 // issuesView lists the issues around the issue cursor: severity, code,
 // segment and message; enter jumps to the segment.
 func (m Model) issuesView(lines int) []string {
 	st, issues := m.c.Styles, m.doc().Issues()
-	title := "Issues (" + group(len(issues)) + ")"
+	title := "Issues (" + human.Int(len(issues)) + ")"
 	if m.focus == focusIssues {
 		title += "  enter: go to the segment · r: raw bytes · tab: back to the segments"
 	} else {

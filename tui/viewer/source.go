@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/edi/explain"
@@ -30,17 +31,25 @@ type Source struct {
 	err     error // edi.ErrFileChanged once a read faulted
 }
 
+// ErrNotRegular is why the viewer refuses a device or a socket:
+// /dev/zero would be read up to the input limit (a GiB held in memory)
+// before being refused. The viewer shows files; a stream can be saved
+// to one first.
+var ErrNotRegular = errors.New("not a regular file but a device or a socket: the viewer opens files; save the data to a file first")
+
 // Open is OpenContext without a deadline.
 func Open(path string) (*Source, error) { return OpenContext(context.Background(), path) }
 
 // OpenContext reads (or maps) the named file and parses it. The Source
 // owns the file until Close. Parsing 16 MiB takes ~25 ms: the app calls
-// it inside a tea.Cmd. A path named by a person may be anything: a file
-// over edi.DefaultMaxInput is refused before it is read, a FIFO or device
-// is read up to that much, and the open and the parse stop when ctx is
-// done (edi.OpenFileContext, edi.ParseContext with its memory budget).
+// it inside a tea.Cmd. A path named by a person may be anything: a
+// device or socket is refused without reading it (ErrNotRegular), a file
+// over edi.DefaultMaxInput before it is read, a FIFO read as a stream up
+// to that much (the memory of a refused stream is handed back at once),
+// and the open and the parse stop when ctx is done (edi.OpenFileContext,
+// edi.ParseContext with its memory budget).
 func OpenContext(ctx context.Context, path string) (*Source, error) {
-	f, err := edi.OpenFileContext(ctx, path, 0)
+	f, err := openRegular(ctx, path)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
@@ -61,6 +70,24 @@ func OpenContext(ctx context.Context, path string) (*Source, error) {
 	s := newSource(path, doc)
 	s.file = f
 	return s, nil
+}
+
+// openRegular opens path unless it is a device or a socket (a directory
+// edi refuses with its own words).
+func openRegular(ctx context.Context, path string) (*edi.File, error) {
+	fi, err := os.Stat(path) // never blocks, unlike opening a FIFO
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&(os.ModeDevice|os.ModeCharDevice|os.ModeSocket|os.ModeIrregular) != 0 {
+		return nil, ErrNotRegular
+	}
+	f, err := edi.OpenFileContext(ctx, path, 0)
+	var se *edi.SizeError
+	if errors.As(err, &se) && !fi.Mode().IsRegular() {
+		debug.FreeOSMemory() // a stream read up to the limit: do not keep its GiB
+	}
+	return f, err
 }
 
 // FromBytes parses data that stays in memory (a payload just downloaded

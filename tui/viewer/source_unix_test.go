@@ -33,3 +33,14 @@ func TestOpenContextStops(t *testing.T) {
 		t.Fatal("OpenContext did not stop when its context was cancelled")
 	}
 }
+
+// TestOpenContextRefusesDevices: :view /dev/zero is refused at once,
+// without reading up to the input limit (it used to read a GiB first and
+// keep it).
+func TestOpenContextRefusesDevices(t *testing.T) {
+	for _, dev := range []string{"/dev/zero", "/dev/null"} {
+		_, err := OpenContext(context.Background(), dev)
+		require.ErrorIs(t, err, ErrNotRegular, dev)
+		require.ErrorContains(t, err, "cannot read "+dev+": not a regular file")
+	}
+}

@@ -2,13 +2,13 @@ package viewer
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -93,11 +93,11 @@ func fileErrorCmd(src *Source) tea.Cmd {
 func (m Model) statusLine() string {
 	st := m.c.Styles
 	if m.input.Focused() {
-		return m.input.View() + "  " + st.Muted.Render(m.status)
+		return common.InputView(m.input) + "  " + st.Muted.Render(m.status)
 	}
 	pos := "no segments"
 	if n := m.doc().Len(); n > 0 {
-		pos = "segment " + group(m.cursor) + " of " + group(n) + " (0-based)"
+		pos = "segment " + human.Int(m.cursor) + " of " + human.Int(n) + " (0-based)"
 	}
 	left := st.Muted.Render(m.status)
 	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(pos)
@@ -105,45 +105,6 @@ func (m Model) statusLine() string {
 		return left + "  " + pos
 	}
 	return left + strings.Repeat(" ", gap) + pos
-}
-
-// group writes n with thousands separators: 714,656.
-func group(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 || len(s) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	first := len(s) % 3
-	if first == 0 {
-		first = 3
-	}
-	b.WriteString(s[:first])
-	for k := first; k < len(s); k += 3 {
-		b.WriteByte(',')
-		b.WriteString(s[k : k+3])
-	}
-	return b.String()
-}
-
-// humanSize is a byte count for people: 812 B, 12.3 KiB, 16.0 MiB.
-func humanSize(n int) string {
-	switch {
-	case n < 1<<10:
-		return strconv.Itoa(n) + " B"
-	case n < 1<<20:
-		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
-	default:
-		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
-	}
-}
-
-// plural is "1 segment", "2 segments" with thousands separators.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return group(n) + " " + many
 }
 
 // severityMark is the textual mark for an issue severity (NO_COLOR safe).

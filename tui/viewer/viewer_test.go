@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/internal/human"
 )
 
 func TestHeaderCard(t *testing.T) {
@@ -107,7 +108,7 @@ func TestNavigation(t *testing.T) {
 	}
 }
 
-func itoa(n int) string { return strings.TrimSpace(strings.ReplaceAll(group(n), ",", "")) }
+func itoa(n int) string { return strings.TrimSpace(strings.ReplaceAll(human.Int(n), ",", "")) }
 
 func TestDetailPane(t *testing.T) {
 	m := open(t, fixture("orders_d96a.edi"))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -289,19 +290,6 @@ func makeRow(e apiclient.Entry, pos int) Row {
 	return r
 }
 
-// HumanSize formats a byte count: "512 B", "12.3 KiB", "15.0 MiB".
-func HumanSize(n int64) string {
-	switch {
-	case n < 1024:
-		return strconv.FormatInt(n, 10) + " B"
-	case n < 1<<20:
-		return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KiB"
-	case n < 1<<30:
-		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
-	}
-	return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"
-}
-
 // ShortSHA is the first 12 hex digits of a SHA-256 (sanitised).
 func ShortSHA(h string) string {
 	h = termsafe.String(h)
@@ -328,3 +316,7 @@ func Age(now, t time.Time) string {
 	}
 	return strconv.Itoa(int(d/(24*time.Hour))) + "d"
 }
+
+// HumanSize formats a byte count as the CLI does: "512 B", "12.3 KiB",
+// "15.0 MiB".
+var HumanSize = human.Bytes

@@ -1,0 +1,193 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/conntab"
+	"github.com/nutrab2b/b2bx/tui/eventview"
+	"github.com/nutrab2b/b2bx/tui/logview"
+	"github.com/nutrab2b/b2bx/tui/viewer"
+)
+
+// The root stack's screens of their own: the help, the : line and the
+// y/N prompt (the last two draw in the footer, the page stays in view).
+// The others come from their packages: logview, eventview, viewer.
+
+// helpScreen is `?`: the keys of what is under it, the shell's, the
+// commands and the close rule, rendered when it opens.
+type helpScreen struct {
+	common.Base
+	text string
+	keys []key.Binding
+}
+
+func (h helpScreen) Update(tea.Msg) (common.Screen, tea.Cmd) { return h, nil }
+func (h helpScreen) View() string                            { return h.text }
+func (h helpScreen) SetSize(int, int) common.Screen          { return h }
+func (h helpScreen) ShortHelp() []key.Binding                { return h.keys }
+func (h helpScreen) FullHelp() [][]key.Binding               { return [][]key.Binding{h.keys} }
+func (h helpScreen) Title() string                           { return "help" }
+func (h helpScreen) Closes(k tea.KeyMsg) bool {
+	switch k.String() {
+	case "?", "q", "esc":
+		return true
+	}
+	return false
+}
+
+// cmdScreen is the `:` line; enter or esc ends it (Done), the root runs
+// what was entered.
+type cmdScreen struct {
+	common.Base
+	in      textinput.Model
+	entered bool
+	done    bool
+}
+
+func newCmdScreen() (cmdScreen, tea.Cmd) {
+	in := textinput.New()
+	in.Prompt = ":"
+	in.CharLimit = 200
+	_ = in.Cursor.SetMode(cursor.CursorStatic)
+	cmd := in.Focus()
+	return cmdScreen{in: in}, cmd
+}
+
+func (c cmdScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		switch k.Type {
+		case tea.KeyEsc:
+			c.done = true
+			return c, nil
+		case tea.KeyEnter:
+			c.done, c.entered = true, true
+			return c, nil
+		}
+	}
+	var cmd tea.Cmd
+	c.in, cmd = c.in.Update(msg)
+	return c, cmd
+}
+
+func (c cmdScreen) View() string { return common.InputView(c.in) }
+func (c cmdScreen) SetSize(w, _ int) common.Screen {
+	c.in.Width = max(w-2, 10)
+	return c
+}
+func (c cmdScreen) Capturing() bool        { return true }
+func (c cmdScreen) Closes(tea.KeyMsg) bool { return false }
+func (c cmdScreen) Title() string          { return "command" }
+func (c cmdScreen) Done() bool             { return c.done }
+func (c cmdScreen) Value() string          { return c.in.Value() }
+func (c cmdScreen) footer() bool           { return true }
+
+// inFooter reports whether s draws in the footer (the : line, a prompt).
+func inFooter(s common.Screen) bool {
+	f, ok := s.(interface{ footer() bool })
+	return ok && f.footer()
+}
+
+// page is the screen the body shows: the highest root screen that is not
+// a footer one, nil when the active page (list or tab) shows.
+func (m Model) page() common.Screen {
+	ss := m.screens.Screens()
+	for i := len(ss) - 1; i >= 0; i-- {
+		if !inFooter(ss[i]) {
+			return ss[i]
+		}
+	}
+	return nil
+}
+
+// push puts s on the root stack.
+func (m Model) push(s common.Screen) (Model, tea.Cmd) {
+	cmd := m.screens.Push(s)
+	return m.layout(), cmd
+}
+
+// rootMsg is an owned message for the root stack.
+func (m Model) rootMsg(msg common.Owned) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case common.Opened:
+		cmd, err := m.screens.Open(msg)
+		if err != nil {
+			return m.showError(common.ErrorMsg{Text: termsafe.String(err.Error())}), nil
+		}
+		return m.layout(), cmd
+	case common.ScreenMsg:
+		return m.finished(m.screens.Deliver(msg))
+	}
+	return m, nil
+}
+
+// finished acts on a root screen that left the stack: the : line runs
+// what was entered, a prompt does what was answered.
+func (m Model) finished(done common.Screen, cmd tea.Cmd) (Model, tea.Cmd) {
+	m = m.layout()
+	switch d := done.(type) {
+	case cmdScreen:
+		if d.entered {
+			var run tea.Cmd
+			m, run = m.run(d.in.Value())
+			return m, tea.Batch(cmd, run)
+		}
+	case promptScreen:
+		return m.answer(d)
+	}
+	return m, cmd
+}
+
+// openView is :view PATH: in a connection tab the tab opens it (next to
+// v and D on its stored payloads); on the connection list the root
+// stack does.
+func (m Model) openView(path string) (Model, tea.Cmd) {
+	path = strings.TrimSpace(path)
+	if t := m.activeTab(); t != nil {
+		id := t.id
+		return m, func() tea.Msg { return conntab.ViewMsg{Tab: id, Path: path} }
+	}
+	if path == "" {
+		return m.showError(common.ErrorMsg{Text: ":view needs a file: :view PATH (in a connection's tab, v views a downloaded entry)"}), nil
+	}
+	path = common.ExpandHome(path)
+	req, ctx := m.screens.Prepare(m.ctx, "opening the viewer")
+	c := m.c
+	return m, func() tea.Msg { return viewer.Opened(ctx, c, common.RootOwner, req, path, viewer.Options{}) }
+}
+
+// openEvents opens the event inspector (a fresh one) on path, or on the
+// file picker when path is "". With a connection tab active, K in it
+// reads that profile's webhook secret from the session's store.
+func (m Model) openEvents(path string) (Model, tea.Cmd) {
+	if _, ok := eventview.FromScreen(m.screens.Top()); ok {
+		m.screens.Pop()
+	}
+	opts := eventview.Options{Path: path}
+	if t := m.activeTab(); t != nil {
+		opts.Profile, opts.Store = t.name, m.secretStore()
+	}
+	return m.push(eventview.New(m.c, opts).Screen())
+}
+
+// openLog is L: the session log.
+func (m Model) openLog() (Model, tea.Cmd) {
+	return m.push(logview.NewModel(m.c, m.logH).Screen())
+}
+
+// secretStore is the session's secret store when the backend has one.
+func (m Model) secretStore() credentials.SecretStore {
+	if s, ok := m.be.(interface {
+		SecretStore() credentials.SecretStore
+	}); ok {
+		return s.SecretStore()
+	}
+	return nil
+}

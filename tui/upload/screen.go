@@ -1,0 +1,39 @@
+package upload
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/tui/common"
+)
+
+// Closes reports whether k closes the upload screen on top of its
+// stack: q, or esc on the file list, while no key is typed and nothing
+// is being sent (closing then would leave the outcome unknown; q then
+// asks the app's y/N instead).
+func (m Model) Closes(k tea.KeyMsg) bool {
+	if m.Capturing() || m.Pending() != "" {
+		return false
+	}
+	return k.String() == "q" || (k.Type == tea.KeyEsc && m.stage == stagePick && !m.showHistory)
+}
+
+// Title names the screen.
+func (m Model) Title() string { return "upload ORDERS" }
+
+// Screen is the upload screen as a screen of a stack (common.Screen).
+func (m Model) Screen() common.Screen { return screen{m} }
+
+// FromScreen is the upload screen a screen shows, if it is one.
+func FromScreen(s common.Screen) (Model, bool) {
+	v, ok := s.(screen)
+	return v.Model, ok
+}
+
+type screen struct{ Model }
+
+func (s screen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	m, cmd := s.Model.Update(msg)
+	return screen{m}, cmd
+}
+
+func (s screen) SetSize(w, h int) common.Screen { return screen{s.Model.SetSize(w, h)} }
