@@ -213,3 +213,7 @@ func TestPlanRecordsFixes(t *testing.T) {
 		t.Fatalf("recorded %+v", last)
 	}
 }
+
+func spoolRec(business string) spool.UploadRecord {
+	return spool.UploadRecord{ConnectionID: testConn, BusinessID: business}
+}

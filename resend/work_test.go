@@ -1,0 +1,116 @@
+package resend
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nutrab2b/b2bx/edi"
+)
+
+func TestNewWorkCopyNeverOverwrites(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "work", "c")
+	rec := spoolRec("PO-4712")
+	p1, err := NewWorkCopy(dir, rec, []byte("one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := NewWorkCopy(dir, rec, []byte("two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(p1) != "PO-4712-fix.edi" || filepath.Base(p2) != "PO-4712-fix-2.edi" {
+		t.Fatalf("paths %s, %s", p1, p2)
+	}
+	for p, want := range map[string]string{p1: "one", p2: "two"} {
+		b, _ := os.ReadFile(p)
+		fi, _ := os.Stat(p)
+		if string(b) != want || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %q %v", p, b, fi.Mode())
+		}
+	}
+}
+
+// The "E" flow without the app: copy the rejected bytes, run the shipped
+// fix script as the editor, review the result.
+func TestReviewFixAfterEditor(t *testing.T) {
+	st, rec := rejectedStore(t, "testdata/contrl_rejects_42.edi")
+	l := linked(t, st)
+	rejected, _ := os.ReadFile(rejectable)
+	orders, _ := edi.Parse(rejected)
+	pins, err := Pins(orders, parseFile(t, "testdata/contrl_rejects_42.edi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := NewWorkCopy(WorkDir(st, testConn), rec, rejected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(path, st.Root()) {
+		t.Fatalf("work copy %s outside the store", path)
+	}
+
+	// Not edited: nothing changed, and sending it is refused.
+	r, err := ReviewFix(t.Context(), st, l, rec, rejected, path, pins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Unchanged || len(r.Changes) != 0 || !errors.Is(r.Refused, ErrSameAsRejected) {
+		t.Fatalf("unedited review = %+v", r)
+	}
+
+	out, err := exec.Command("sh", filepath.Join("..", "testdata", "fix-rejectable.sh"), path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("fix script: %v %s", err, out)
+	}
+	r, err = ReviewFix(t.Context(), st, l, rec, rejected, path, pins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Unchanged || r.Refused != nil || r.Preflight.Blocked() {
+		t.Fatalf("review = %+v", r)
+	}
+	if len(r.Changes) != 1 || r.Changes[0].Kind != Changed || r.Changes[0].Old != 6 ||
+		!strings.Contains(r.Changes[0].OldText, "4012345000008") || !strings.Contains(r.Changes[0].NewText, "4012345000009") {
+		t.Fatalf("changes = %+v", r.Changes)
+	}
+	if !strings.HasPrefix(r.Changes[0].String(), "~ 7 NAD+BY+4012345000008") {
+		t.Fatalf("change line %q", r.Changes[0].String())
+	}
+	if r.Plan.Key != "4012345000009:PO-4712:orders:2" || r.Plan.Fixes != "up-1" {
+		t.Fatalf("key plan %q fixes %q", r.Plan.Key, r.Plan.Fixes)
+	}
+	// pins: NAD element (touched), DTM (not), the out-of-range one on UNH (not).
+	if len(r.Touched) != 3 || !r.Touched[0] || r.Touched[1] || r.Touched[2] {
+		t.Fatalf("touched = %v for %+v", r.Touched, pins)
+	}
+	// Nothing was reserved by the review.
+	if h, _ := st.Uploads(testConn); len(h) != 1 {
+		t.Fatalf("history has %d records", len(h))
+	}
+}
+
+func TestDiffSegmentsAddRemove(t *testing.T) {
+	doc := func(s string) *edi.Document {
+		d, err := edi.Parse([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a := doc("UNB+UNOA:3+A+B+250101:1200+R'UNH+1+ORDERS:D:96A:UN'BGM+220+P+9'DTM+137:20250101:102'LIN+1'UNT+5+1'UNZ+1+R'")
+	b := doc("UNB+UNOA:3+A+B+250101:1200+R'UNH+1+ORDERS:D:96A:UN'BGM+220+P+9'LIN+1'QTY+21:2'UNT+5+1'UNZ+1+R'")
+	got := DiffSegments(a, b)
+	if len(got) != 2 || got[0].Kind != Removed || got[0].Old != 3 || got[1].Kind != Added || got[1].New != 4 {
+		t.Fatalf("diff = %+v", got)
+	}
+	if got[0].String() != "- 4 DTM+137:20250101:102'" || got[1].String() != "+ 5 QTY+21:2'" {
+		t.Fatalf("lines %q %q", got[0], got[1])
+	}
+	if d := DiffSegments(a, a); len(d) != 0 {
+		t.Fatalf("self diff %+v", d)
+	}
+}
