@@ -107,7 +107,7 @@ func TestDiffSegmentsAddRemove(t *testing.T) {
 	if len(got) != 2 || got[0].Kind != Removed || got[0].Old != 3 || got[1].Kind != Added || got[1].New != 4 {
 		t.Fatalf("diff = %+v", got)
 	}
-	if got[0].String() != "- 4 DTM+137:20250101:102'" || got[1].String() != "+ 5 QTY+21:2'" {
+	if got[0].String() != "- 4 DTM+137:20250101:102" || got[1].String() != "+ 5 QTY+21:2" {
 		t.Fatalf("lines %q %q", got[0], got[1])
 	}
 	if d := DiffSegments(a, a); len(d) != 0 {
