@@ -82,7 +82,7 @@ func (e *SameAsRejectedError) Error() string {
 	if e.Fixes {
 		what = "it is the upload this file is meant to fix"
 	}
-	return fmt.Sprintf("%s: upload %s (key %s, sent %s) had exactly these bytes (sha256 %s) and %s; nothing was sent. "+
+	return fmt.Sprintf("%s: %s (key %s, sent %s) had exactly these bytes (sha256 %s) and %s; nothing was sent. "+
 		"Fix the file and upload the fix: changed bytes get a new idempotency key. "+
 		"To send the same bytes again anyway, add --force (command line only)",
 		ErrSameAsRejected, uploadName(r.Upload), termsafe.String(r.Upload.Key), r.Upload.Time.Format("2006-01-02 15:04:05Z07:00"),

@@ -86,7 +86,7 @@ func TestGuardRefusesBytesOfARejectedUpload(t *testing.T) {
 	if !errors.Is(err, ErrSameAsRejected) || !errors.As(err, &se) {
 		t.Fatalf("Guard = %v, want ErrSameAsRejected", err)
 	}
-	for _, want := range []string{"upload up-1", rec.Key, "CONTRL: rejected", "dlv-contrl-1", "nothing was sent", "--force", "new idempotency key"} {
+	for _, want := range []string{": upload up-1 (key " + rec.Key + ",", "CONTRL: rejected", "dlv-contrl-1", "nothing was sent", "--force", "new idempotency key"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
