@@ -157,9 +157,28 @@ func EncodeJSON(w io.Writer, t Table) error {
 	return err
 }
 
+// writeJSONString writes s as a JSON string: plain printable ASCII
+// without quote or backslash as it is, anything else through
+// encoding/json.
 func writeJSONString(b *bytes.Buffer, s string) {
-	q, _ := json.Marshal(s) // a string always marshals
-	b.Write(q)
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
+	var q bytes.Buffer
+	enc := json.NewEncoder(&q)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	b.Write(bytes.TrimSuffix(q.Bytes(), []byte("\n")))
 }
 
 // CSVCell is a cell as CSV exports write it: sanitised by termsafe, and

@@ -54,7 +54,7 @@ func TestCSVReadsBackSanitisedAndNeutralised(t *testing.T) {
 
 func TestJSONKeepsColumnOrder(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "out.json")
-	tb := Table{Name: "uploads", Columns: []string{"z", "a"}, Rows: [][]string{{"1", "=2"}, {"x\x1b"}}}
+	tb := Table{Name: "uploads", Columns: []string{"z", "a"}, Rows: [][]string{{"1", "=2"}, {"x\x1b"}, {`q"<ü>\`, "\u009b"}}}
 	if err := WriteTable(p, tb, false); err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +67,10 @@ func TestJSONKeepsColumnOrder(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v: %s", err, b)
 	}
-	if got.Table != "uploads" || len(got.Rows) != 2 || got.Rows[0]["a"] != "=2" || got.Rows[1]["z"] != "x^[" || got.Rows[1]["a"] != "" {
+	if got.Table != "uploads" || len(got.Rows) != 3 || got.Rows[2]["z"] != `q"<ü>\` || got.Rows[2]["a"] != "<U+009B>" || got.Rows[0]["a"] != "=2" || got.Rows[1]["z"] != "x^[" || got.Rows[1]["a"] != "" {
 		t.Fatalf("decoded %+v", got)
 	}
-	if !bytes.Contains(b, []byte(`{"z": "1", "a": "=2"}`)) {
+	if !bytes.Contains(b, []byte(`{"z": "1", "a": "=2"}`)) || !bytes.Contains(b, []byte(`"a": "<U+009B>"`)) {
 		t.Fatalf("keys not in column order: %s", b)
 	}
 	empty := filepath.Join(t.TempDir(), "e.json")

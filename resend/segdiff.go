@@ -1,6 +1,7 @@
 package resend
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -49,16 +50,17 @@ const maxDiffCells = 4_000_000
 // rest aligned by a longest common subsequence; a removed and an added
 // segment at the same place become one Changed.
 func DiffSegments(a, b *edi.Document) []SegmentChange {
-	as, bs := rawSegments(a), rawSegments(b)
+	na, nb := a.Len(), b.Len()
+	same := func(i, j int) bool { return bytes.Equal(a.Segment(i).Raw(), b.Segment(j).Raw()) }
 	pre := 0
-	for pre < len(as) && pre < len(bs) && as[pre] == bs[pre] {
+	for pre < na && pre < nb && same(pre, pre) {
 		pre++
 	}
 	suf := 0
-	for suf < len(as)-pre && suf < len(bs)-pre && as[len(as)-1-suf] == bs[len(bs)-1-suf] {
+	for suf < na-pre && suf < nb-pre && same(na-1-suf, nb-1-suf) {
 		suf++
 	}
-	x, y := as[pre:len(as)-suf], bs[pre:len(bs)-suf]
+	x, y := rawSegments(a, pre, na-suf), rawSegments(b, pre, nb-suf)
 	var ops []byte // '=', '-', '+' over x and y
 	if len(x)*len(y) > maxDiffCells {
 		ops = append([]byte(strings.Repeat("-", len(x))), strings.Repeat("+", len(y))...)
@@ -87,10 +89,11 @@ func DiffSegments(a, b *edi.Document) []SegmentChange {
 	return out
 }
 
-func rawSegments(d *edi.Document) []string {
-	out := make([]string, d.Len())
-	for i := range out {
-		out[i] = string(d.Segment(i).Raw())
+// rawSegments are the bytes of segments from to to-1, as strings.
+func rawSegments(d *edi.Document, from, to int) []string {
+	out := make([]string, 0, max(0, to-from))
+	for i := from; i < to; i++ {
+		out = append(out, string(d.Segment(i).Raw()))
 	}
 	return out
 }
