@@ -336,3 +336,26 @@ func keyLines(s string) map[string]int {
 	}
 	return out
 }
+
+// Help lists the actions of scope (all scopes for "") with the keys
+// bound to them, in the order given, for the help screen: "p        process:
+// claim, download, verify, store, acknowledge" shows what the user's
+// config.toml made of the defaults.
+func (c *Config) Help(actions []Action, scope string) []string {
+	var out []string
+	for _, a := range actions {
+		if scope != "" && a.Scope != scope {
+			continue
+		}
+		keys := c.Keys[a.Name]
+		if keys == nil {
+			keys = a.Keys
+		}
+		line := fmt.Sprintf("%-10s %s", strings.Join(keys, ", "), a.Name)
+		if a.Help != "" {
+			line += ": " + a.Help
+		}
+		out = append(out, line)
+	}
+	return out
+}

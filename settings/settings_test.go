@@ -182,3 +182,19 @@ func TestStateRoundTripAndFresh(t *testing.T) {
 		t.Fatal("Path")
 	}
 }
+
+func TestHelpShowsBoundKeys(t *testing.T) {
+	acts := append([]Action(nil), actions...)
+	acts[2].Help = "claim, download, verify, store, acknowledge"
+	cfg, err := Load(write(t, "[keys]\nprocess = [\"p\", \"enter\"]\n"), acts, slots, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cfg.Help(acts, "mailbox")
+	if len(got) != 2 || got[0] != "p, enter   process: claim, download, verify, store, acknowledge" || got[1] != "W          worker" {
+		t.Fatalf("help %q", got)
+	}
+	if len(cfg.Help(acts, "")) != len(acts) {
+		t.Fatal("all scopes")
+	}
+}
