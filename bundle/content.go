@@ -138,11 +138,8 @@ func uploadBundle(ctx context.Context, b *builder, o Options, l *upload.Linked, 
 	if t := resend.ResendText(hist, rec); t != "" {
 		fmt.Fprintf(readme, "  It is a %s.\n", t)
 	}
-	ref := resend.FixesRef(rec)
-	for _, r := range spool.Attempts(hist) {
-		if r.Fixes != "" && r.Fixes == ref {
-			fmt.Fprintf(readme, "  It was fixed and sent again as upload %s (key %s, %s at %s).\n", safe(r.UploadID), safe(r.Key), r.Outcome, stamp(r.Time))
-		}
+	for _, r := range resend.FixedBy(hist, rec) {
+		fmt.Fprintf(readme, "  It was fixed and sent again as upload %s (key %s, %s at %s).\n", safe(r.UploadID), safe(r.Key), r.Outcome, stamp(r.Time))
 	}
 	fmt.Fprintf(ids, "connection          %s\nuploadId            %s\ninterchangeId       %s\nidempotencyKey      %s\ncorrelationId       %s\n",
 		safe(rec.ConnectionID), safe(rec.UploadID), safe(rec.InterchangeID), safe(rec.Key), safe(rec.CorrelationID))

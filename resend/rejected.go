@@ -186,3 +186,16 @@ func shortSHA(s string) string {
 	}
 	return s
 }
+
+// FixedBy lists the attempts of history (append order) that name r as
+// the upload they fix, oldest first: the other direction of ResendText.
+func FixedBy(history []spool.UploadRecord, r spool.UploadRecord) []spool.UploadRecord {
+	ref := FixesRef(r)
+	var out []spool.UploadRecord
+	for _, a := range spool.Attempts(history) {
+		if a.Fixes != "" && a.Fixes == ref && !(a.Key == r.Key && strings.EqualFold(a.SHA256, r.SHA256)) {
+			out = append(out, a)
+		}
+	}
+	return out
+}

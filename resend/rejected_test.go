@@ -185,6 +185,12 @@ func TestFindUploadAndResendText(t *testing.T) {
 	if ResendText(hist, done) != "" {
 		t.Fatal("an upload that fixes nothing")
 	}
+	fix := spool.UploadRecord{Key: "k:2", SHA256: "bb", Fixes: "up-7", Outcome: spool.OutcomeAccepted, UploadID: "up-8"}
+	other := spool.UploadRecord{Key: "k:3", SHA256: "cc", Fixes: "up-9", Outcome: spool.OutcomeAccepted}
+	fb := FixedBy(append(hist, fix, other), done)
+	if len(fb) != 1 || fb[0].UploadID != "up-8" {
+		t.Fatalf("FixedBy = %+v", fb)
+	}
 }
 
 // The plan of a fix records which upload it fixes, and the fix (other

@@ -83,6 +83,9 @@ type Review struct {
 	// Touched says for each pin given to ReviewFix whether the edit
 	// changed or removed the segment it names.
 	Touched []bool
+	// Notes are what the operator should know before sending (e.g.
+	// ControlRefNote), terminal-safe.
+	Notes []string
 }
 
 // ReviewFix reviews the edited work copy at path against the rejected
@@ -116,7 +119,23 @@ func ReviewFix(ctx context.Context, store *spool.Store, l *upload.Linked, rec sp
 	}
 	r.Plan.Fixes = FixesRef(rec)
 	r.Refused = Guard(l, pf.SHA256, &rec, false)
+	if n := ControlRefNote(rec, pf); n != "" {
+		r.Notes = append(r.Notes, n)
+	}
 	return r, nil
+}
+
+// ControlRefNote warns when a fix keeps the interchange control
+// reference (UNB 0020) of the upload it fixes: partners often refuse a
+// repeated reference as a duplicate interchange, and their CONTRLs to
+// the two (which name the reference) cannot be told apart. "" when the
+// reference is new or unknown.
+func ControlRefNote(fixes spool.UploadRecord, pf *upload.Preflight) string {
+	if pf == nil || pf.Facts == nil || fixes.ControlRef == "" || pf.Facts.ControlRef != fixes.ControlRef {
+		return ""
+	}
+	return "the fix keeps the interchange control reference " + termsafe.String(fixes.ControlRef) +
+		" of the rejected upload: partners often refuse a repeated reference as a duplicate, and their CONTRLs to the two cannot be told apart; give UNB and UNZ a new reference (data element 0020)"
 }
 
 // touched marks the pins whose segment a change removed or replaced.

@@ -87,6 +87,17 @@ func TestReviewFixAfterEditor(t *testing.T) {
 	if len(r.Touched) != 3 || !r.Touched[0] || r.Touched[1] || r.Touched[2] {
 		t.Fatalf("touched = %v for %+v", r.Touched, pins)
 	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "keeps the interchange control reference ICR0042") {
+		t.Fatalf("notes %q", r.Notes)
+	}
+	// A fix with a new reference: no note.
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(b), "ICR0042", "ICR0043")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = ReviewFix(t.Context(), st, l, rec, rejected, path, pins); err != nil || len(r.Notes) != 0 || len(r.Changes) != 3 {
+		t.Fatalf("new reference: %+v %v", r, err)
+	}
 	// Nothing was reserved by the review.
 	if h, _ := st.Uploads(testConn); len(h) != 1 {
 		t.Fatalf("history has %d records", len(h))

@@ -41,24 +41,10 @@ func runBundle(ctx context.Context, e *env, args []string) int {
 	switch {
 	case len(pos) != 1:
 		return fail(e, name, *asJSON, exitUsage, errors.New("give one DELIVERY-ID (a fetched deliveryAttemptId) or UPLOAD-ID (an upload id or idempotency key)"))
-	case (*profile == "") == (*conn == ""):
-		return fail(e, name, *asJSON, exitUsage, errors.New("choose the connection with -c NAME or --connection ID"))
 	}
-	t := connTarget{ConnectionID: *conn}
-	if *profile != "" {
-		f, err := loadProfiles(e)
-		if err == nil {
-			p, ferr := findProfile(f, *profile)
-			err = ferr
-			t = connTarget{Name: p.Name, ConnectionID: p.ConnectionID, StoreDir: p.StoreDir}
-		}
-		if err != nil {
-			return fail(e, name, *asJSON, exitUsage, err)
-		}
-	}
-	store, err := openSpool(e, t)
+	t, store, code, err := localStore(e, *profile, *conn)
 	if err != nil {
-		return fail(e, name, *asJSON, exitStorage, err)
+		return fail(e, name, *asJSON, code, err)
 	}
 	res, err := bundle.Write(ctx, bundle.Options{Store: store, ConnectionID: t.ConnectionID, ID: pos[0], OutDir: *out,
 		Version: readBuildInfo().String(), Timeline: bundleTimeline})

@@ -31,6 +31,11 @@ func (u *uploadCmd) guardResend(ctx context.Context, store *spool.Store, connect
 	if err != nil {
 		return fail(u.e, "upload", u.f.asJSON, exitStorage, fmt.Errorf("reading the partner's answers failed, nothing was sent: %w", err))
 	}
+	if fixes != nil {
+		if n := resend.ControlRefNote(*fixes, u.plan.Preflight); n != "" {
+			fmt.Fprintf(u.e.stderr, "b2bx upload: note: %s\n", n)
+		}
+	}
 	if err := resend.Guard(l, u.plan.Preflight.SHA256, fixes, false); err != nil {
 		if !u.f.force {
 			return fail(u.e, "upload", u.f.asJSON, exitUsage, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +36,12 @@ func TestUploadFixesAndRefusesRejectedBytes(t *testing.T) {
 
 	code, _, errOut = s.run(t, "", "fetch", "--next", "--ack")
 	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut = runCmd(t, "", s.env, "uploads", "--connection", cliConn, "--json")
+	require.Equal(t, exitOK, code, errOut)
+	rows := decodeJSON[[]uploadsJSON](t, out)
+	require.Len(t, rows, 1)
+	require.True(t, rows[0].Rejected, "uploads shows the rejection")
+	require.Equal(t, "answered by CONTRL: rejected (1 error)", rows[0].Answers)
 
 	code, _, errOut = s.run(t, "", "upload", bad)
 	require.Equal(t, exitUsage, code)
@@ -64,9 +71,42 @@ func TestUploadFixesAndRefusesRejectedBytes(t *testing.T) {
 	require.Contains(t, out, "fixes         resend of upload "+first.UploadID+" (key "+first.Key+")")
 	require.Contains(t, out, "4012345000009:PO-4712:orders:3")
 	require.Contains(t, out, "(HTTP 202)")
+	require.Contains(t, errOut, "note: the fix keeps the interchange control reference ICR0042")
 
 	h := s.history(t)
 	last := h[len(h)-1]
 	require.Equal(t, first.UploadID, last.Fixes, "the history records the link")
 	require.Equal(t, first.UploadID, h[len(h)-2].Fixes, "already in the pending record")
+	fix := decodeJSON[uploadJSON](t, func() string {
+		_, out, _ := s.run(t, "", "upload", fixed, "--replay", "--json")
+		return out
+	}())
+
+	// The history shows both directions, and exports as CSV.
+	code, out, errOut = runCmd(t, "", s.env, "uploads", "--connection", cliConn)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "resend of upload "+first.UploadID)
+	require.Contains(t, out, "fixed by upload "+fix.UploadID)
+	code, out, errOut = runCmd(t, "", s.env, "uploads", "--connection", cliConn, "--json")
+	require.Equal(t, exitOK, code, errOut)
+	rows = decodeJSON[[]uploadsJSON](t, out)
+	require.Equal(t, first.UploadID, rows[len(rows)-1].UploadID, "newest first")
+	require.Equal(t, first.UploadID, rows[0].Fixes)
+
+	csvPath := filepath.Join(t.TempDir(), "uploads.csv")
+	code, _, errOut = runCmd(t, "", s.env, "uploads", "--connection", cliConn, "-o", csvPath)
+	require.Equal(t, exitOK, code, errOut)
+	f, err := os.Open(csvPath)
+	require.NoError(t, err)
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	require.NoError(t, err)
+	require.Len(t, recs, 1+len(rows))
+	require.Equal(t, "fixes", recs[0][13])
+	require.Equal(t, first.UploadID, recs[1][13])
+	code, _, errOut = runCmd(t, "", s.env, "uploads", "--connection", cliConn, "-o", csvPath)
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "the file exists")
+	code, _, errOut = runCmd(t, "", s.env, "uploads", "--connection", cliConn, "-o", csvPath, "--force")
+	require.Equal(t, exitOK, code, errOut)
 }
