@@ -61,7 +61,7 @@ func TestFixAndResendRejectedOrders(t *testing.T) {
 	require.Contains(t, r.stderr, "identical to an upload the partner rejected")
 
 	// What E does: a work copy, then $EDITOR on it.
-	work := filepath.Join(t.TempDir(), "PO-4712-fix.edi")
+	work := filepath.Join(t.TempDir(), "PO-4720-fix.edi")
 	b, err := os.ReadFile(bad)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(work, b, 0o600))
@@ -73,7 +73,7 @@ func TestFixAndResendRejectedOrders(t *testing.T) {
 	var fixed uploadResult
 	decodeJSON(t, r, &fixed)
 	require.Equal(t, 202, fixed.HTTPStatus)
-	require.Equal(t, "4012345000009:PO-4712:orders:2", fixed.Key, "the fix gets a new key")
+	require.Equal(t, "4012345000009:PO-4720:orders:2", fixed.Key, "the fix gets a new key")
 	waitUntil(t, 20*time.Second, "the partner's ORDRSP to the fix (sent only for an accepted interchange)", func() bool {
 		for _, e := range listAll(t, w, s, de) {
 			if !before[e.DeliveryAttemptID] && e.MessageType == "ORDRSP" {

@@ -115,7 +115,7 @@ func TestAperakPins(t *testing.T) {
 	})
 	other := parseFile(t, filepath.Join("..", "testdata", "edifact", "orders_d96a.edi")) // PO-4711
 	if p := AperakPins(other, parseFile(t, "testdata/aperak_42.edi").Messages[0].Summary().Aperak); len(p) != 0 {
-		t.Fatalf("an APERAK for PO-4712 pinned PO-4711: %+v", p)
+		t.Fatalf("an APERAK for PO-4720 pinned PO-4711: %+v", p)
 	}
 }
 

@@ -49,8 +49,8 @@ func rejectedStore(t *testing.T, answer string) (*spool.Store, spool.UploadRecor
 		t.Fatal(err)
 	}
 	rec := spool.UploadRecord{Time: t0, ConnectionID: testConn, File: rejectable, Size: int64(len(data)), SHA256: sum(data),
-		Key: "4012345000009:PO-4712:orders:1", N: 1, SenderID: "4012345000009", BusinessID: "PO-4712",
-		RecipientID: "4098765000007", ControlRef: "ICR0042", DocNumbers: []string{"PO-4712"},
+		Key: "4012345000009:PO-4720:orders:1", N: 1, SenderID: "4012345000009", BusinessID: "PO-4720",
+		RecipientID: "4098765000007", ControlRef: "ICR0042", DocNumbers: []string{"PO-4720"},
 		Outcome: spool.OutcomeAccepted, HTTPStatus: 202, UploadID: "up-1", Status: "received"}
 	if err := st.AppendUpload(rec); err != nil {
 		t.Fatal(err)
@@ -204,7 +204,7 @@ func TestPlanRecordsFixes(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Fixes = FixesRef(rec)
-	if p.Key != "4012345000009:PO-4712:orders:2" {
+	if p.Key != "4012345000009:PO-4720:orders:2" {
 		t.Fatalf("key = %q, want the next number", p.Key)
 	}
 	if err := p.Reserve(); err != nil {
@@ -215,7 +215,7 @@ func TestPlanRecordsFixes(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := hist[len(hist)-1]
-	if last.Fixes != "up-1" || ResendText(hist, last) != "resend of upload up-1 (key 4012345000009:PO-4712:orders:1)" {
+	if last.Fixes != "up-1" || ResendText(hist, last) != "resend of upload up-1 (key 4012345000009:PO-4720:orders:1)" {
 		t.Fatalf("recorded %+v", last)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 func TestNewWorkCopyNeverOverwrites(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "work", "c")
-	rec := spoolRec("PO-4712")
+	rec := spoolRec("PO-4720")
 	p1, err := NewWorkCopy(dir, rec, []byte("one"))
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +22,7 @@ func TestNewWorkCopyNeverOverwrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if filepath.Base(p1) != "PO-4712-fix.edi" || filepath.Base(p2) != "PO-4712-fix-2.edi" {
+	if filepath.Base(p1) != "PO-4720-fix.edi" || filepath.Base(p2) != "PO-4720-fix-2.edi" {
 		t.Fatalf("paths %s, %s", p1, p2)
 	}
 	for p, want := range map[string]string{p1: "one", p2: "two"} {
@@ -80,7 +80,7 @@ func TestReviewFixAfterEditor(t *testing.T) {
 	if !strings.HasPrefix(r.Changes[0].String(), "~ 7 NAD+BY+4012345000008") {
 		t.Fatalf("change line %q", r.Changes[0].String())
 	}
-	if r.Plan.Key != "4012345000009:PO-4712:orders:2" || r.Plan.Fixes != "up-1" {
+	if r.Plan.Key != "4012345000009:PO-4720:orders:2" || r.Plan.Fixes != "up-1" {
 		t.Fatalf("key plan %q fixes %q", r.Plan.Key, r.Plan.Fixes)
 	}
 	// pins: NAD element (touched), DTM (not), the out-of-range one on UNH (not).

@@ -69,7 +69,7 @@ func TestUploadFixesAndRefusesRejectedBytes(t *testing.T) {
 	code, out, errOut = s.run(t, "", "upload", fixed, "--fixes", first.UploadID)
 	require.Equal(t, exitOK, code, errOut)
 	require.Contains(t, out, "fixes         resend of upload "+first.UploadID+" (key "+first.Key+")")
-	require.Contains(t, out, "4012345000009:PO-4712:orders:3")
+	require.Contains(t, out, "4012345000009:PO-4720:orders:3")
 	require.Contains(t, out, "(HTTP 202)")
 	require.Contains(t, errOut, "note: the fix keeps the interchange control reference ICR0042")
 
