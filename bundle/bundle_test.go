@@ -95,3 +95,27 @@ func TestBundleScrubsPayloadSecrets(t *testing.T) {
 		t.Fatalf("checks:\n%s", checks)
 	}
 }
+
+// A payload with thousands of errors gets the first excerpts and a line
+// saying there are more.
+func TestBundleBoundsExcerpts(t *testing.T) {
+	st, err := spool.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte("UNB+UNOA:3+A+B+250101:1200+R'" + strings.Repeat("UNH+1+ORDERS:D:96A:UN'BGM+220+X+9'", 500))
+	sum := sha256.Sum256(data)
+	w, _ := st.Begin("c1", "big")
+	_, _ = w.Write(data)
+	if _, err := w.Commit(spool.Meta{ConnectionID: "c1", DeliveryAttemptID: "big", Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), ReceivedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Write(t.Context(), Options{Store: st, ConnectionID: "c1", ID: "big", OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exc, _ := os.ReadFile(filepath.Join(res.Dir, "excerpts.txt"))
+	if n := strings.Count(string(exc), "parse error"); n != maxExcerpts || !strings.Contains(string(exc), "more errors than the 50 shown") {
+		t.Fatalf("%d excerpts:\n%.2000s", n, exc)
+	}
+}

@@ -216,7 +216,11 @@ func pinsOnUpload(ctx context.Context, o Options, ans, exc *bytes.Buffer, rec sp
 
 func pinsOn(ans, exc *bytes.Buffer, orders parsed, answer *edi.Document, label string) {
 	pins, _ := resend.Pins(orders.doc, answer)
-	for _, p := range pins {
+	for k, p := range pins {
+		if k == maxExcerpts {
+			fmt.Fprintf(ans, "  ... and %d more errors (b2bx parse on the answer lists them all)\n", len(pins)-k)
+			return
+		}
 		fmt.Fprintf(ans, "  %s: %s\n", p.Source, p.Text)
 		if p.Segment < 0 || p.Segment >= orders.doc.Len() {
 			continue
@@ -230,10 +234,19 @@ func pinsOn(ans, exc *bytes.Buffer, orders parsed, answer *edi.Document, label s
 	}
 }
 
+// maxExcerpts bounds the excerpts of one file: a broken payload can have
+// thousands of errors, and the first ones tell the story.
+const maxExcerpts = 50
+
 func issueExcerpts(exc *bytes.Buffer, what string, p parsed) {
+	n := 0
 	for _, is := range p.doc.Issues() {
 		if is.Severity != edi.SeverityError {
 			continue
+		}
+		if n++; n > maxExcerpts {
+			fmt.Fprintf(exc, "%s: more errors than the %d shown (b2bx parse lists them all)\n", what, maxExcerpts)
+			return
 		}
 		fmt.Fprintf(exc, "%s, parse error %s at byte %d: %s\n  %s\n", what, is.Code, is.Offset, safe(is.Message), excerpt(p.data, is.Offset))
 	}
