@@ -230,7 +230,7 @@ func pinsOn(ans, exc *bytes.Buffer, orders parsed, answer *edi.Document, label s
 		if p.Element > 0 && p.Element <= s.ElementCount() {
 			off = s.ElementOffset(p.Element)
 		}
-		fmt.Fprintf(exc, "ORDERS segment %d (%s), %s error (%s):\n  %s\n", p.Segment+1, safe(s.Tag()), p.Source, safe(label), excerpt(orders.data, off))
+		fmt.Fprintf(exc, "ORDERS segment index %d (%s), %s error (%s):\n  %s\n", p.Segment, safe(s.Tag()), p.Source, safe(label), excerpt(orders.data, off))
 	}
 }
 
