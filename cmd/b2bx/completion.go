@@ -57,8 +57,13 @@ func commandSpecs() []cmdSpec {
 					seen, args = fs, argsUsage
 				}
 			}
+			// -h makes a command return right after its flags are parsed;
+			// the context is already cancelled and the environment empty,
+			// so a command that did anything before would stop at once.
 			quiet := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
-			c.run(context.Background(), quiet, []string{"-h"})
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			c.run(ctx, quiet, []string{"-h"})
 			flagSpy = nil
 			if seen != nil {
 				spec.flags = flagsOf(seen)
