@@ -125,3 +125,29 @@ func TestDiffSegmentsAddRemove(t *testing.T) {
 		t.Fatalf("self diff %+v", d)
 	}
 }
+
+func TestEditorArgs(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if a := EditorArgs(env(nil), "/w/f.edi"); strings.Join(a, "|") != `sh|-c|vi "$@"|vi|/w/f.edi` {
+		t.Fatalf("default %q", a)
+	}
+	if a := EditorArgs(env(map[string]string{"EDITOR": "nano", "VISUAL": "code --wait"}), "x"); a[2] != `code --wait "$@"` {
+		t.Fatalf("VISUAL first: %q", a)
+	}
+	// Run it: the shipped fix script as the editor, on a path with a space.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "my fix.edi")
+	data, _ := os.ReadFile(rejectable)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script, _ := filepath.Abs(filepath.Join("..", "testdata", "fix-rejectable.sh"))
+	a := EditorArgs(env(map[string]string{"EDITOR": script}), path)
+	if out, err := exec.Command(a[0], a[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	got, _ := os.ReadFile(path)
+	if !strings.Contains(string(got), "NAD+BY+4012345000009::9") || strings.Contains(string(got), "4012345000008") {
+		t.Fatalf("not fixed:\n%s", got)
+	}
+}
