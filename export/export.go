@@ -40,6 +40,18 @@ type Table struct {
 	Rows    [][]string
 }
 
+// Only is t with just the rows at the given indexes, in the order given
+// (a marked set); indexes out of range are skipped.
+func (t Table) Only(rows []int) Table {
+	out := Table{Name: t.Name, Columns: t.Columns}
+	for _, i := range rows {
+		if i >= 0 && i < len(t.Rows) {
+			out.Rows = append(out.Rows, t.Rows[i])
+		}
+	}
+	return out
+}
+
 // Format is a file format.
 type Format string
 

@@ -174,3 +174,10 @@ func TestTables(t *testing.T) {
 		t.Fatalf("findings %q", f.Rows[0])
 	}
 }
+
+func TestOnlyMarkedRows(t *testing.T) {
+	got := hostile.Only([]int{4, 0, 99, -1})
+	if len(got.Rows) != 2 || got.Rows[0][0] != "short" || got.Rows[1][0] != "a,1" || got.Name != "mailbox" || len(got.Columns) != 2 {
+		t.Fatalf("%+v", got)
+	}
+}

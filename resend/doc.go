@@ -11,10 +11,11 @@
 //     rejected, and Guard refuses to send bytes identical to one of them
 //     (the seed's rule "fix and send with a new idempotency key"); the
 //     command line may force it.
-//   - NewWorkCopy copies the rejected bytes to a work file for an editor,
-//     and Review computes what a person decides on after editing: the
-//     pre-flight, a segment-level diff against the rejected bytes and
-//     the key plan.
+//   - NewWorkCopy copies the rejected bytes to a work file, EditorArgs is
+//     the command that opens it in $VISUAL/$EDITOR, and ReviewFix
+//     computes what a person decides on after editing: the pre-flight, a
+//     segment-level diff against the rejected bytes, the key plan and
+//     notes (ControlRefNote).
 //
 // Texts it returns for display are terminal-safe; struct fields holding
 // payload values are raw unless their comment says otherwise. It
