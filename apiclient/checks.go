@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+
+	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
 // check fills the five check results. rawHash and rawTrailer are the
@@ -57,6 +59,10 @@ func (r *IntegrityReport) check(expect Expect, rawHash, rawTrailer string) {
 		r.notRun(expect)
 		return
 	}
+	if r.LocalStop != nil {
+		r.stoppedHere()
+		return
+	}
 	switch v := strings.TrimSpace(rawTrailer); {
 	case strings.EqualFold(v, TrailerVerified):
 		r.TrailerCheck.OK = true
@@ -87,6 +93,16 @@ func (r *IntegrityReport) notRun(expect Expect) {
 			continue
 		}
 		c.OK, c.NotRun, c.Got, c.Detail = false, true, "", "not run: nothing was read"
+	}
+}
+
+// stoppedHere marks every check "not run" with the local cause: a
+// download this side stopped (cancelled, a write failed) says nothing
+// about the partner's bytes, so nothing failed.
+func (r *IntegrityReport) stoppedHere() {
+	detail := "not run: the download was " + termsafe.String(capRunes(r.LocalStop.Error(), 200))
+	for _, c := range []*CheckResult{&r.SizeHeader, &r.SizeListing, &r.HashHeader, &r.HashListing, &r.TrailerCheck} {
+		c.OK, c.NotRun, c.Detail = false, true, detail
 	}
 }
 

@@ -54,6 +54,11 @@ type Claim struct {
 	Token             ClaimToken
 	ExpiresAt         time.Time
 	CorrelationID     string
+	// ServerDate is the claim answer's Date header: the server's clock
+	// when it answered (zero when missing or unreadable). ExpiresAt is on
+	// that clock, so the lease left is ExpiresAt − ServerDate, whatever
+	// this machine's clock says.
+	ServerDate time.Time
 }
 
 // Claim leases one delivery for five minutes.
@@ -93,8 +98,9 @@ func (c *Client) Claim(ctx context.Context, deliveryAttemptID string) (*Claim, e
 	case body.ExpiresAt.IsZero():
 		return nil, garbage(cl, resp, "claim answer has no expiresAt")
 	}
+	date, _ := http.ParseTime(resp.Header.Get("Date"))
 	return &Claim{DeliveryAttemptID: deliveryAttemptID, Token: NewClaimToken(*body.ClaimToken),
-		ExpiresAt: body.ExpiresAt, CorrelationID: cl.corr}, nil
+		ExpiresAt: body.ExpiresAt, CorrelationID: cl.corr, ServerDate: date}, nil
 }
 
 // tokenFor checks a claim before its token is used.

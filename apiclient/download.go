@@ -50,8 +50,10 @@ type CheckResult struct {
 	Got    string `json:"got"`
 	Detail string `json:"detail,omitempty"`
 	// NotRun: the check could not run because nothing was read (the
-	// answer announced a size above MaxPayloadSize). It is not OK, but it
-	// did not fail either: Failed leaves it out.
+	// answer announced a size above MaxPayloadSize), or the download was
+	// stopped on this side (IntegrityReport.LocalStop; Detail names the
+	// cause). It is not OK, but it did not fail either: Failed leaves it
+	// out.
 	NotRun bool `json:"notRun,omitempty"`
 }
 
@@ -78,6 +80,12 @@ type IntegrityReport struct {
 	ReadErr error `json:"-"`
 	// SinkErr is an error writing to the sink: also a failed download.
 	SinkErr error `json:"-"`
+	// LocalStop is why the download was stopped on this side before the
+	// stream ended: the caller cancelled (esc, Ctrl-C, the lease ran
+	// out) or writing failed (disk full, a file size limit). The partner
+	// sent nothing wrong, so every check is "not run" with this cause,
+	// not failed.
+	LocalStop error `json:"-"`
 	// overflow: the body went on past the announced size (or 16 MiB);
 	// Bytes stops there and the size checks fail.
 	overflow bool
@@ -143,6 +151,7 @@ func (c *Client) Download(ctx context.Context, claim *Claim, expect Expect, sink
 	if p == nil {
 		p = &Progress{}
 	}
+	caller := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	cl := &call{op: "download", scope: ScopeMailboxPayloadRead, method: http.MethodGet,
@@ -181,6 +190,13 @@ func (c *Client) Download(ctx context.Context, claim *Claim, expect Expect, sink
 	resp.Body.Close()
 	if rep.ReadErr != nil && ctx.Err() != nil {
 		rep.ReadErr = fmt.Errorf("payload read aborted: %w", context.Cause(ctx))
+	}
+	switch {
+	case rep.SinkErr != nil:
+		rep.LocalStop = fmt.Errorf("stopped here: writing it failed: %w", rep.SinkErr)
+	case rep.ReadErr != nil && caller.Err() != nil:
+		// The caller's context, not the stall watchdog: stopped here.
+		rep.LocalStop = fmt.Errorf("stopped here: %w", context.Cause(caller))
 	}
 	p.finish()
 	rep.Trailer = sanitiseValue(rawTrailer)

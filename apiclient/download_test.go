@@ -311,3 +311,53 @@ func TestProgressZeroValue(t *testing.T) {
 	require.Equal(t, ProgressSnapshot{}, p.Snapshot())
 	require.Zero(t, p.Snapshot().Fraction())
 }
+
+// TestDownloadStoppedHereIsNotRun: a download this side stopped (cancel,
+// a failed write) leaves every check "not run" with the cause, not
+// failed as if the partner had sent bad bytes; a stall of the server's
+// stream still fails the checks.
+func TestDownloadStoppedHereIsNotRun(t *testing.T) {
+	body := testPayload(10_000)
+	expect := Expect{int64(len(body)), sumHex(body)}
+	requireNotRun := func(t *testing.T, rep *IntegrityReport, cause string) {
+		t.Helper()
+		require.Error(t, rep.LocalStop)
+		require.Empty(t, rep.Failed(), "nothing failed")
+		require.False(t, rep.OK(), "and nothing passed: never acknowledged")
+		for _, c := range rep.Checks() {
+			require.True(t, c.NotRun, c.Name)
+			require.Contains(t, c.Detail, "not run: the download was stopped here", c.Name)
+			require.Contains(t, c.Detail, cause, c.Name)
+		}
+	}
+	t.Run("cancel", func(t *testing.T) {
+		env := newEnv(t, payloadServer{body: body, send: 3000, trailer: "verified", block: true})
+		ctx, cancel := context.WithCancelCause(context.Background())
+		var p Progress
+		go func() {
+			for p.Snapshot().Bytes < 3000 {
+				time.Sleep(time.Millisecond)
+			}
+			cancel(errors.New("esc pressed"))
+		}()
+		rep, err := env.c.Download(ctx, testClaim("d-1"), expect, discard{}, &p)
+		require.ErrorIs(t, err, ErrIntegrity)
+		require.ErrorContains(t, err, "not checked")
+		require.ErrorContains(t, err, "esc pressed")
+		requireNotRun(t, rep, "esc pressed")
+	})
+	t.Run("sink", func(t *testing.T) {
+		env := newEnv(t, payloadServer{body: body, send: -1, trailer: "verified"})
+		rep, err := env.c.Download(context.Background(), testClaim("d-1"), expect, &failingSink{}, nil)
+		require.ErrorContains(t, err, "disk full")
+		requireNotRun(t, rep, "writing it failed: disk full")
+	})
+	t.Run("server stall fails", func(t *testing.T) {
+		env := newEnv(t, payloadServer{body: body, send: 3000, trailer: "verified", block: true},
+			func(c *Config) { c.StallTimeout = 80 * time.Millisecond })
+		rep, err := env.c.Download(context.Background(), testClaim("d-1"), expect, discard{}, nil)
+		require.ErrorIs(t, err, errStalled)
+		require.NoError(t, rep.LocalStop, "the server stalled, not this side")
+		require.Contains(t, failedNames(rep), CheckTrailer)
+	})
+}

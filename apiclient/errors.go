@@ -245,6 +245,10 @@ func (e *IntegrityError) Error() string {
 		}
 		parts = append(parts, s)
 	}
+	if r.LocalStop != nil {
+		return fmt.Sprintf("payload of %s not checked [correlation %s]: the download was stopped here, so no check ran: %s; do not process or acknowledge it",
+			termsafe.String(r.DeliveryAttemptID), r.CorrelationID, strings.Join(parts, "; "))
+	}
 	return fmt.Sprintf("payload of %s not verified [correlation %s]: %s; do not process or acknowledge it",
 		termsafe.String(r.DeliveryAttemptID), r.CorrelationID, strings.Join(parts, "; "))
 }

@@ -99,6 +99,13 @@ type EndpointFault struct {
 	// Paging breaks the cursor contract of matching list requests (the
 	// page's entries are the real ones).
 	Paging PagingFault
+	// DateSkew moves the answer's Date header this far off the
+	// simulator's clock (a server whose clock is wrong).
+	DateSkew time.Duration
+	// LeaseAnnounced, when not 0, makes a matching claim answer an
+	// expiresAt this long after the simulator's now (negative: already
+	// past) instead of five minutes; the lease itself stays five minutes.
+	LeaseAnnounced time.Duration
 }
 
 // PagingFault breaks GET /mailbox's paging.

@@ -109,12 +109,18 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(rw, http.StatusNotFound, "")
 		return
 	}
+	// The Date header comes from the simulator's clock, as a real
+	// server's comes from its own: lease times are read against it.
+	setDate(w, s.clock.Now())
 	c := &call{w: rw, r: r, rt: rt}
 	if f, ok := s.takeFault(rt.ep, rt.entry); ok {
 		rec.FaultInjected = true
 		c.fault = f
 		if !sleepCtx(r.Context(), f.Latency) {
 			return
+		}
+		if f.DateSkew != 0 {
+			setDate(w, s.clock.Now().Add(f.DateSkew))
 		}
 		if f.Status != 0 {
 			writeRetryAfter(rw, f.RetryAfter)
@@ -256,3 +262,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func (c *countingReader) Close() error { return c.r.Close() }
+
+// setDate sets the Date header (the HTTP server keeps one a handler set).
+func setDate(w http.ResponseWriter, t time.Time) {
+	w.Header().Set("Date", t.UTC().Format(http.TimeFormat))
+}

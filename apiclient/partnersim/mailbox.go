@@ -206,7 +206,11 @@ func (s *Sim) handleClaim(c *call) {
 	e.leaseExpiresAt = now.Add(LeaseDuration)
 	s.auditLocked(AuditEvent{Action: AuditClaim, ConnectionID: e.conn, KeyID: c.who.keyID,
 		DeliveryAttemptID: e.id, Attempt: e.attempts, Outcome: StatusClaimed})
-	body := claimBody{DeliveryAttemptID: e.id, ClaimToken: token, ExpiresAt: rfc3339(e.leaseExpiresAt)}
+	announced := e.leaseExpiresAt
+	if c.fault.LeaseAnnounced != 0 {
+		announced = now.Add(c.fault.LeaseAnnounced)
+	}
+	body := claimBody{DeliveryAttemptID: e.id, ClaimToken: token, ExpiresAt: rfc3339(announced)}
 	s.mu.Unlock()
 	c.respond(http.StatusOK, body)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
 // Class is the kind of failure of a Result, for exit codes and colours:
@@ -31,7 +32,9 @@ func Classify(res *Result) Class {
 	case StepVerify:
 		return ClassIntegrity
 	case StepDownload:
-		if errors.Is(res.Err, apiclient.ErrIntegrity) {
+		// A download stopped here (cancelled, the lease ran out) ran no
+		// check, so no check failed: not an integrity failure.
+		if errors.Is(res.Err, apiclient.ErrIntegrity) && (res.Report == nil || res.Report.LocalStop == nil) {
 			return ClassIntegrity
 		}
 	}
@@ -70,12 +73,17 @@ const (
 type CheckState struct {
 	Name   string // apiclient.CheckSizeHeader … apiclient.CheckTrailer, CheckStored
 	State  State
-	Detail string // why it failed; "" when it passed or did not run
+	Detail string // why it failed, or why it did not run when that is known (a local stop); "" when it passed
 }
 
 // Checks lists the five integrity checks and the durable store, in a fixed
 // order, each passed, failed or not run, so every face shows the same
 // words.
+//
+// A download stopped on this side (esc, Ctrl-C, the lease ran out, a
+// full disk, a file size limit) ran no check: each is "not run" with the
+// cause in Detail (NotRunCause), never "failed" as if the partner had
+// sent bad bytes.
 func (r *Result) Checks() []CheckState {
 	names := []string{apiclient.CheckSizeHeader, apiclient.CheckSizeListing, apiclient.CheckHashHeader, apiclient.CheckHashListing, apiclient.CheckTrailer}
 	out := make([]CheckState, 0, len(names)+1)
@@ -88,7 +96,7 @@ func (r *Result) Checks() []CheckState {
 			cs := CheckState{Name: c.Name, State: StatePassed}
 			switch {
 			case c.NotRun:
-				cs.State = StateNotRun
+				cs.State, cs.Detail = StateNotRun, c.Detail
 			case !c.OK:
 				cs.State, cs.Detail = StateFailed, c.Detail
 			}
@@ -106,4 +114,14 @@ func (r *Result) Checks() []CheckState {
 		}
 	}
 	return append(out, st)
+}
+
+// NotRunCause is why the download was stopped on this side before any
+// check could run (esc, Ctrl-C, the lease ran out, a write that failed),
+// terminal-safe; "" when it was not.
+func (r *Result) NotRunCause() string {
+	if r == nil || r.Report == nil || r.Report.LocalStop == nil {
+		return ""
+	}
+	return termsafe.String(r.Report.LocalStop.Error())
 }

@@ -29,10 +29,14 @@ const (
 // Stored, Acknowledged and Failed.
 type Event interface{ event() }
 
-// Claimed: the entry is leased until ExpiresAt.
+// Claimed: the entry is leased until ExpiresAt (the server's clock),
+// Deadline on the local one. ClockSkew is non-zero when the two clocks
+// disagree (see Lease.ClockSkew and SkewNote).
 type Claimed struct {
 	Entry     apiclient.Entry
 	ExpiresAt time.Time
+	Deadline  time.Time
+	ClockSkew time.Duration
 }
 
 // Downloading: the payload stream starts. Poll Progress.Snapshot (about

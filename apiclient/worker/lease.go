@@ -14,10 +14,17 @@ import (
 )
 
 // LeaseDuration is the contract's lease length. A Lease counts it on the
-// local clock from just before the claim was sent (the server's clock
-// may differ from ours), or from the server's expiresAt when that is
-// sooner and plausible.
+// local clock from just before the claim was sent. The server's own
+// clock decides how much of it is left: when the claim answer has a Date
+// header, the lease left is expiresAt − Date (both the server's clock),
+// never more than LeaseDuration; without one, the server's expiresAt
+// read on the local clock when that is sooner and plausible.
 const LeaseDuration = 5 * time.Minute
+
+// skewTolerance is how far the server's Date may be off the local clock
+// (beyond the request's round trip) before a Lease reports the clocks
+// disagree: the Date header has whole seconds.
+const skewTolerance = 5 * time.Second
 
 // Errors of the Lease methods that refuse to act. Each is wrapped in a
 // message that says what to do.
@@ -73,8 +80,9 @@ type FetchOptions struct {
 type Lease struct {
 	w        *Worker
 	corr     string
-	deadline time.Time // local clock
-	expires  time.Time // the server's expiresAt
+	deadline time.Time     // local clock
+	expires  time.Time     // the server's expiresAt
+	skew     time.Duration // the server's clock minus ours, when they disagree
 
 	mu       sync.Mutex
 	claim    *apiclient.Claim // nil after Release
@@ -134,11 +142,28 @@ func (w *Worker) claim(ctx context.Context, entry apiclient.Entry, opts ClaimOpt
 		_ = staged.Abort()
 		return nil, l.fail(ctx, StepClaim, err)
 	}
-	l.claim, l.staged, l.expires = claim, staged, claim.ExpiresAt
-	l.deadline = sent.Add(leaseLength(sent, claim.ExpiresAt))
+	recv := w.now()
+	l.expires = claim.ExpiresAt
+	if claim.ServerDate.IsZero() {
+		l.deadline = sent.Add(leaseLength(sent, claim.ExpiresAt))
+	} else {
+		left := claim.ExpiresAt.Sub(claim.ServerDate)
+		if skew := claim.ServerDate.Sub(recv); skew > skewTolerance+recv.Sub(sent) || skew < -skewTolerance-recv.Sub(sent) {
+			l.skew = skew.Round(time.Second)
+		}
+		if left <= 0 {
+			// The server's own clock says the lease is over: the token
+			// is useless, and nothing may be acknowledged with it.
+			_ = staged.Abort()
+			return nil, l.fail(ctx, StepClaim, fmt.Errorf("%w before it began: the answer's expiresAt %s is not after the server's own time %s (its Date header)%s; the token is forgotten, nothing is downloaded or acknowledged, and the entry becomes due again — tell the partner's operator",
+				ErrLeaseExpired, claim.ExpiresAt.UTC().Format(time.RFC3339), claim.ServerDate.UTC().Format(time.RFC3339), l.skewText()))
+		}
+		l.deadline = sent.Add(min(left, LeaseDuration))
+	}
 	l.res.LeaseExpiresAt = claim.ExpiresAt
+	l.claim, l.staged = claim, staged
 	l.done(ctx, StepClaim)
-	l.emit(Claimed{Entry: entry, ExpiresAt: claim.ExpiresAt})
+	l.emit(Claimed{Entry: entry, ExpiresAt: claim.ExpiresAt, Deadline: l.deadline, ClockSkew: l.skew})
 	return l, nil
 }
 
@@ -151,6 +176,36 @@ func leaseLength(sent, expires time.Time) time.Duration {
 	}
 	return LeaseDuration
 }
+
+// ClockSkew is how far the server's clock (its claim answer's Date
+// header) is ahead of this machine's (negative: behind), when the two
+// disagree by more than a few seconds; 0 when they agree or the server
+// sent no Date. The lease is counted on the server's clock either way.
+func (l *Lease) ClockSkew() time.Duration { return l.skew }
+
+// skewText is a note on the clocks for messages, "" when they agree.
+func (l *Lease) skewText() string {
+	if l.skew == 0 {
+		return ""
+	}
+	return "; " + SkewNote(l.skew)
+}
+
+// SkewNote says how the server's clock disagrees with this machine's,
+// "" when skew is 0. Both faces show it.
+func SkewNote(skew time.Duration) string {
+	switch {
+	case skew > 0:
+		return fmt.Sprintf("the server's clock is %s ahead of this machine's", skew)
+	case skew < 0:
+		return fmt.Sprintf("the server's clock is %s behind this machine's", -skew)
+	}
+	return ""
+}
+
+// Deadline is when the lease ends on the local clock: what Remaining
+// counts down to, and when work in flight on it is stopped.
+func (l *Lease) Deadline() time.Time { return l.deadline }
 
 // Entry is the listing entry the lease is for.
 func (l *Lease) Entry() apiclient.Entry { return l.res.Entry }
@@ -188,6 +243,9 @@ func (l *Lease) Fetch(ctx context.Context, opts FetchOptions) (*Result, error) {
 	case l.fetching || l.fetched:
 		l.mu.Unlock()
 		return l.res, fmt.Errorf("fetch %s: %w", termsafe.String(l.res.Entry.DeliveryAttemptID), ErrFetched)
+	case l.Remaining() <= 0:
+		l.mu.Unlock()
+		return l.res, fmt.Errorf("fetch %s: %w (at %s): nothing was downloaded; the entry becomes due again: claim it again then", termsafe.String(l.res.Entry.DeliveryAttemptID), ErrLeaseExpired, l.expiresText())
 	}
 	l.fetching = true
 	claim, staged := l.claim, l.staged
@@ -197,6 +255,10 @@ func (l *Lease) Fetch(ctx context.Context, opts FetchOptions) (*Result, error) {
 	l.mu.Unlock()
 
 	ctx = l.ctxFor(ctx)
+	// The lease bounds the work in flight: a download still running when
+	// it ends is stopped (its bytes could not be acknowledged anyway).
+	ctx, cancel := context.WithTimeoutCause(ctx, l.Remaining(), fmt.Errorf("%w (at %s)", ErrLeaseExpired, l.expiresText()))
+	defer cancel()
 	verified := l.fetch(ctx, claim, staged, opts)
 	_ = staged.Abort() // no-op after a successful Commit
 
@@ -399,7 +461,7 @@ func (l *Lease) emit(ev Event) {
 func (l *Lease) fail(ctx context.Context, step Step, err error) *Result {
 	l.mu.Lock()
 	r := l.res
-	se := &StepError{Step: step, DeliveryAttemptID: r.Entry.DeliveryAttemptID, Err: err, Acknowledged: r.Acknowledged}
+	se := &StepError{Step: step, DeliveryAttemptID: r.Entry.DeliveryAttemptID, Err: err, Acknowledged: r.Acknowledged, CorrelationID: r.CorrelationID}
 	if !r.Acknowledged {
 		se.LeaseExpiresAt = r.LeaseExpiresAt
 	}

@@ -28,6 +28,14 @@ type Choice struct {
 	// listing order. Their strings
 	// are raw: sanitise before display.
 	Skipped []apiclient.SkippedEntry
+	// Relisted are entries acknowledged in this run that the server
+	// still lists as due (Runner.Head passed over them; raw IDs).
+	Relisted []string
+	// Pages are the pages a head search read, in order; the last one
+	// holds Entry (or is the mailbox's last page when nothing was due).
+	Pages []PageRef
+	// Page is the last page a head search read, nil before one arrived.
+	Page *apiclient.Page
 }
 
 // Select returns the entry to process: the first due one when id is ""
@@ -41,17 +49,14 @@ func (w *Worker) Select(ctx context.Context, id string) (apiclient.Entry, error)
 // face can say that the mailbox holds entries the client refuses. The
 // Choice's Skipped is filled on error too.
 func (w *Worker) Choose(ctx context.Context, id string) (Choice, error) {
+	if id == "" {
+		// The head has one definition: the Runner's.
+		return NewRunner(w.Backend(), RunnerOptions{Now: w.now}).Head(ctx)
+	}
 	var c Choice
 	for page, err := range w.client.Pages(ctx, apiclient.MaxListLimit) {
 		if err != nil {
 			return c, err
-		}
-		if id == "" {
-			if e, ok := w.first(page, &c); ok {
-				c.Entry = e
-				return c, nil
-			}
-			continue
 		}
 		for _, s := range page.Skipped {
 			if s.DeliveryAttemptID == id {
@@ -66,31 +71,8 @@ func (w *Worker) Choose(ctx context.Context, id string) (Choice, error) {
 			}
 		}
 	}
-	if id == "" {
-		return c, ErrEmpty
-	}
 	return c, fmt.Errorf("delivery %s: %w: it may be claimed right now (lease active), already acknowledged, or failed; run 'b2bx mailbox ls' to see what is due",
 		termsafe.String(id), ErrNotListed)
-}
-
-// first returns the page's first entry and adds the refused entries
-// listed before it to c.Skipped (all of them when the page has none).
-func (w *Worker) first(page *apiclient.Page, c *Choice) (apiclient.Entry, bool) {
-	if len(page.Entries) == 0 {
-		c.Skipped = append(c.Skipped, page.Skipped...)
-		return apiclient.Entry{}, false
-	}
-	// The first entry sits at the first position of the page's data
-	// array that was not refused.
-	pos := 0
-	for _, s := range page.Skipped {
-		if s.Index != pos {
-			break
-		}
-		c.Skipped = append(c.Skipped, s)
-		pos++
-	}
-	return page.Entries[0], true
 }
 
 // Next returns the first due entry the client can process, in the

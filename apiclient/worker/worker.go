@@ -1,13 +1,56 @@
-// Package worker runs the Partner API contract's worker order for one
-// mailbox entry: claim → download into the spool with progress → verify →
-// store durably → acknowledge → done, reporting each step as an Event.
-// The CLI (b2bx fetch) and the TUI both drive it.
+// Package worker runs the Partner API contract's worker order: claim →
+// download into the spool with progress → verify → store durably →
+// acknowledge → done, reporting each step as an Event.
 //
 // The one rule it exists to enforce: an entry is acknowledged only when it
 // was requested AND the byte count, both SHA-256 comparisons, both size
-// comparisons and the trailer passed AND the durable write succeeded. On
-// any failure nothing is acknowledged; the lease simply expires and the
-// entry becomes due again (or failed after the server's attempt limit).
+// comparisons and the trailer passed AND the durable write succeeded AND
+// the lease still runs. On any failure nothing is acknowledged; the lease
+// simply expires and the entry becomes due again (or failed after the
+// server's attempt limit).
+//
+// # Three layers
+//
+//   - Lease (Worker.Claim): one claimed entry. The claim token lives only
+//     in it; Fetch downloads, checks and stores, Ack acknowledges. The
+//     lease is counted on the server's clock (expiresAt − the answer's
+//     Date), bounds the work in flight, and is never acknowledged once
+//     over.
+//   - Worker.Process: one entry, claim to acknowledge, in one call.
+//   - Runner: the worker order for a connection, entry after entry. It
+//     is the one implementation behind the app's P and W keys and the
+//     CLI's fetch --next and fetch --all: which entry is the head, one
+//     claim per connection, no second claim during a lease of ours,
+//     never an entry twice in a run, run until the first failure, and
+//     the phase (Phase) the current claim is in.
+//
+// # How faces use the Runner
+//
+// A face (cmd/b2bx, tui/conntab) translates, it does not decide. Every
+// rule a face needs is a method on the Runner, tested here: Refuse (may
+// this entry be claimed now?), PassesOver (is this row the head?),
+// Active (would closing lose a lease?), CanFetch and CanAck (may "d" and
+// "a" run?), LeaseLeft, GoOn (does W take the next entry?). A face keeps
+// no copy of the phase; it renders Current.
+//
+// The steps are separate methods (Begin, Claim, Fetch, Ack, Drop, Clear)
+// so an interactive face runs each in its own command, shows it, and can
+// cancel it; Process and All chain them for a face that waits.
+// Begin does no I/O, so a face calls it in its update function and the
+// claim is visible as "claiming" at once. The Runner is safe for
+// concurrent use: the display reads it while a step runs elsewhere.
+//
+// Progress is never an event per chunk: the transfer counts bytes into
+// an apiclient.Progress (atomics, hashing through the same buffer) that
+// the face polls on its own tick, about 10 Hz, only while a download
+// runs; each step's end is one Event (FetchOptions.OnEvent or
+// ClaimOptions.OnEvent) or one returned Result. OnEvent runs on the step's goroutine:
+// a face stores an atomic there, it does not touch its model.
+//
+// A download stopped on this side (cancelled, the lease ran out, a write
+// failed) ran no check: Result.Checks reports each as StateNotRun with
+// the cause (Result.NotRunCause), never StateFailed, and Classify does
+// not call it an integrity failure.
 package worker
 
 import (
@@ -97,6 +140,9 @@ type StepError struct {
 	// Acknowledged is true for StepRecord: the server has the
 	// acknowledgement, only the local record failed.
 	Acknowledged bool
+	// CorrelationID ties the failed step's requests and log lines
+	// together (not part of Error's text).
+	CorrelationID string
 }
 
 func (e *StepError) Error() string {

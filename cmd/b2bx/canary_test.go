@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -45,6 +46,14 @@ func TestCanaryFullRun(t *testing.T) {
 		codes[run("", "fetch", "--next", "--ack", "--out", outDir, "--json")]++
 		codes[run("", "fetch", "--next", "--ack")]++
 	}
+	// fetch --all --ack over fresh entries, with the clocks disagreeing
+	// and a lease that ends mid-download
+	for _, f := range []partnersim.PayloadFault{{}, {}, {WrongHashHeader: true}} {
+		s.add(t, "ORDRSP", ediPayload(20<<10), f)
+	}
+	s.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointClaim, DateSkew: -time.Hour, Times: 1})
+	codes[run("", "fetch", "--all", "--ack", "--json")]++
+	codes[run("", "fetch", "--all", "--ack")]++
 	require.Positive(t, codes[exitOK])
 	require.Positive(t, codes[exitIntegrity], "faulty deliveries were part of the run")
 	require.Positive(t, s.sim.RequestCount(partnersim.EndpointAcknowledge, ""))

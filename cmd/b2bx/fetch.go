@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient"
@@ -13,7 +15,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "fetch", summary: "download, verify and store one delivery; --ack acknowledges it", run: runFetch})
+	register(&command{name: "fetch", summary: "download, verify and store one delivery (--all: every due one); --ack acknowledges it", run: runFetch})
 }
 
 // fetchChecks are the integrity checks plus the durable store, each true
@@ -46,9 +48,16 @@ type fetchJSON struct {
 	AcknowledgedAt    *time.Time              `json:"acknowledgedAt,omitempty"`
 	Replay            bool                    `json:"replay"`
 	LeaseExpiresAt    *time.Time              `json:"leaseExpiresAt,omitempty"` // set when claimed but not acknowledged
-	CorrelationID     string                  `json:"correlationId,omitempty"`
-	FailedStep        string                  `json:"failedStep,omitempty"`
-	Error             string                  `json:"error,omitempty"`
+	// NotRunBecause names the local cause when the download was stopped
+	// on this side (Ctrl-C, the lease ran out, a full disk, a file size
+	// limit): every check is "not run", none failed.
+	NotRunBecause string `json:"notRunBecause,omitempty"`
+	// ClockSkew says how the server's clock disagrees with this
+	// machine's, when it does (the lease is counted on the server's).
+	ClockSkew     string `json:"clockSkew,omitempty"`
+	CorrelationID string `json:"correlationId,omitempty"`
+	FailedStep    string `json:"failedStep,omitempty"`
+	Error         string `json:"error,omitempty"`
 	// Skipped are listed entries the client refused and passed over
 	// while looking for this one (raw strings, escaped).
 	Skipped []apiclient.SkippedEntry `json:"skipped,omitempty"`
@@ -58,12 +67,26 @@ type fetchJSON struct {
 type fetchEmptyJSON struct {
 	Empty   bool                     `json:"empty"`
 	Skipped []apiclient.SkippedEntry `json:"skipped,omitempty"`
+	// Relisted are deliveries acknowledged in this run that the server
+	// still lists as due (fetch --all passes over them).
+	Relisted []string `json:"relisted,omitempty"`
+}
+
+// fetchAllJSON is the --json output of fetch --all: one result per
+// delivery, in the order processed (the last one failed when the run
+// stopped early), and whether the mailbox was emptied.
+type fetchAllJSON struct {
+	Results  []fetchJSON              `json:"results"`
+	Empty    bool                     `json:"empty"`
+	Skipped  []apiclient.SkippedEntry `json:"skipped,omitempty"`
+	Relisted []string                 `json:"relisted,omitempty"`
 }
 
 func runFetch(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "fetch", "(ID | --next)")
+	fs := newFlagSet(e, "fetch", "(ID | --next | --all --ack)")
 	cf := addConnFlags(fs)
 	next := fs.Bool("next", false, "fetch the first due delivery")
+	all := fs.Bool("all", false, "fetch and acknowledge every due delivery in order, until the mailbox is empty or one fails (needs --ack)")
 	ack := fs.Bool("ack", false, "acknowledge after every check passed and the file is stored durably")
 	out := fs.String("out", "", "also copy the verified file into `DIR` (durably, before acknowledging)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
@@ -71,8 +94,17 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	if (len(pos) == 1) == *next || len(pos) > 1 {
-		return fail(e, "fetch", *asJSON, exitUsage, errors.New("give exactly one delivery ID, or --next for the first due delivery"))
+	modes := len(pos)
+	for _, b := range []bool{*next, *all} {
+		if b {
+			modes++
+		}
+	}
+	if modes != 1 || len(pos) > 1 {
+		return fail(e, "fetch", *asJSON, exitUsage, errors.New("give exactly one delivery ID, or --next for the first due delivery, or --all --ack for every due one"))
+	}
+	if *all && !*ack {
+		return fail(e, "fetch", *asJSON, exitUsage, errors.New("--all needs --ack: without it every due delivery would be claimed and left to its lease"))
 	}
 	ctx, cancel := cf.withTimeout(ctx)
 	defer cancel()
@@ -89,13 +121,19 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 		return fail(e, "fetch", *asJSON, exitStorage, err)
 	}
 	w := worker.New(ac.client, store, ac.log)
-
-	id := ""
-	if !*next {
-		id = pos[0]
+	f := &fetcher{e: e, store: store, ack: *ack, outDir: *out, asJSON: *asJSON,
+		r: worker.NewRunner(w.Backend(), worker.RunnerOptions{}), reported: map[string]bool{}}
+	if *all {
+		return f.all(ctx)
 	}
-	choice, err := w.Choose(ctx, id)
-	reportSkipped(e, "fetch", choice.Skipped)
+
+	var choice worker.Choice
+	if *next {
+		choice, err = f.r.Head(ctx)
+	} else {
+		choice, err = w.Choose(ctx, pos[0])
+	}
+	f.reportSkipped(choice.Skipped)
 	if errors.Is(err, worker.ErrEmpty) {
 		fmt.Fprintln(e.stderr, "b2bx fetch: no due deliveries")
 		if *asJSON {
@@ -106,7 +144,122 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "fetch", *asJSON, exitAPI, err)
 	}
-	return fetchEntry(ctx, e, w, store, choice, *ack, *out, *asJSON)
+	j, code, err := f.entry(ctx, choice.Entry)
+	j.Skipped = choice.Skipped
+	if *asJSON {
+		if c := emitJSON(e, "fetch", j); c != exitOK && code == exitOK {
+			code = c
+		}
+	} else {
+		printFetch(e, j, *ack)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "b2bx fetch: %s\n", termsafe.String(err.Error()))
+	}
+	return code
+}
+
+// fetcher is one fetch command: the runner and how to report.
+type fetcher struct {
+	e        *env
+	store    *spool.Store
+	r        *worker.Runner
+	ack      bool
+	outDir   string
+	asJSON   bool
+	reported map[string]bool // refused entries already named on stderr
+}
+
+// all is fetch --all --ack: the runner's All, one report per delivery,
+// the exit code of the first that failed (0 when the mailbox was
+// emptied).
+func (f *fetcher) all(ctx context.Context) int {
+	var out fetchAllJSON
+	out.Results = []fetchJSON{}
+	code, acked := exitOK, 0
+	var runs []*entryRun
+	_ = f.r.All(ctx, func(e apiclient.Entry) worker.ProcessOptions {
+		o, er := f.options(ctx, e)
+		runs = append(runs, er)
+		return o
+	}, func(choice worker.Choice, res *worker.Result, err error) {
+		f.reportSkipped(choice.Skipped)
+		out.Skipped = appendNew(out.Skipped, choice.Skipped)
+		out.Relisted = choice.Relisted
+		switch {
+		case errors.Is(err, worker.ErrEmpty):
+			out.Empty = true
+			return
+		case res == nil:
+			code = fail(f.e, "fetch", false, exitAPI, err)
+			return
+		}
+		j, c := f.result(runs[len(runs)-1], res)
+		out.Results = append(out.Results, j)
+		if !f.asJSON {
+			if len(out.Results) > 1 {
+				fmt.Fprintln(f.e.stdout)
+			}
+			printFetch(f.e, j, true)
+		}
+		if err != nil {
+			fmt.Fprintf(f.e.stderr, "b2bx fetch: %s\n", termsafe.String(err.Error()))
+		}
+		if c != exitOK || !f.r.GoOn() {
+			code = c
+			if code == exitOK { // acknowledged, but something after it failed
+				code = exitStorage
+			}
+			fmt.Fprintf(f.e.stderr, "b2bx fetch: stopped at %s: it did not pass and is not skipped; %d before it acknowledged\n",
+				termsafe.String(choice.Entry.DeliveryAttemptID), acked)
+			return
+		}
+		acked++
+	})
+	if len(out.Relisted) > 0 {
+		fmt.Fprintf(f.e.stderr, "b2bx fetch: the server still lists %d deliver%s acknowledged in this run (%s); passed over, not processed again — tell the partner's operator\n",
+			len(out.Relisted), plural(len(out.Relisted), "y", "ies"), termsafe.String(strings.Join(out.Relisted, ", ")))
+	}
+	if out.Empty {
+		fmt.Fprintf(f.e.stderr, "b2bx fetch: no more due deliveries; %d acknowledged\n", acked)
+	}
+	if f.asJSON {
+		if c := emitJSON(f.e, "fetch", out); c != exitOK && code == exitOK {
+			code = c
+		}
+	}
+	return code
+}
+
+// appendNew adds the refused entries not listed yet.
+func appendNew(have, more []apiclient.SkippedEntry) []apiclient.SkippedEntry {
+	for _, s := range more {
+		if !slices.ContainsFunc(have, func(h apiclient.SkippedEntry) bool { return h == s }) {
+			have = append(have, s)
+		}
+	}
+	return have
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// reportSkipped tells on stderr which listed entries the client refused,
+// each once per command.
+func (f *fetcher) reportSkipped(skipped []apiclient.SkippedEntry) {
+	var fresh []apiclient.SkippedEntry
+	for _, s := range skipped {
+		k := fmt.Sprintf("%d\x00%s\x00%s", s.Index, s.DeliveryAttemptID, s.Reason)
+		if !f.reported[k] {
+			f.reported[k] = true
+			fresh = append(fresh, s)
+		}
+	}
+	reportSkipped(f.e, "fetch", fresh)
 }
 
 // reportSkipped tells on stderr which listed entries the client refused.
@@ -124,49 +277,69 @@ func reportSkipped(e *env, name string, skipped []apiclient.SkippedEntry) {
 	}
 }
 
-// fetchEntry runs the worker for one listed entry and reports.
-func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Store, choice worker.Choice, ack bool, outDir string, asJSON bool) int {
-	entry := choice.Entry
-	var exported string
-	var stopProgress func()
-	opts := worker.Options{Ack: ack}
-	opts.OnEvent = func(ev worker.Event) {
-		if stopProgress != nil {
-			stopProgress()
-			stopProgress = nil
+// entry runs the runner's worker order on one listed entry: the JSON
+// view of its result, the exit code, and the error to print.
+func (f *fetcher) entry(ctx context.Context, entry apiclient.Entry) (fetchJSON, int, error) {
+	opts, er := f.options(ctx, entry)
+	res, err := f.r.Process(ctx, entry, opts)
+	j, code := f.result(er, res)
+	return j, code, err
+}
+
+// entryRun is what the options of one entry collect while it runs.
+type entryRun struct {
+	exported     string
+	skew         time.Duration
+	stopProgress func()
+}
+
+// options are the runner's options for entry: progress on a terminal,
+// the clock note, the --out copy (checked before claiming).
+func (f *fetcher) options(ctx context.Context, entry apiclient.Entry) (worker.ProcessOptions, *entryRun) {
+	e, store, outDir := f.e, f.store, f.outDir
+	er := &entryRun{}
+	opts := worker.ProcessOptions{Ack: f.ack}
+	opts.Claim.OnEvent = func(ev worker.Event) {
+		if er.stopProgress != nil {
+			er.stopProgress()
+			er.stopProgress = nil
 		}
-		if d, ok := ev.(worker.Downloading); ok && isTerminal(e.stderr) {
-			stopProgress = startProgress(e.stderr, termsafe.String(entry.DeliveryAttemptID), d.Progress)
+		switch ev := ev.(type) {
+		case worker.Claimed:
+			if er.skew = ev.ClockSkew; er.skew != 0 {
+				fmt.Fprintf(e.stderr, "b2bx fetch: %s; the lease is counted on the server's clock\n", worker.SkewNote(er.skew))
+			}
+		case worker.Downloading:
+			if isTerminal(e.stderr) {
+				er.stopProgress = startProgress(e.stderr, termsafe.String(entry.DeliveryAttemptID), ev.Progress)
+			}
 		}
 	}
 	if outDir != "" {
 		// Checked before claiming: an unusable target must not spend a
 		// lease and one of the entry's attempts.
-		opts.PreflightExport = func() error { return store.CheckExport(outDir, entry.DeliveryAttemptID) }
-		opts.Export = func(st *spool.Stored) error {
+		opts.Claim.PreflightExport = func() error { return store.CheckExport(outDir, entry.DeliveryAttemptID) }
+		opts.Fetch.Export = func(st *spool.Stored) error {
 			p, err := store.ExportContext(ctx, st, outDir)
-			exported = p
+			er.exported = p
 			return err
 		}
 	}
-	res, err := w.Process(ctx, entry, opts)
-	if stopProgress != nil {
-		stopProgress()
+	return opts, er
+}
+
+// result is the JSON view of an entry's result and its exit code.
+func (f *fetcher) result(er *entryRun, res *worker.Result) (fetchJSON, int) {
+	if er.stopProgress != nil {
+		er.stopProgress()
+		er.stopProgress = nil
 	}
 	j := fetchResult(res)
-	j.Out, j.Skipped = exported, choice.Skipped
-	code := fetchExit(res)
-	if asJSON {
-		if c := emitJSON(e, "fetch", j); c != exitOK && code == exitOK {
-			code = c
-		}
-	} else {
-		printFetch(e, j, ack)
+	j.Out = er.exported
+	if er.skew != 0 {
+		j.ClockSkew = worker.SkewNote(er.skew)
 	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "b2bx fetch: %s\n", termsafe.String(err.Error()))
-	}
-	return code
+	return j, fetchExit(res)
 }
 
 // fetchExit maps the worker's failure class to the exit code: 5 for local
@@ -218,6 +391,7 @@ func fetchResult(res *worker.Result) fetchJSON {
 	if res.Err != nil {
 		j.Error = termsafe.String(res.Err.Error())
 	}
+	j.NotRunBecause = res.NotRunCause()
 	return j
 }
 
@@ -236,6 +410,9 @@ func printFetch(e *env, j fetchJSON, ackRequested bool) {
 	fmt.Fprintf(w, "checks        sizeHeader %s, sizeListing %s, hashHeader %s, hashListing %s, trailer %s, stored %s\n",
 		stateWord(c[apiclient.CheckSizeHeader]), stateWord(c[apiclient.CheckSizeListing]), stateWord(c[apiclient.CheckHashHeader]),
 		stateWord(c[apiclient.CheckHashListing]), stateWord(c[apiclient.CheckTrailer]), stateWord(c[worker.CheckStored]))
+	if j.NotRunBecause != "" {
+		fmt.Fprintf(w, "  not run: the download was %s (nothing is known to be wrong with the delivery)\n", termsafe.String(j.NotRunBecause))
+	}
 	for _, f := range j.FailedChecks {
 		fmt.Fprintf(w, "  %-11s want %s, got %s", f.Name, termsafe.String(f.Want), termsafe.String(f.Got))
 		if f.Detail != "" {

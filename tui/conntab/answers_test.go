@@ -17,6 +17,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/tui/common"
 	up "github.com/nutrab2b/b2bx/upload"
 )
@@ -132,7 +133,7 @@ func TestAnswersLinkedBothWays(t *testing.T) {
 		var n string
 		m, n = pressAll(t, m, "P")
 		require.Empty(t, n)
-		require.Equal(t, phAcked, m.claim.phase)
+		require.Equal(t, worker.PhaseAcked, m.run.Phase())
 		types[m.claim.entry.MessageType] = true
 		v = flat(m.View())
 		require.Contains(t, v, "answers upload of PO-4711 (key "+key+")", "the claim panel links the answer")
@@ -194,7 +195,7 @@ func TestViewAndDiffFromTheMailbox(t *testing.T) {
 	// details link it, v views the stored copy.
 	m, n = pressAll(t, m, "c", "d")
 	require.Empty(t, n)
-	require.Equal(t, phFetched, m.claim.phase)
+	require.Equal(t, worker.PhaseFetched, m.run.Phase())
 	typ := m.claim.entry.MessageType
 	require.Contains(t, flat(m.View()), "answers upload of PO-4711")
 	m, n = pressAll(t, m, "v")

@@ -116,7 +116,8 @@ func largeEnv(b *testing.B, n int) *session.Conn {
 //
 //   - app: P in a running tea.Program (renderer on, output discarded): the
 //     tab's jobs, its 10 Hz progress tick with Update+View, the panel;
-//   - cli: what `b2bx fetch --next --ack` runs: worker.Select and Process.
+//   - cli: what `b2bx fetch --next --ack` runs: the worker Runner's Head
+//     and Process.
 //
 // Issue 8 asks for app ≤ 1.1 × cli.
 //
@@ -144,7 +145,7 @@ func BenchmarkProcessLarge(b *testing.B) {
 			start := time.Now()
 			p.Send(keyMsg("P"))
 			d := <-done
-			if d.phase != phAcked {
+			if d.phase != worker.PhaseAcked {
 				b.Fatalf("the entry ended in phase %d, not acknowledged", d.phase)
 			}
 			toAck += d.acked.Sub(start)
@@ -154,15 +155,17 @@ func BenchmarkProcessLarge(b *testing.B) {
 	b.Run("cli", func(b *testing.B) {
 		conn := largeEnv(b, b.N+1)
 		w := worker.New(conn.Client, conn.Spool, conn.Log)
+		r := worker.NewRunner(w.Backend(), worker.RunnerOptions{})
 		ctx := context.Background()
 		b.SetBytes(benchLargeSize)
 		b.ResetTimer()
 		for range b.N {
-			e, err := w.Select(ctx, "")
+			c, err := r.Head(ctx)
 			require.NoError(b, err)
-			res, err := w.Process(ctx, e, worker.Options{Ack: true})
+			res, err := r.Process(ctx, c.Entry, worker.ProcessOptions{Ack: true})
 			require.NoError(b, err)
 			require.True(b, res.Acknowledged)
+			r.Clear()
 		}
 	})
 }
@@ -177,7 +180,7 @@ type benchHarness struct {
 }
 
 type benchDone struct {
-	phase phase
+	phase worker.Phase
 	acked time.Time
 }
 
@@ -191,10 +194,10 @@ func (h benchHarness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	h.tab, cmd = h.tab.Update(msg)
 	if cl := h.tab.claim; cl != nil && cl != h.last && h.tab.work == nil && !h.tab.auto {
-		switch cl.phase {
-		case phAcked, phFetchFailed, phAckFailed, phClaimFailed:
+		switch ph := h.tab.run.Phase(); ph {
+		case worker.PhaseAcked, worker.PhaseFetchFailed, worker.PhaseAckFailed, worker.PhaseClaimFailed:
 			h.last = cl
-			h.acked = &benchDone{cl.phase, time.Now()}
+			h.acked = &benchDone{ph, time.Now()}
 		}
 	}
 	if h.acked != nil && h.tab.links.req == 0 {

@@ -2,8 +2,8 @@ package conntab
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -13,78 +13,45 @@ import (
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
-// phase is where the current claim stands in the worker order.
-type phase int
-
-const (
-	phClaiming    phase = iota
-	phClaimFailed       // no lease
-	phClaimed           // leased, not fetched
-	phFetching          // download → verify → store running
-	phFetchFailed       // a check, the download or the store failed: never acknowledged
-	phFetched           // verified and stored durably: may be acknowledged
-	phAcking            // acknowledge running
-	phAckFailed         // acknowledge failed; may be tried again with the same token
-	phAcked             // acknowledged: receipt shown, entry left the list
-	phReleased          // dropped by the operator: token forgotten
-)
-
-// claimState is the tab's one claim (at most one per connection).
+// claimState is what the tab shows of the runner's current claim that
+// the runner does not keep: the download's progress as last polled, and
+// whether esc cancelled it. Where the claim stands (worker.Phase), its
+// lease and the rules on it are the runner's (m.run).
 type claimState struct {
 	entry     apiclient.Entry
-	lease     lease // nil until the claim answered
-	expiresAt time.Time
-	phase     phase
 	progress  *apiclient.Progress
 	snap      apiclient.ProgressSnapshot
 	stage     int32
-	res       *worker.Result
-	err       error // the last failure
-	cancelled bool  // the download was cancelled with esc
+	res       *worker.Result // the last result shown (the runner's Current has the same)
+	cancelled bool           // the download was cancelled with esc
+}
+
+// cur is the runner's current claim (zero Phase without one).
+func (m Model) cur() worker.Claim {
+	c, _ := m.run.Current()
+	return c
 }
 
 // hasActiveClaim: a claim is being made, or a lease is held that was
 // neither acknowledged nor dropped and has not run out.
-func (m Model) hasActiveClaim() bool {
-	cl := m.claim
-	if cl == nil {
-		return false
-	}
-	switch cl.phase {
-	case phClaiming:
-		return true
-	case phClaimFailed, phAcked, phReleased:
-		return false
-	}
-	return cl.lease != nil && cl.lease.Remaining() > 0
-}
+func (m Model) hasActiveClaim() bool { return m.run.Active() }
 
-// isHead reports whether id is the first due entry of the mailbox as
-// loaded: the first row of the first page, or of the backlog, passing
-// over rows whose lease this tab holds or dropped (the server lists
-// those as due only once the lease ran out; the table keeps them to
-// show what happened).
+// isHead reports whether id is the head of the mailbox as loaded: on the
+// first page, or in the backlog, the first row the runner does not pass
+// over (worker.Runner.PassesOver: rows whose lease this tab holds or
+// dropped — the server lists those as due only once the lease ran out;
+// the table keeps them to show what happened — and rows acknowledged in
+// this session). It allocates nothing: View asks it on every frame.
 func (m Model) isHead(id string) bool {
 	if m.view == viewPage && len(m.pager.stack) != 1 {
 		return false
 	}
 	for _, r := range m.table.Rows() {
-		if !m.leased(r.ID()) {
+		if !m.run.PassesOver(r.ID()) {
 			return r.ID() == id
 		}
 	}
 	return false
-}
-
-// leased reports whether this tab holds the lease of id, or dropped one
-// that may still run.
-func (m Model) leased(id string) bool {
-	if cl := m.claim; cl != nil && cl.entry.DeliveryAttemptID == id && cl.lease != nil &&
-		cl.phase != phAcked && cl.lease.Remaining() > 0 {
-		return true
-	}
-	until, ok := m.blocked[id]
-	return ok && m.c.Now().Before(until)
 }
 
 // claimSelected is the c key.
@@ -106,37 +73,32 @@ func (m Model) claimSelected() (Model, tea.Cmd) {
 }
 
 // refuseClaim enforces one claim per connection and never a second claim
-// on an entry during its lease; nil when a claim may start.
+// on an entry during its lease (the runner's rules); nil when a claim may
+// start.
 func (m Model) refuseClaim(e apiclient.Entry) tea.Cmd {
-	switch {
-	case m.work != nil:
+	if m.work != nil {
 		return infoErrCmd("wait: a " + m.work.what + " is running (esc cancels it)")
-	case m.hasActiveClaim():
-		cl := m.claim
-		return infoErrCmd(fmt.Sprintf("one claim per connection: %s is claimed until %s; acknowledge it (a) or drop it (x) first",
-			termsafe.String(cl.entry.DeliveryAttemptID), clock(cl.expiresAt)))
 	}
-	if until, ok := m.blocked[e.DeliveryAttemptID]; ok && m.c.Now().Before(until) {
-		return infoErrCmd(fmt.Sprintf("%s has a lease of ours until about %s; it cannot be claimed again before that",
-			termsafe.String(e.DeliveryAttemptID), clock(until)))
+	err := m.run.Refuse(e)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, worker.ErrOneClaim):
+		return infoErrCmd(termsafe.String(err.Error()) + " (a acknowledges, x drops)")
 	}
-	return nil
+	return infoErrCmd(termsafe.String(err.Error()))
 }
 
 func (m Model) launchClaim(e apiclient.Entry) (Model, tea.Cmd) {
+	if err := m.run.Begin(e); err != nil {
+		return m.stopWork(infoErrCmd(termsafe.String(err.Error())))
+	}
 	j := m.newJob(whatClaim)
 	m.work = j
-	m.claim = &claimState{entry: e, phase: phClaiming}
-	be, tab := m.be, m.id
+	m.claim = &claimState{entry: e}
+	run, tab := m.run, m.id
 	return m, j.run(tab, func(ctx context.Context) tea.Msg {
-		l, err := be.Claim(ctx, e)
-		if err == nil && ctx.Err() != nil {
-			// Cancelled (esc, or the tab closed) while the claim was
-			// answered: nobody will use the lease, forget its token now.
-			l.Release()
-			l, err = nil, fmt.Errorf("claim %s: answered after it was cancelled; the token is forgotten and the lease runs out unused: %w",
-				termsafe.String(e.DeliveryAttemptID), context.Cause(ctx))
-		}
+		l, err := run.Claim(ctx, worker.ClaimOptions{})
 		return claimMsg{msgBase{tab, j.req}, e, l, err}
 	})
 }
@@ -151,38 +113,44 @@ func (m Model) onClaim(msg claimMsg) (Model, tea.Cmd) {
 	j := m.work
 	j.finish()
 	m.work = nil
-	cl := m.claim
 	if msg.err != nil {
-		cl.phase, cl.err = phClaimFailed, msg.err
 		return m.stopWork(m.jobFailed(j, msg.err, ""))
 	}
-	cl.lease, cl.phase, cl.expiresAt = msg.lease, phClaimed, msg.lease.ExpiresAt()
-	m.table.SetStatus(cl.entry.DeliveryAttemptID, "claimed")
-	if m.auto {
-		return m.startFetch()
+	m.table.SetStatus(m.claim.entry.DeliveryAttemptID, "claimed")
+	var note tea.Cmd
+	if skew := msg.lease.ClockSkew(); skew != 0 {
+		note = infoCmd(worker.SkewNote(skew) + ": the lease is counted on the server's clock")
 	}
-	return m, nil
+	if m.auto {
+		m, cmd := m.startFetch()
+		return m, tea.Batch(note, cmd)
+	}
+	return m, note
 }
 
 // startFetch is the d key (and the next step of P): download, verify and
 // store with a live panel.
 func (m Model) startFetch() (Model, tea.Cmd) {
-	cl := m.claim
-	switch {
-	case cl == nil || cl.lease == nil || cl.phase == phReleased:
+	switch err := m.run.CanFetch(); {
+	case errors.Is(err, worker.ErrNoClaim):
 		return m, infoErrCmd("claim an entry first (c), or process the head (P)")
 	case m.work != nil:
 		return m, infoErrCmd("wait: a " + m.work.what + " is running")
-	case cl.phase != phClaimed:
+	case errors.Is(err, worker.ErrBusy):
+		return m, infoErrCmd("wait: a step of this claim is running")
+	case errors.Is(err, worker.ErrFetched):
 		return m, infoErrCmd("this claim was already downloaded; a lease is fetched once (claim the entry again after its lease ends)")
-	case cl.lease.Remaining() <= 0:
-		return m, infoErrCmd("the lease has expired; the entry becomes due again: refresh (r) and claim it again")
+	case errors.Is(err, worker.ErrLeaseExpired):
+		return m.stopWork(infoErrCmd("the lease has expired; the entry becomes due again: refresh (r) and claim it again"))
+	case err != nil:
+		return m.stopWork(infoErrCmd(termsafe.String(err.Error())))
 	}
+	cl := m.claim
 	j := m.newJob(whatFetch)
 	j.progress = &apiclient.Progress{}
 	m.work = j
-	cl.phase, cl.progress, cl.stage, cl.cancelled = phFetching, j.progress, stageDownloading, false
-	l, export, tab := cl.lease, m.export, m.id
+	cl.progress, cl.stage, cl.cancelled = j.progress, stageDownloading, false
+	run, export, tab := m.run, m.export, m.id
 	opts := worker.FetchOptions{Progress: j.progress, Export: export, OnEvent: func(ev worker.Event) {
 		switch ev.(type) { // on the job goroutine: only an atomic store
 		case worker.Verified:
@@ -192,7 +160,7 @@ func (m Model) startFetch() (Model, tea.Cmd) {
 		}
 	}}
 	return m, j.run(tab, func(ctx context.Context) tea.Msg {
-		res, err := l.Fetch(ctx, opts)
+		res, err := run.Fetch(ctx, opts)
 		return fetchMsg{msgBase{tab, j.req}, res, err}
 	})
 }
@@ -208,11 +176,14 @@ func (m Model) onFetch(msg fetchMsg) (Model, tea.Cmd) {
 	cl.res, cl.snap, cl.stage = msg.res, cl.progress.Snapshot(), j.stage.Load()
 	id := cl.entry.DeliveryAttemptID
 	if msg.err != nil {
-		cl.phase, cl.err, cl.cancelled = phFetchFailed, msg.err, j.cancelled
+		cl.cancelled = j.cancelled
 		m.table.SetStatus(id, "refused")
-		return m.stopWork(m.jobFailed(j, msg.err, cl.lease.CorrelationID()))
+		corr := ""
+		if h := m.cur().Held; h != nil {
+			corr = h.CorrelationID()
+		}
+		return m.stopWork(m.jobFailed(j, msg.err, corr))
 	}
-	cl.phase = phFetched
 	m.table.SetStatus(id, "verified")
 	// The payload is in the store now: link it (an answer to an upload).
 	m, links := m.storedNow(cl.res.Stored)
@@ -224,26 +195,26 @@ func (m Model) onFetch(msg fetchMsg) (Model, tea.Cmd) {
 }
 
 // startAck is the a key (and the last step of P). It runs only when the
-// lease says every check and the durable store passed (CanAck).
+// runner says every check and the durable store passed within the lease
+// (CanAck).
 func (m Model) startAck() (Model, tea.Cmd) {
-	cl := m.claim
+	cur := m.cur()
 	switch {
-	case cl == nil || cl.lease == nil || cl.phase == phReleased:
+	case cur.Held == nil || cur.Phase == worker.PhaseReleased:
 		return m, infoErrCmd("nothing to acknowledge: claim (c) and download (d) an entry first")
 	case m.work != nil:
 		return m, infoErrCmd("wait: a " + m.work.what + " is running")
-	case cl.phase == phAcked:
-		return m, infoCmd("already acknowledged (receipt " + termsafe.String(cl.res.Receipt.ReceiptID) + ")")
+	case cur.Phase == worker.PhaseAcked:
+		return m, infoCmd("already acknowledged (receipt " + termsafe.String(cur.Result.Receipt.ReceiptID) + ")")
 	}
-	if err := cl.lease.CanAck(); err != nil {
+	if err := m.run.CanAck(); err != nil {
 		return m.stopWork(infoErrCmd("not acknowledged: " + termsafe.String(err.Error())))
 	}
 	j := m.newJob(whatAck)
 	m.work = j
-	cl.phase = phAcking
-	l, tab := cl.lease, m.id
+	run, tab := m.run, m.id
 	return m, j.run(tab, func(ctx context.Context) tea.Msg {
-		res, err := l.Ack(ctx)
+		res, err := run.Ack(ctx)
 		return ackMsg{msgBase{tab, j.req}, res, err}
 	})
 }
@@ -259,19 +230,20 @@ func (m Model) onAck(msg ackMsg) (Model, tea.Cmd) {
 	if msg.res != nil {
 		cl.res = msg.res
 	}
-	if msg.err != nil && (msg.res == nil || !msg.res.Acknowledged) {
-		cl.phase, cl.err = phAckFailed, msg.err
-		return m.stopWork(m.jobFailed(j, msg.err, cl.lease.CorrelationID()))
+	corr := ""
+	if h := m.cur().Held; h != nil {
+		corr = h.CorrelationID()
 	}
-	cl.phase, cl.err = phAcked, nil
+	if m.run.Phase() != worker.PhaseAcked {
+		return m.stopWork(m.jobFailed(j, msg.err, corr))
+	}
 	m.table.Remove(cl.entry.DeliveryAttemptID)
 	var note tea.Cmd
 	if msg.err != nil { // acknowledged, but the receipt could not be recorded locally
-		note = m.errorCmd(msg.err, cl.lease.CorrelationID())
+		note = m.errorCmd(msg.err, corr)
 	}
-	if m.workerMode && !m.stopAfter && note == nil {
-		m2, cmd := m.loadPage(firstPage(), thenProcessHead)
-		return m2, tea.Batch(note, cmd)
+	if m.workerMode && !m.stopAfter && m.run.GoOn() {
+		return m.loadHead()
 	}
 	if m.workerMode {
 		note = tea.Batch(note, infoCmd("worker mode paused"))
@@ -308,46 +280,41 @@ func (m Model) stopWork(note tea.Cmd) (Model, tea.Cmd) {
 // dropClaim is the x key: asks before forgetting an active lease's token;
 // clears a finished claim's panel at once.
 func (m Model) dropClaim() (Model, tea.Cmd) {
-	cl := m.claim
+	cur, ok := m.run.Current()
 	switch {
-	case cl == nil:
+	case !ok:
 		return m, infoCmd("no claim to drop")
 	case m.work != nil:
 		return m, infoErrCmd("wait: a " + m.work.what + " is running (esc cancels it)")
 	case m.hasActiveClaim():
-		m.prompt = &prompt{kind: promptDrop, entry: cl.entry, text: fmt.Sprintf(
+		m.prompt = &prompt{kind: promptDrop, entry: cur.Entry, text: fmt.Sprintf(
 			"Drop the claim on %s? The token is forgotten and nothing is acknowledged; the lease expires at %s, uses a delivery attempt, and the entry becomes due again.",
-			termsafe.String(cl.entry.DeliveryAttemptID), clock(cl.expiresAt))}
+			termsafe.String(cur.Entry.DeliveryAttemptID), clock(cur.Deadline()))}
 		return m, nil
 	}
-	m = m.release()
+	m.run.Clear()
 	m.claim = nil
 	return m, nil
 }
 
-// release forgets the lease's token; while the lease may still run, the
-// entry is remembered so it is not claimed again during it.
+// release forgets the lease's token (the runner's Drop); while the lease
+// may still run, the runner keeps the entry blocked so it is not claimed
+// again during it.
 func (m Model) release() Model {
-	cl := m.claim
-	if cl == nil || cl.lease == nil {
+	cur, ok := m.run.Current()
+	if !ok || cur.Held == nil {
 		return m
 	}
-	cl.lease.Release()
-	if left := cl.lease.Remaining(); left > 0 && cl.phase != phAcked {
-		if m.blocked == nil {
-			m.blocked = map[string]time.Time{}
-		}
-		m.blocked[cl.entry.DeliveryAttemptID] = m.c.Now().Add(left)
-		m.table.SetStatus(cl.entry.DeliveryAttemptID, "dropped")
-	}
-	if cl.phase != phAcked {
-		cl.phase = phReleased
+	m.run.Drop()
+	if cur.Phase != worker.PhaseAcked && cur.Held.Remaining() > 0 {
+		m.table.SetStatus(cur.Entry.DeliveryAttemptID, "dropped")
 	}
 	return m
 }
 
-// process is P (and enter on the head): read the first page, then claim,
-// download, verify, store and acknowledge its head entry.
+// process is P (and enter on the head): find the runner's head from the
+// mailbox's first page on, then claim, download, verify, store and
+// acknowledge it.
 func (m Model) process() (Model, tea.Cmd) {
 	switch {
 	case m.work != nil:
@@ -358,22 +325,58 @@ func (m Model) process() (Model, tea.Cmd) {
 		return m, infoCmd("already processing")
 	}
 	m = m.release()
+	m.run.Clear()
 	m.claim = nil
 	m.auto = true
-	return m.loadPage(firstPage(), thenProcessHead)
+	return m.loadHead()
 }
 
-// processHead claims the first row of the page that just arrived.
-func (m Model) processHead() (Model, tea.Cmd) {
-	if m.table.Len() == 0 {
+// loadHead runs the runner's head search (worker.Runner.Head) as the
+// tab's page load: it pages past pages made only of refused entries, and
+// its answer shows the page the head is on.
+func (m Model) loadHead() (Model, tea.Cmd) {
+	m.list.finish()
+	j := m.newJob(whatPage)
+	m.list = j
+	m.run.SetPageSize(m.pager.limit)
+	run, tab := m.run, m.id
+	return m, j.run(tab, func(ctx context.Context) tea.Msg {
+		c, err := run.Head(ctx)
+		h := &headResult{choice: c}
+		if errors.Is(err, worker.ErrEmpty) {
+			h.empty, err = true, nil
+		}
+		first := 1
+		var stack []pageRef
+		for _, p := range c.Pages {
+			stack = append(stack, pageRef{cursor: p.Cursor, first: first})
+			first += p.Listed
+		}
+		if len(stack) == 0 {
+			stack = firstPage()
+		}
+		return pageMsg{msgBase{tab, j.req}, stack, thenProcessHead, c.Page, err, h}
+	})
+}
+
+// headResult is what the head search found (a pageMsg's head).
+type headResult struct {
+	choice worker.Choice
+	empty  bool // nothing processable is due
+}
+
+// processHead claims the head the search found, on the page now shown.
+func (m Model) processHead(h *headResult) (Model, tea.Cmd) {
+	relisted := m.relistedNote(h.choice.Relisted)
+	if h.empty {
 		note := "no due entries"
 		if m.workerMode {
 			note += ": worker mode stopped"
 		}
 		m.auto, m.workerMode, m.stopAfter = false, false, false
-		return m, infoCmd(note)
+		return m, tea.Batch(relisted, infoCmd(note))
 	}
-	head := m.table.Rows()[0].Entry
+	head := h.choice.Entry
 	m.table.SetFilter("")
 	m.filter.SetValue("")
 	m.table.Top()
@@ -381,7 +384,23 @@ func (m Model) processHead() (Model, tea.Cmd) {
 		m.auto, m.workerMode, m.stopAfter = false, false, false
 		return m, cmd
 	}
-	return m.launchClaim(head)
+	m, cmd := m.launchClaim(head)
+	return m, tea.Batch(relisted, cmd)
+}
+
+// relistedNote says that the server still lists entries acknowledged in
+// this session; the runner passes over them, never processing one twice.
+func (m Model) relistedNote(ids []string) tea.Cmd {
+	if len(ids) == 0 {
+		return nil
+	}
+	rcpt, _ := m.run.Acknowledged(ids[0])
+	text := fmt.Sprintf("the server still lists %s, acknowledged in this session (receipt %s)", termsafe.String(ids[0]), termsafe.String(rcpt))
+	if len(ids) > 1 {
+		text += fmt.Sprintf(", and %d more like it", len(ids)-1)
+	}
+	text += ": passed over, not processed again"
+	return m.errorMsgCmd(apiErrorMsg{text: text, action: "tell the partner's operator: an acknowledged delivery must leave the mailbox"})
 }
 
 // toggleWorker is W: start worker mode, or stop it after the current

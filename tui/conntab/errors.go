@@ -70,12 +70,19 @@ func describe(err error, corr string) apiErrorMsg {
 		if ne.CorrelationID != "" {
 			e.corr = ne.CorrelationID
 		}
-		e.action = "check the network and the base URL; retry (the same token and correlation ID are reused)"
+		e.action = networkAction(ne)
 	}
 	if errors.As(err, &ie) && ie.Report != nil {
 		r := ie.Report
 		if r.CorrelationID != "" {
 			e.corr = r.CorrelationID
+		}
+		if r.LocalStop != nil {
+			// Stopped here (esc, the lease's end, a full disk): no check
+			// ran, the partner's bytes are not to blame.
+			e.text = termsafe.String(r.DeliveryAttemptID) + ": not checked — the download was " + capText(termsafe.String(r.LocalStop.Error()))
+			e.action = "nothing will be acknowledged; the lease runs out and the entry becomes due again"
+			return e
 		}
 		e.text = termsafe.String(r.DeliveryAttemptID) + ": NOT VERIFIED"
 		var failed []string
@@ -100,6 +107,23 @@ func describe(err error, corr string) apiErrorMsg {
 		e.action = "nothing was acknowledged; the entry becomes due again when the lease runs out: claim it again then"
 	}
 	return e
+}
+
+// networkAction is what to do after a network failure of op: only the
+// payload read and the acknowledge are repeated with the same token; a
+// claim never is (its answer, and so its token, may be lost while the
+// server made it), nor is a listing a token matter.
+func networkAction(ne *apiclient.NetworkError) string {
+	switch ne.Op {
+	case "claim":
+		if ne.Unclear {
+			return "the claim is not repeated: the server may have made it, and its token never arrived, so nobody can use that lease — refresh (r): if the entry is not listed, its lease runs out in about 5 minutes; claim it again then"
+		}
+		return "check the network and the base URL; nothing was claimed: claim it again"
+	case "download", "acknowledge":
+		return "check the network and the base URL; retry (the same token and correlation ID are reused)"
+	}
+	return "check the network and the base URL; try again (the same correlation ID is reused)"
 }
 
 func capText(s string) string {

@@ -19,6 +19,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/internal/syncbuf"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -272,7 +273,7 @@ func TestFlowFaultyEntriesAreRefusedAndNotAcknowledged(t *testing.T) {
 	waitFor(t, tm, "NOT VERIFIED — failed: trailer verified", "✗ trailer verified", "✓ hash vs listing")
 
 	m := finalTab(t, tm)
-	require.Equal(t, phFetchFailed, m.claim.phase)
+	require.Equal(t, worker.PhaseFetchFailed, m.run.Phase())
 	for _, id := range []string{mismatch, trailer} {
 		require.Zero(t, e.sim.RequestCount(partnersim.EndpointAcknowledge, id), "no acknowledge was ever sent for %s", id)
 	}

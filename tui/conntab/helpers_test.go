@@ -49,6 +49,11 @@ type fakeBackend struct {
 	claims   []string
 	leases   []*fakeLease
 	fetchErr map[string]error // Fetch fails for these IDs
+	refused  map[string]bool  // listed, but as entries the client refuses (Page.Skipped)
+	relist   bool             // the server keeps listing claimed and acknowledged entries
+	block    map[string]bool  // Fetch waits for its context to end
+	local    map[string]error // Fetch stops on this side: every check not run, this cause
+	skew     time.Duration    // the leases' ClockSkew
 }
 
 func (b *fakeBackend) List(ctx context.Context, limit int, cursor string) (*apiclient.Page, error) {
@@ -65,7 +70,14 @@ func (b *fakeBackend) List(ctx context.Context, limit int, cursor string) (*apic
 	}
 	start = min(start, len(b.entries))
 	end := min(start+limit, len(b.entries))
-	p := &apiclient.Page{Entries: slices.Clone(b.entries[start:end]), HasMore: end < len(b.entries), CorrelationID: "corr-list"}
+	p := &apiclient.Page{HasMore: end < len(b.entries), CorrelationID: "corr-list"}
+	for i, e := range b.entries[start:end] {
+		if b.refused[e.DeliveryAttemptID] {
+			p.Skipped = append(p.Skipped, apiclient.SkippedEntry{Index: i, DeliveryAttemptID: e.DeliveryAttemptID, Reason: "payloadSha256 is not 64 hex digits"})
+			continue
+		}
+		p.Entries = append(p.Entries, e)
+	}
 	if p.HasMore {
 		p.NextCursor = fmt.Sprintf("c%d", end)
 	}
@@ -85,12 +97,15 @@ func (b *fakeBackend) Pages(ctx context.Context, limit int) iter.Seq2[*apiclient
 	}
 }
 
-func (b *fakeBackend) Claim(_ context.Context, e apiclient.Entry) (lease, error) {
+func (b *fakeBackend) Claim(_ context.Context, e apiclient.Entry, _ worker.ClaimOptions) (worker.Held, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.claims = append(b.claims, e.DeliveryAttemptID)
-	b.entries = slices.DeleteFunc(b.entries, func(x apiclient.Entry) bool { return x.DeliveryAttemptID == e.DeliveryAttemptID })
-	l := &fakeLease{entry: e, expires: b.clock.Now().Add(5 * time.Minute), clock: b.clock, fetchErr: b.fetchErr[e.DeliveryAttemptID]}
+	if !b.relist {
+		b.entries = slices.DeleteFunc(b.entries, func(x apiclient.Entry) bool { return x.DeliveryAttemptID == e.DeliveryAttemptID })
+	}
+	l := &fakeLease{entry: e, expires: b.clock.Now().Add(5 * time.Minute), clock: b.clock, fetchErr: b.fetchErr[e.DeliveryAttemptID],
+		block: b.block[e.DeliveryAttemptID], local: b.local[e.DeliveryAttemptID], skew: b.skew}
 	b.leases = append(b.leases, l)
 	return l, nil
 }
@@ -115,6 +130,9 @@ type fakeLease struct {
 	expires  time.Time
 	clock    *testClock
 	fetchErr error
+	block    bool
+	local    error
+	skew     time.Duration
 	verified bool
 	acks     int
 	fetches  int
@@ -123,14 +141,31 @@ type fakeLease struct {
 
 func (l *fakeLease) Entry() apiclient.Entry   { return l.entry }
 func (l *fakeLease) ExpiresAt() time.Time     { return l.expires }
+func (l *fakeLease) Deadline() time.Time      { return l.expires }
+func (l *fakeLease) ClockSkew() time.Duration { return l.skew }
 func (l *fakeLease) CorrelationID() string    { return "corr-lease" }
 func (l *fakeLease) Remaining() time.Duration { return max(l.expires.Sub(l.clock.Now()), 0) }
 
-func (l *fakeLease) Fetch(context.Context, worker.FetchOptions) (*worker.Result, error) {
+func (l *fakeLease) Fetch(ctx context.Context, _ worker.FetchOptions) (*worker.Result, error) {
+	if l.block {
+		<-ctx.Done()
+		l.local = context.Cause(ctx)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.fetches++
 	res := &worker.Result{Entry: l.entry}
+	if l.local != nil {
+		rep := &apiclient.IntegrityReport{DeliveryAttemptID: l.entry.DeliveryAttemptID, LocalStop: fmt.Errorf("stopped here: %w", l.local)}
+		for _, c := range []*apiclient.CheckResult{&rep.SizeHeader, &rep.SizeListing, &rep.HashHeader, &rep.HashListing, &rep.TrailerCheck} {
+			c.NotRun, c.Detail = true, "not run: the download was stopped here"
+		}
+		rep.SizeHeader.Name, rep.SizeListing.Name, rep.HashHeader.Name = apiclient.CheckSizeHeader, apiclient.CheckSizeListing, apiclient.CheckHashHeader
+		rep.HashListing.Name, rep.TrailerCheck.Name = apiclient.CheckHashListing, apiclient.CheckTrailer
+		err := &apiclient.IntegrityError{Report: rep}
+		res.Report, res.FailedStep, res.Err = rep, worker.StepDownload, err
+		return res, err
+	}
 	if l.fetchErr != nil {
 		res.FailedStep, res.Err = worker.StepVerify, l.fetchErr
 		return res, l.fetchErr

@@ -31,6 +31,7 @@ type (
 		then  then
 		page  *apiclient.Page
 		err   error
+		head  *headResult // thenProcessHead: what the head search found
 	}
 	backlogMsg struct {
 		msgBase
@@ -42,7 +43,7 @@ type (
 	claimMsg struct {
 		msgBase
 		entry apiclient.Entry
-		lease lease
+		lease worker.Held
 		err   error
 	}
 	fetchMsg struct {

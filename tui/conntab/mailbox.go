@@ -52,7 +52,7 @@ type then int
 
 const (
 	thenNothing     then = iota
-	thenProcessHead      // P / W: claim the head entry
+	thenProcessHead      // P / W: the runner's head search; claim the head it found
 )
 
 // firstPage is the stack of the mailbox's first page.
@@ -68,7 +68,7 @@ func (m Model) loadPage(stack []pageRef, th then) (Model, tea.Cmd) {
 	be, tab, limit, top := m.be, m.id, m.pager.limit, stack[len(stack)-1]
 	return m, j.run(tab, func(ctx context.Context) tea.Msg {
 		p, err := be.List(ctx, limit, top.cursor)
-		return pageMsg{msgBase{tab, j.req}, stack, th, p, err}
+		return pageMsg{msgBase{tab, j.req}, stack, th, p, err, nil}
 	})
 }
 
@@ -83,6 +83,9 @@ func (m Model) onPage(msg pageMsg) (Model, tea.Cmd) {
 		return m.listFailed(j, msg.err, msg.then == thenProcessHead)
 	}
 	p := msg.page
+	if p == nil { // a head search that read no page
+		p = &apiclient.Page{}
+	}
 	m.view, m.back = viewPage, nil
 	m.pager.stack = msg.stack
 	m.pager.loaded, m.pager.hasMore, m.pager.next = true, p.HasMore, p.NextCursor
@@ -94,9 +97,9 @@ func (m Model) onPage(msg pageMsg) (Model, tea.Cmd) {
 	if len(p.Skipped) > 0 {
 		cmds = append(cmds, m.skippedNote(p.Skipped, p.CorrelationID))
 	}
-	if msg.then == thenProcessHead {
+	if msg.then == thenProcessHead && msg.head != nil {
 		var cmd tea.Cmd
-		m, cmd = m.processHead()
+		m, cmd = m.processHead(msg.head)
 		cmds = append(cmds, cmd)
 	}
 	return m, tea.Batch(cmds...)

@@ -5,7 +5,9 @@
 // acknowledge with the receipt, process the head (P) and worker mode (W).
 //
 // The domain work is apiclient's and worker's; this package only starts
-// it in tea.Cmds and shows it. Every async result is a message tagged
+// it in tea.Cmds and shows it. The worker order (which entry is the head,
+// one claim per connection, our leases, the phase of the claim, when W
+// goes on) is the tab's worker.Runner: the tab asks it, never decides. Every async result is a message tagged
 // with the tab's ID (common.Owned) and a request ID; a result the tab is
 // no longer waiting for is dropped. The claim token lives only inside
 // worker.Lease.
@@ -13,7 +15,6 @@ package conntab
 
 import (
 	"context"
-	"iter"
 	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -47,45 +48,21 @@ type Options struct {
 	Export func(st *spool.Stored) error
 }
 
-// lease is what the tab uses of a *worker.Lease (a seam for tests).
-type lease interface {
-	Entry() apiclient.Entry
-	ExpiresAt() time.Time
-	Remaining() time.Duration
-	CorrelationID() string
-	Fetch(ctx context.Context, opts worker.FetchOptions) (*worker.Result, error)
-	CanAck() error
-	Ack(ctx context.Context) (*worker.Result, error)
-	Release()
-}
-
-// backend is the domain calls the tab makes.
+// backend is the domain calls the tab makes: the runner's (pages and
+// claims, worker.Backend) and single pages.
 type backend interface {
+	worker.Backend
 	List(ctx context.Context, limit int, cursor string) (*apiclient.Page, error)
-	Pages(ctx context.Context, limit int) iter.Seq2[*apiclient.Page, error]
-	Claim(ctx context.Context, e apiclient.Entry) (lease, error)
 }
 
 // domain is the real backend: the connection's client and a worker.
 type domain struct {
+	worker.Backend
 	client *apiclient.Client
-	w      *worker.Worker
 }
 
 func (d domain) List(ctx context.Context, limit int, cursor string) (*apiclient.Page, error) {
 	return d.client.ListMailbox(ctx, limit, cursor)
-}
-
-func (d domain) Pages(ctx context.Context, limit int) iter.Seq2[*apiclient.Page, error] {
-	return d.client.Pages(ctx, limit)
-}
-
-func (d domain) Claim(ctx context.Context, e apiclient.Entry) (lease, error) {
-	l, err := d.w.Claim(ctx, e, worker.ClaimOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
 }
 
 // viewKind is what the table shows.
@@ -120,8 +97,11 @@ type Model struct {
 	list *job   // running page or backlog load
 	work *job   // running claim, fetch or ack
 
-	claim   *claimState          // the current (or last) claim; nil when none
-	blocked map[string]time.Time // dropped leases that may still run: ID → about when they end
+	// run is the worker order for this connection: the head, the one
+	// claim, our leases, the phases (worker.Runner); claim is what the
+	// tab shows of its current claim (nil when none).
+	run   *worker.Runner
+	claim *claimState
 
 	auto       bool // P: go on claim → fetch → ack by itself
 	workerMode bool // W: after an acknowledged entry, take the next head
@@ -143,7 +123,7 @@ type Model struct {
 // New builds the tab for an open connection. Nothing goes over the
 // network until the Cmd of Init runs.
 func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Model {
-	be := domain{client: conn.Client, w: worker.New(conn.Client, conn.Spool, conn.Log)}
+	be := domain{Backend: worker.New(conn.Client, conn.Spool, conn.Log).Backend(), client: conn.Client}
 	if opts.Name == "" {
 		opts.Name = conn.Target.Name
 	}
@@ -172,6 +152,7 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 	ti.Cursor.SetMode(cursor.CursorStatic) // no blink ticks: the tab only ticks for countdowns and progress
 	m := Model{
 		c: c, id: id, name: termsafe.String(opts.Name), be: be, keys: DefaultKeyMap(), export: opts.Export,
+		run:    worker.NewRunner(be, worker.RunnerOptions{PageSize: size, Now: c.Now}),
 		table:  table.New(c.Styles, c.Now),
 		pager:  pager{limit: size, stack: []pageRef{{first: 1}}},
 		filter: ti,
@@ -210,12 +191,12 @@ func (m Model) Capturing() bool {
 // "" when nothing would be lost.
 func (m Model) Pending() string {
 	if m.hasActiveClaim() {
-		cl := m.claim
-		if cl.phase == phClaiming {
-			return "a claim on " + termsafe.String(cl.entry.DeliveryAttemptID) + " is being made: if it succeeds, its lease expires unused and uses a delivery attempt"
+		cur := m.cur()
+		if cur.Phase == worker.PhaseClaiming {
+			return "a claim on " + termsafe.String(cur.Entry.DeliveryAttemptID) + " is being made: if it succeeds, its lease expires unused and uses a delivery attempt"
 		}
-		return "an active claim on " + termsafe.String(cl.entry.DeliveryAttemptID) +
-			": nothing is acknowledged, its lease expires at " + clock(cl.expiresAt) + " and uses a delivery attempt"
+		return "an active claim on " + termsafe.String(cur.Entry.DeliveryAttemptID) +
+			": nothing is acknowledged, its lease expires at " + clock(cur.Deadline()) + " and uses a delivery attempt"
 	}
 	if m.work != nil {
 		return "a running " + m.work.what + " on this connection"
@@ -232,9 +213,7 @@ func (m Model) Close() {
 			j.cancel()
 		}
 	}
-	if m.claim != nil && m.claim.lease != nil {
-		m.claim.lease.Release()
-	}
+	m.run.Close()
 }
 
 // nextReq hands out a request id.

@@ -33,11 +33,13 @@ var checkWords = map[string]string{
 func (m Model) claimLines() []string {
 	cl := m.claim
 	lines := []string{m.leaseLine()}
-	if cl.lease == nil {
+	if m.cur().Held == nil {
 		return lines
 	}
 	lines = append(lines, m.downloadLine())
-	if cl.res != nil && cl.res.Report != nil {
+	if cl.res != nil && cl.res.NotRunCause() != "" {
+		lines = append(lines, m.c.Styles.Muted.Render("  sha256    (not computed: the download was stopped here)"))
+	} else if cl.res != nil && cl.res.Report != nil {
 		lines = append(lines, "  sha256    "+termsafe.String(cl.res.Report.SHA256))
 	} else {
 		lines = append(lines, m.c.Styles.Muted.Render("  sha256    (once the stream has ended)"))
@@ -48,40 +50,44 @@ func (m Model) claimLines() []string {
 }
 
 func (m Model) leaseLine() string {
-	s, cl := m.c.Styles, m.claim
+	s, cl, cur := m.c.Styles, m.claim, m.cur()
 	id := termsafe.String(cl.entry.DeliveryAttemptID)
 	label := s.Header.Render("claim") + "     "
-	switch cl.phase {
-	case phClaiming:
+	switch cur.Phase {
+	case worker.PhaseClaiming:
 		return label + s.Marks.Wait + " claiming " + id + "…"
-	case phClaimFailed:
+	case worker.PhaseClaimFailed, worker.PhaseNone:
 		return label + s.Error.Render(s.Marks.Fail+" "+id+": the claim failed (see the footer); nothing is leased")
-	case phAcked:
+	case worker.PhaseAcked:
 		return label + s.OK.Render(s.Marks.OK+" "+id) + "  lease ended by the acknowledge"
-	case phReleased:
-		return label + s.Muted.Render(s.Marks.Wait+" "+id+" dropped: the token is forgotten; the lease runs out at "+clock(cl.expiresAt))
+	case worker.PhaseReleased:
+		return label + s.Muted.Render(s.Marks.Wait+" "+id+" dropped: the token is forgotten; the lease runs out at "+clock(cur.Deadline()))
 	}
-	left := cl.lease.Remaining()
+	skew := ""
+	if d := cur.Held.ClockSkew(); d != 0 {
+		skew = "  " + s.Warn.Render(s.Marks.Warn+" "+worker.SkewNote(d)+": counted on the server's")
+	}
+	left := m.run.LeaseLeft()
 	switch {
 	case left <= 0:
-		return label + s.OK.Render(s.Marks.OK+" "+id) + "  " + s.Error.Render("lease expired at "+clock(cl.expiresAt)+": the entry becomes due again; nothing can be acknowledged")
+		return label + s.OK.Render(s.Marks.OK+" "+id) + "  " + s.Error.Render("lease expired at "+clock(cur.Deadline())+": the entry becomes due again; nothing can be acknowledged") + skew
 	case left < leaseWarn:
-		return label + s.OK.Render(s.Marks.OK+" "+id) + "  " + s.Warn.Render(s.Marks.Warn+" lease "+countdown(left)+" left (until "+clock(cl.expiresAt)+")")
+		return label + s.OK.Render(s.Marks.OK+" "+id) + "  " + s.Warn.Render(s.Marks.Warn+" lease "+countdown(left)+" left (until "+clock(cur.Deadline())+")") + skew
 	}
-	return label + s.OK.Render(s.Marks.OK+" "+id) + "  lease " + countdown(left) + " left (until " + clock(cl.expiresAt) + ")"
+	return label + s.OK.Render(s.Marks.OK+" "+id) + "  lease " + countdown(left) + " left (until " + clock(cur.Deadline()) + ")" + skew
 }
 
 func (m Model) downloadLine() string {
-	s, cl := m.c.Styles, m.claim
+	s, cl, ph := m.c.Styles, m.claim, m.run.Phase()
 	label := s.Header.Render("download") + "  "
 	switch {
-	case cl.phase == phClaimed:
+	case ph == worker.PhaseClaimed:
 		return label + s.Muted.Render(s.Marks.Wait+" not started — d downloads, verifies and stores it")
 	case cl.progress == nil:
 		return label + s.Muted.Render(s.Marks.Wait+" not run")
 	}
 	line := label + m.progressLine(cl.snap, cl.entry.PayloadSize)
-	if cl.phase == phFetching {
+	if ph == worker.PhaseFetching {
 		switch cl.stage {
 		case stageVerified:
 			line += "  storing…"
@@ -96,13 +102,13 @@ func (m Model) downloadLine() string {
 
 // checkLines: ✓ passed, ✗ failed (with why), · not run yet.
 func (m Model) checkLines() []string {
-	s, cl := m.c.Styles, m.claim
+	s, cl, ph := m.c.Styles, m.claim, m.run.Phase()
 	states := map[string]worker.CheckState{}
-	if cl.res != nil && cl.phase != phFetching {
+	if cl.res != nil && ph != worker.PhaseFetching {
 		for _, c := range cl.res.Checks() {
 			states[c.Name] = c
 		}
-	} else if cl.phase == phFetching && cl.stage >= stageVerified {
+	} else if ph == worker.PhaseFetching && cl.stage >= stageVerified {
 		for _, n := range checkOrder[:5] { // the Verified event: every integrity check passed
 			states[n] = worker.CheckState{Name: n, State: worker.StatePassed}
 		}
@@ -166,18 +172,20 @@ func failedChecks(res *worker.Result) []string {
 // outcomeLines: the refusal (which check, nothing acknowledged), the
 // receipt, or the next key.
 func (m Model) outcomeLines() []string {
-	s, cl := m.c.Styles, m.claim
-	due := "the lease expires at " + clock(cl.expiresAt) + " and the entry becomes due again"
-	switch cl.phase {
-	case phClaimed:
+	s, cl, cur := m.c.Styles, m.claim, m.cur()
+	due := "the lease expires at " + clock(cur.Deadline()) + " and the entry becomes due again"
+	switch cur.Phase {
+	case worker.PhaseClaimed:
 		return []string{s.Muted.Render("  d download + verify · x drop the claim")}
-	case phFetching:
+	case worker.PhaseFetching:
 		return []string{s.Muted.Render("  downloading… esc cancels (nothing is acknowledged then)")}
-	case phFetchFailed:
-		why := "the download failed: " + capText(termsafe.String(cl.err.Error()))
+	case worker.PhaseFetchFailed:
+		why := "the download failed: " + capText(termsafe.String(errText(cur.Err)))
 		switch failed := failedChecks(cl.res); {
-		case cl.cancelled || errors.Is(cl.err, context.Canceled):
-			why = "the download was cancelled"
+		case cl.cancelled || errors.Is(cur.Err, context.Canceled):
+			why = "the download was cancelled: no check ran"
+		case cl.res.NotRunCause() != "":
+			why = "no check ran: the download was " + capText(cl.res.NotRunCause())
 		case len(failed) > 0:
 			why = "NOT VERIFIED — failed: " + strings.Join(failed, ", ")
 		}
@@ -185,17 +193,24 @@ func (m Model) outcomeLines() []string {
 			s.Error.Render(s.Marks.Fail + " " + why),
 			s.Error.Render("  Nothing will be acknowledged; ") + due + ". x drops the claim.",
 		}
-	case phFetched:
+	case worker.PhaseFetched:
+		if err := m.run.CanAck(); err != nil {
+			// The lease ran out after the store: never "a acknowledges it".
+			return []string{
+				s.OK.Render(s.Marks.OK+" verified and stored durably") + " — " + s.Error.Render("but not acknowledged: the lease has ended"),
+				s.Error.Render("  Nothing can be acknowledged with this token; ") + "the entry becomes due again. x clears this panel.",
+			}
+		}
 		return []string{s.OK.Render(s.Marks.OK+" verified and stored durably") + " — a acknowledges it (same token) · x drops the claim"}
-	case phAcking:
+	case worker.PhaseAcking:
 		return []string{s.Marks.Wait + " acknowledging…"}
-	case phAckFailed:
-		line := s.Error.Render(s.Marks.Fail+" acknowledge failed: ") + capText(termsafe.String(cl.err.Error()))
-		if cl.lease.CanAck() == nil {
+	case worker.PhaseAckFailed:
+		line := s.Error.Render(s.Marks.Fail+" acknowledge failed: ") + capText(termsafe.String(errText(cur.Err)))
+		if m.run.CanAck() == nil {
 			return []string{line, "  a tries again with the same token (if the server already has it, it replays the receipt) · x drops the claim"}
 		}
 		return []string{line, s.Error.Render("  Not acknowledged; ") + due + "."}
-	case phAcked:
+	case worker.PhaseAcked:
 		r := cl.res.Receipt
 		replay := "no"
 		if r.Replay {
@@ -203,8 +218,16 @@ func (m Model) outcomeLines() []string {
 		}
 		return []string{s.OK.Render(s.Marks.OK+" acknowledged") + fmt.Sprintf(" · receipt %s · at %s · replay %s",
 			termsafe.String(r.ReceiptID), r.AcknowledgedAt.Local().Format("2006-01-02 15:04:05"), replay)}
-	case phReleased:
+	case worker.PhaseReleased:
 		return []string{s.Muted.Render("  x clears this panel")}
 	}
 	return nil
+}
+
+// errText is err's text, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

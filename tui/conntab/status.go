@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
+	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -68,8 +69,8 @@ func (m Model) Status() Status {
 	}
 	if cl := m.claim; cl != nil {
 		st.Claim = termsafe.String(cl.entry.DeliveryAttemptID)
-		if cl.lease != nil && cl.phase != phAcked && cl.phase != phReleased {
-			st.LeaseLeft = cl.lease.Remaining()
+		if cur := m.cur(); cur.Held != nil && cur.Phase != worker.PhaseAcked && cur.Phase != worker.PhaseReleased {
+			st.LeaseLeft = m.run.LeaseLeft()
 			st.LeaseExpired = st.LeaseLeft <= 0
 		}
 		st.Transfer = m.transferWord()
@@ -98,29 +99,32 @@ func (m Model) Status() Status {
 
 func (m Model) transferWord() string {
 	cl := m.claim
-	switch cl.phase {
-	case phClaiming:
+	switch m.run.Phase() {
+	case worker.PhaseClaiming:
 		return "claiming"
-	case phClaimFailed:
+	case worker.PhaseClaimFailed:
 		return "claim failed"
-	case phClaimed:
+	case worker.PhaseClaimed:
 		return "claimed"
-	case phFetching:
+	case worker.PhaseFetching:
 		return fmt.Sprintf("downloading %d%%", int(cl.snap.Fraction()*100))
-	case phFetchFailed:
+	case worker.PhaseFetchFailed:
+		if cl.res.NotRunCause() != "" { // no check ran: nothing was refused
+			return "download stopped here"
+		}
 		if f := failedChecks(cl.res); len(f) > 0 {
 			return "refused: " + strings.Join(f, ", ")
 		}
 		return "download failed"
-	case phFetched:
+	case worker.PhaseFetched:
 		return "verified"
-	case phAcking:
+	case worker.PhaseAcking:
 		return "acknowledging"
-	case phAckFailed:
+	case worker.PhaseAckFailed:
 		return "acknowledge failed"
-	case phAcked:
+	case worker.PhaseAcked:
 		return "acknowledged"
-	case phReleased:
+	case worker.PhaseReleased:
 		return "dropped"
 	}
 	return ""

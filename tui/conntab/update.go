@@ -5,6 +5,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/worker"
 )
 
 // promptKind is what a y/N prompt confirms.
@@ -279,16 +280,16 @@ func (m Model) onFilterKey(k tea.KeyMsg) (Model, tea.Cmd) {
 
 // markClaimed shows the claimed entry's state in freshly loaded rows.
 func (m *Model) markClaimed() {
-	cl := m.claim
-	if cl == nil || cl.lease == nil {
+	cur, ok := m.run.Current()
+	if !ok || cur.Held == nil {
 		return
 	}
-	switch cl.phase {
-	case phClaimed, phFetching, phAcking, phAckFailed:
-		m.table.SetStatus(cl.entry.DeliveryAttemptID, "claimed")
-	case phFetched:
-		m.table.SetStatus(cl.entry.DeliveryAttemptID, "verified")
-	case phFetchFailed:
-		m.table.SetStatus(cl.entry.DeliveryAttemptID, "refused")
+	switch cur.Phase {
+	case worker.PhaseClaimed, worker.PhaseFetching, worker.PhaseAcking, worker.PhaseAckFailed:
+		m.table.SetStatus(cur.Entry.DeliveryAttemptID, "claimed")
+	case worker.PhaseFetched:
+		m.table.SetStatus(cur.Entry.DeliveryAttemptID, "verified")
+	case worker.PhaseFetchFailed:
+		m.table.SetStatus(cur.Entry.DeliveryAttemptID, "refused")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -62,14 +63,14 @@ func TestStaleResultsAreDropped(t *testing.T) {
 	before := m.table.Rows()[0].Pos
 
 	_ = loadA // its job was cancelled; answer as if it had finished anyway
-	late := pageMsg{msgBase{testTab, m.req - 1}, firstPage(), thenNothing, &apiclient.Page{Entries: testEntries(3)}, nil}
+	late := pageMsg{msgBase{testTab, m.req - 1}, firstPage(), thenNothing, &apiclient.Page{Entries: testEntries(3)}, nil, nil}
 	m, _ = m.Update(late)
 	require.NotNil(t, m.list, "still waiting for the next page")
 	require.Equal(t, before, firstPos(m))
 	require.Equal(t, 100, m.table.Len())
 
 	// an answer for another tab never applies
-	other := pageMsg{msgBase{testTab + 1, m.list.req}, []pageRef{{first: 1}}, thenNothing, &apiclient.Page{}, nil}
+	other := pageMsg{msgBase{testTab + 1, m.list.req}, []pageRef{{first: 1}}, thenNothing, &apiclient.Page{}, nil, nil}
 	m, _ = m.Update(other)
 	require.NotNil(t, m.list)
 	require.Equal(t, 100, m.table.Len())
@@ -148,12 +149,12 @@ func TestTheHeadPassesOverOurLeases(t *testing.T) {
 	be.fetchErr = map[string]error{"da-00000": errors.New("hash vs header failed")}
 	m, _ = press(t, m, "c")
 	m, _ = press(t, m, "d")
-	require.Equal(t, phFetchFailed, m.claim.phase)
+	require.Equal(t, worker.PhaseFetchFailed, m.run.Phase())
 	require.True(t, m.isHead("da-00001"), "the refused entry's lease still runs")
 	require.False(t, m.isHead("da-00000"))
 	m, _ = press(t, m, "x")
 	m, _ = press(t, m, "y")
-	require.Equal(t, phReleased, m.claim.phase)
+	require.Equal(t, worker.PhaseReleased, m.run.Phase())
 	require.True(t, m.isHead("da-00001"), "a dropped lease still runs")
 	m, _ = press(t, m, "down")
 	m, _ = press(t, m, "c")
@@ -228,11 +229,11 @@ func TestAcknowledgeOnlyWhenCanAck(t *testing.T) {
 	require.Zero(t, be.lastLease().ackCount())
 
 	m, _ = press(t, m, "d")
-	require.Equal(t, phFetched, m.claim.phase)
+	require.Equal(t, worker.PhaseFetched, m.run.Phase())
 	require.Contains(t, m.View(), "verified and stored durably")
 	m, _ = press(t, m, "a")
 	require.Equal(t, 1, be.lastLease().ackCount())
-	require.Equal(t, phAcked, m.claim.phase)
+	require.Equal(t, worker.PhaseAcked, m.run.Phase())
 	v := m.View()
 	require.Contains(t, v, "✓ acknowledged · receipt rcpt-da-00000 · at 2026-11-29")
 	require.Contains(t, v, "replay no")
@@ -246,7 +247,7 @@ func TestFailedDownloadIsNeverAcknowledged(t *testing.T) {
 	m, _ = press(t, m, "c")
 	m, notes := press(t, m, "d")
 	require.Contains(t, infoText(notes), "payload not verified")
-	require.Equal(t, phFetchFailed, m.claim.phase)
+	require.Equal(t, worker.PhaseFetchFailed, m.run.Phase())
 	v := m.View()
 	require.Contains(t, v, "Nothing will be acknowledged; the lease expires at")
 	require.Contains(t, lineOf(t, v, "ic-00000"), "refused")
@@ -284,7 +285,7 @@ func TestRetryCountdownRetryNowAndGiveUp(t *testing.T) {
 	m, _ = press(t, m, "esc")
 	require.ErrorIs(t, j.ctx.Err(), context.Canceled, "esc gives up: the job's context is cancelled")
 	m, notes := settle(t, m, func() tea.Msg {
-		return pageMsg{msgBase{testTab, j.req}, j.stack, thenNothing, nil, fmt.Errorf("list mailbox: gave up waiting to retry: %w", context.Canceled)}
+		return pageMsg{msgBase{testTab, j.req}, j.stack, thenNothing, nil, fmt.Errorf("list mailbox: gave up waiting to retry: %w", context.Canceled), nil}
 	})
 	require.Equal(t, []tea.Msg{common.ErrorMsg{Tab: testTab, Code: apiclient.CodeUnavailable, Action: fail.Action, CorrelationID: "corr-503",
 		Text: "page load given up after attempt 2: list mailbox: HTTP 503"}}, notes, "the footer keeps what was given up on")
@@ -328,7 +329,7 @@ func TestProcessTakesTheHeadFromPageOne(t *testing.T) {
 	m, _ = press(t, m, "n")
 	m, _ = press(t, m, "P")
 	require.Equal(t, []string{"da-00000"}, be.claimed(), "P reads page 1 first and takes its head")
-	require.Equal(t, phAcked, m.claim.phase)
+	require.Equal(t, worker.PhaseAcked, m.run.Phase())
 	require.Equal(t, 1, m.Status().Page)
 
 	m, _ = press(t, m, "down")
@@ -345,7 +346,7 @@ func TestWorkerModeGoesOnUntilAFailure(t *testing.T) {
 	m, notes := press(t, m, "W")
 	require.Equal(t, []string{"da-00000", "da-00001", "da-00002", "da-00003"}, be.claimed())
 	require.False(t, m.workerMode)
-	require.Equal(t, phFetchFailed, m.claim.phase)
+	require.Equal(t, worker.PhaseFetchFailed, m.run.Phase())
 	require.Contains(t, infoText(notes), "worker mode stopped: this entry did not pass; it is not skipped")
 	for _, l := range be.leases[:3] {
 		require.Equal(t, 1, l.ackCount())
@@ -407,7 +408,7 @@ func TestSkippedEntriesAreNamedAndTheirPlacesKept(t *testing.T) {
 	es := testEntries(3)
 	page := &apiclient.Page{Entries: es, CorrelationID: "corr-skip",
 		Skipped: []apiclient.SkippedEntry{{Index: 1, DeliveryAttemptID: "bad\x1b[2J", Reason: "payloadSha256 is not 64 hex digits"}}}
-	m, notes := settle(t, m, func() tea.Msg { return pageMsg{msgBase{testTab, m.list.req}, firstPage(), thenNothing, page, nil} })
+	m, notes := settle(t, m, func() tea.Msg { return pageMsg{msgBase{testTab, m.list.req}, firstPage(), thenNothing, page, nil, nil} })
 	var pos []int
 	for _, r := range m.table.Rows() {
 		pos = append(pos, r.Pos)
@@ -429,7 +430,7 @@ func TestAClaimAnsweredAfterCloseIsReleased(t *testing.T) {
 	require.Equal(t, []string{"da-00000"}, be.claimed(), "the server made the claim")
 	require.True(t, be.lastLease().released, "nobody will use it: the token is forgotten at once")
 	require.Contains(t, infoText(notes), "claim cancelled")
-	require.Equal(t, phClaimFailed, m.claim.phase)
+	require.Equal(t, worker.PhaseClaimFailed, m.run.Phase())
 }
 
 // TestWrapKeepsEveryWord: a long pane line wraps with indented
