@@ -7,6 +7,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/apiclient/worker"
 )
 
 var listing = []apiclient.Entry{
@@ -18,26 +19,28 @@ var listing = []apiclient.Entry{
 
 func TestPlanProcessWorkerOrder(t *testing.T) {
 	done := func(id string) (string, bool) { return "r-" + id, id == "d2" }
-	p := PlanProcess(listing, []string{"d4", "gone", "d1", "d2", "d3"}, done)
+	leased := func(id string) bool { return id == "d3" }
+	p := PlanProcess(listing, []string{"d4", "gone", "d1", "d2", "d3"}, ProcessOptions{Done: done, PassesOver: leased})
 	var order []string
 	for _, s := range p.Steps {
 		order = append(order, s.Entry.DeliveryAttemptID+":"+s.Skip)
 	}
-	want := []string{"d1:", "d2:already acknowledged (receipt r-d2)", "d3:", "d4:", "gone:no longer in the mailbox listing (claimed elsewhere or done): reload"}
+	want := []string{"d1:", "d2:already acknowledged (receipt r-d2)", "d3:a lease of ours on it may still run: it is taken once the lease is over", "d4:",
+		"gone:no longer in the mailbox listing (claimed elsewhere or done): reload"}
 	if strings.Join(order, "|") != strings.Join(want, "|") {
 		t.Fatalf("order %q", order)
 	}
-	if runs := p.Runs(); len(runs) != 3 || runs[0].Position != 1 || runs[2].Position != 4 {
+	if runs := p.Runs(); len(runs) != 2 || runs[0].Position != 1 || runs[1].Position != 4 {
 		t.Fatalf("runs %+v", runs)
 	}
 	pv := p.Preview()
-	if !strings.HasPrefix(pv[0], "process 3 of 5 marked entries") || !strings.Contains(pv[1], "1. CONTRL d1") || !strings.Contains(pv[4], "3. ORDRSP d4 (40 bytes, listed #4)") {
+	if !strings.HasPrefix(pv[0], "process 2 of 5 marked entries") || !strings.Contains(pv[1], "1. CONTRL d1") || !strings.Contains(pv[4], "2. ORDRSP d4 (40 bytes, listed #4)") {
 		t.Fatalf("preview %q", pv)
 	}
 }
 
 func TestProcessProgressStopsAtFirstFailure(t *testing.T) {
-	p := PlanProcess(listing, []string{"d1", "d2", "d3"}, nil)
+	p := PlanProcess(listing, []string{"d1", "d2", "d3"}, ProcessOptions{})
 	if p.Stopped(nil) || p.Progress(nil) != "0 of 3 processed; next d1" {
 		t.Fatalf("start: %q", p.Progress(nil))
 	}
@@ -56,6 +59,12 @@ func TestProcessProgressStopsAtFirstFailure(t *testing.T) {
 		t.Fatalf("%q", p.Progress(all))
 	}
 }
+
+// The runner's own answers fit the plan's questions.
+var (
+	_ Done              = (*worker.Runner)(nil).Acknowledged
+	_ func(string) bool = (*worker.Runner)(nil).PassesOver
+)
 
 func rec(key string, n int, sha string, out spool.Outcome) spool.UploadRecord {
 	return spool.UploadRecord{ConnectionID: "c", SenderID: "4012345000009", BusinessID: "PO-1", Key: key, N: n, SHA256: sha, Outcome: out, HTTPStatus: 202}

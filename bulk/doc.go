@@ -5,7 +5,9 @@
 //   - ProcessPlan puts marked entries in the worker order (the order the
 //     mailbox listed them), one at a time — claim, download, check size,
 //     SHA-256 and trailer, store, acknowledge — and stops at the first
-//     failure; Progress says where a run stands.
+//     failure, skipping entries already acknowledged or still under a
+//     lease of ours (worker.Runner's Acknowledged and PassesOver answer
+//     those); Progress says where a run stands.
 //   - UploadPlan says, for each marked upload, whether it is replayed or
 //     sent again, under which Idempotency-Key, and which answer to expect
 //     (202, 200 replay, 409), numbering new keys across the whole batch.

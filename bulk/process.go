@@ -23,15 +23,24 @@ type ProcessPlan struct {
 	Steps []ProcessStep
 }
 
-// Done says, for a delivery already in the local store, whether it was
-// acknowledged and with which receipt; nil: nothing is stored yet.
+// Done says, for a delivery, whether it was acknowledged and with which
+// receipt: worker.Runner.Acknowledged fits, or the store's sidecar.
 type Done func(deliveryAttemptID string) (receipt string, acknowledged bool)
+
+// ProcessOptions are what the plan asks about each marked entry; nil
+// fields ask nothing.
+type ProcessOptions struct {
+	Done Done
+	// PassesOver reports an entry the worker must not take now: a lease
+	// of ours on it may still run (worker.Runner.PassesOver).
+	PassesOver func(deliveryAttemptID string) bool
+}
 
 // PlanProcess orders the marked entries (deliveryAttemptIds) as listing
 // gives them: the worker order. An ID that is not in the listing any
-// more (claimed elsewhere, or gone) and an entry the store shows as
-// acknowledged are skipped with the reason. done may be nil.
-func PlanProcess(listing []apiclient.Entry, marked []string, done Done) ProcessPlan {
+// more (claimed elsewhere, or gone), an entry already acknowledged and
+// one the worker passes over are skipped with the reason.
+func PlanProcess(listing []apiclient.Entry, marked []string, o ProcessOptions) ProcessPlan {
 	want := map[string]bool{}
 	for _, id := range marked {
 		want[id] = true
@@ -43,10 +52,13 @@ func PlanProcess(listing []apiclient.Entry, marked []string, done Done) ProcessP
 		}
 		delete(want, e.DeliveryAttemptID)
 		st := ProcessStep{Entry: e, Position: i + 1}
-		if done != nil {
-			if receipt, ack := done(e.DeliveryAttemptID); ack {
+		if o.Done != nil {
+			if receipt, ack := o.Done(e.DeliveryAttemptID); ack {
 				st.Skip = "already acknowledged (receipt " + termsafe.String(receipt) + ")"
 			}
+		}
+		if st.Skip == "" && o.PassesOver != nil && o.PassesOver(e.DeliveryAttemptID) {
+			st.Skip = "a lease of ours on it may still run: it is taken once the lease is over"
 		}
 		p.Steps = append(p.Steps, st)
 	}
