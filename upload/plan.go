@@ -68,6 +68,9 @@ type Plan struct {
 	// ReplayKey and NewKey are the two options when the bytes were
 	// already accepted (see Choose).
 	ReplayKey, NewKey string
+	// Fixes names the upload this one fixes (its uploadId or key, see
+	// resend.FixesRef); it is recorded in the history. "" for none.
+	Fixes string
 
 	store     *spool.Store
 	history   []spool.UploadRecord
@@ -213,7 +216,7 @@ func (p *Plan) Explain() string {
 func (p *Plan) record() spool.UploadRecord {
 	pf := p.Preflight
 	r := spool.UploadRecord{ConnectionID: p.ConnectionID, File: pf.Path, Size: pf.Size, SHA256: pf.SHA256,
-		Key: p.Key, N: p.N, Outcome: spool.OutcomePending}
+		Key: p.Key, N: p.N, Outcome: spool.OutcomePending, Fixes: p.Fixes}
 	if pf.Path == "" {
 		r.File = pf.Name
 	}

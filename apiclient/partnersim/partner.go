@@ -134,6 +134,11 @@ func contrlFor(doc *edi.Document, x edi.Interchange) edigen.Contrl {
 		}
 		m.Segments = append(m.Segments, cs)
 	}
+	for _, f := range partnerFindings(doc, x) { // partner_rules.go
+		c.Action = edigen.ActionRejected
+		m := ucm(f.message)
+		m.Segments = append(m.Segments, f.segment)
+	}
 	for _, dm := range x.Messages {
 		if dm.Type != "ORDERS" {
 			c.Action = edigen.ActionRejected

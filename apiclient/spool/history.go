@@ -62,6 +62,9 @@ type UploadRecord struct {
 	Replay        bool     `json:"replay,omitempty"`
 	ErrorCode     string   `json:"errorCode,omitempty"`
 	CorrelationID string   `json:"correlationId,omitempty"`
+	// Fixes names the upload this one fixes and resends (`b2bx upload
+	// --fixes`): its uploadId, else its key; "" for other uploads.
+	Fixes string `json:"fixes,omitempty"`
 }
 
 func (s *Store) historyPath(connectionID string) string {

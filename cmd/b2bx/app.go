@@ -21,6 +21,7 @@ var runTUI = tui.Run
 func runApp(ctx context.Context, e *env, args []string) int {
 	const name = "app"
 	fs := newFlagSet(e, name, "")
+	fresh := fs.Bool("fresh", false, "start clean: forget the open tabs, page sizes and filters saved by the last run")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -34,6 +35,9 @@ func runApp(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr)
 		usage(e.stderr)
 		return exitUsage
+	}
+	if code := appSettings(e, *fresh); code != exitOK {
+		return code
 	}
 	// A closed terminal (SIGHUP) ends the app like SIGTERM: leases are
 	// released and the demo's temp dir removed.

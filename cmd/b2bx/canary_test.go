@@ -11,13 +11,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 )
 
 // TestCanaryFullRun drives upload, mailbox ls and fetch --ack (good and
 // faulty deliveries, the partner's answers to the upload, an --out copy)
 // with debug logging on, then searches every byte the CLI produced —
 // stdout, stderr with all slog output, every file under the spool root and
-// the out directory — for the canary API secret and claim tokens.
+// the out directory (with the upload history's CSV export and a ticket
+// bundle of every delivery and upload) — for the canary API secret and
+// claim tokens.
 func TestCanaryFullRun(t *testing.T) {
 	s := newSimEnv(t, partnersim.WithResponseDelay(0))
 	s.env[envLog] = "debug"
@@ -55,6 +58,36 @@ func TestCanaryFullRun(t *testing.T) {
 	require.Positive(t, codes[exitIntegrity], "faulty deliveries were part of the run")
 	require.Positive(t, s.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
 	require.Positive(t, s.sim.RequestCount(partnersim.EndpointPayload, ""))
+	// The commands that only read the store: the history and a ticket
+	// bundle of every stored delivery and upload (their files are walked
+	// below with the out directory).
+	local := func(args ...string) {
+		code, out, errOut := runCmd(t, "", s.env, append(args, "--connection", cliConn)...)
+		require.Equal(t, exitOK, code, errOut)
+		hay = append(hay, out, errOut)
+	}
+	local("uploads", "--json", "-o", filepath.Join(outDir, "uploads.csv"))
+	st, err := spool.Open(s.dataDir)
+	require.NoError(t, err)
+	stored, err := st.List(cliConn)
+	require.NoError(t, err)
+	for _, d := range stored {
+		local("bundle", d.Meta.DeliveryAttemptID, "-o", outDir)
+	}
+	for _, r := range s.history(t) {
+		if r.UploadID != "" {
+			local("bundle", r.UploadID, "-o", outDir)
+		}
+	}
+	ents, err := os.ReadDir(outDir)
+	require.NoError(t, err)
+	bundles := 0
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "b2bx-bundle-") {
+			bundles++
+		}
+	}
+	require.Greater(t, bundles, 3, "bundles were written")
 	logs := strings.Join(hay, "\n")
 	require.Contains(t, logs, "level=DEBUG", "debug logging was captured")
 

@@ -109,6 +109,9 @@ func run(ctx context.Context, e *env, args []string) int {
 		usage(e.stderr)
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, e, args[1:])
+	}
 	for n := min(len(args), 2); n >= 1; n-- {
 		if c, ok := commands[strings.Join(args[:n], " ")]; ok {
 			return c.run(ctx, e, args[n:])
@@ -159,6 +162,9 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 // newFlagSet makes a FlagSet that reports errors instead of exiting.
 func newFlagSet(e *env, name, argsUsage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("b2bx "+name, flag.ContinueOnError)
+	if flagSpy != nil {
+		flagSpy(name, argsUsage, fs)
+	}
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: b2bx %s [flags] %s\n", name, argsUsage)

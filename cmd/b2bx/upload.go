@@ -34,6 +34,7 @@ type uploadJSON struct {
 	Replay        bool   `json:"replay"`
 	Outcome       string `json:"outcome"`
 	CorrelationID string `json:"correlationId,omitempty"`
+	Fixes         string `json:"fixes,omitempty"` // the upload this one fixes (--fixes)
 	Error         string `json:"error,omitempty"`
 }
 
@@ -41,6 +42,8 @@ type uploadFlags struct {
 	key            string
 	replay, newKey bool
 	asJSON         bool
+	fixes          string // --fixes UPLOAD-ID
+	force          bool   // --force: send bytes identical to a rejected upload
 }
 
 // uploadCmd is one upload command's state; the work is the upload
@@ -50,6 +53,8 @@ type uploadCmd struct {
 	f    uploadFlags
 	plan *upload.Plan
 	out  uploadJSON
+	// resendOf says which upload this one fixes ("resend of upload …").
+	resendOf string
 }
 
 func runUpload(ctx context.Context, e *env, args []string) int {
@@ -60,6 +65,8 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&f.replay, "replay", false, "if these bytes were already accepted: send them again under the same key (the server answers replay)")
 	fs.BoolVar(&f.newKey, "new", false, "if these bytes were already accepted: a new upload under the next key number")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON (the key goes to stderr before sending)")
+	fs.StringVar(&f.fixes, "fixes", "", "this file fixes the rejected upload `UPLOAD-ID` (its upload id or key): recorded in the history as a resend of it")
+	fs.BoolVar(&f.force, "force", false, "send even if the bytes are identical to an upload the partner rejected")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -91,6 +98,9 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	u := &uploadCmd{e: e, f: f}
 	if u.plan, err = upload.NewPlan(store, t.ConnectionID, pf); err != nil {
 		return fail(e, "upload", f.asJSON, exitStorage, err)
+	}
+	if code := u.guardResend(ctx, store, t.ConnectionID); code != exitOK {
+		return code
 	}
 	if code := u.reserveKey(); code != exitOK {
 		return code
@@ -234,7 +244,7 @@ func (u *uploadCmd) fillOut(r spool.UploadRecord, err error) {
 		File: r.File, Size: r.Size, SHA256: r.SHA256, Key: r.Key, N: r.N, Decision: u.out.Decision,
 		SenderID: r.SenderID, BusinessID: r.BusinessID, HTTPStatus: r.HTTPStatus, UploadID: r.UploadID,
 		InterchangeID: r.InterchangeID, Status: r.Status, Replay: r.Replay, Outcome: string(r.Outcome),
-		CorrelationID: r.CorrelationID,
+		CorrelationID: r.CorrelationID, Fixes: r.Fixes,
 	}
 	if err != nil {
 		u.out.Error = termsafe.String(err.Error())
@@ -246,6 +256,9 @@ func (u *uploadCmd) printHuman(r spool.UploadRecord) {
 	w := u.e.stdout
 	fmt.Fprintf(w, "file          %s (%d bytes, sha256 %s)\n", termsafe.String(r.File), r.Size, r.SHA256)
 	fmt.Fprintf(w, "sender        %s, business id %s\n", termsafe.String(r.SenderID), termsafe.String(r.BusinessID))
+	if u.resendOf != "" {
+		fmt.Fprintf(w, "fixes         %s\n", u.resendOf)
+	}
 	if r.Outcome != spool.OutcomeAccepted {
 		fmt.Fprintf(w, "result        %s (HTTP %d)\n", r.Outcome, r.HTTPStatus)
 		return

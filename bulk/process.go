@@ -1,0 +1,133 @@
+package bulk
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+)
+
+// ProcessStep is one entry of a process plan.
+type ProcessStep struct {
+	Entry apiclient.Entry
+	// Position is the entry's 1-based place in the listing it was marked
+	// in.
+	Position int
+	// Skip says why the entry is left out ("" when it is processed).
+	Skip string
+}
+
+// ProcessPlan is the preview of "process the marked entries".
+type ProcessPlan struct {
+	Steps []ProcessStep
+}
+
+// Done says, for a delivery, whether it was acknowledged and with which
+// receipt: worker.Runner.Acknowledged fits, or the store's sidecar.
+type Done func(deliveryAttemptID string) (receipt string, acknowledged bool)
+
+// ProcessOptions are what the plan asks about each marked entry; nil
+// fields ask nothing.
+type ProcessOptions struct {
+	Done Done
+	// PassesOver reports an entry the worker must not take now: a lease
+	// of ours on it may still run (worker.Runner.PassesOver).
+	PassesOver func(deliveryAttemptID string) bool
+}
+
+// PlanProcess orders the marked entries (deliveryAttemptIds) as listing
+// gives them: the worker order. An ID that is not in the listing any
+// more (claimed elsewhere, or gone), an entry already acknowledged and
+// one the worker passes over are skipped with the reason.
+func PlanProcess(listing []apiclient.Entry, marked []string, o ProcessOptions) ProcessPlan {
+	want := map[string]bool{}
+	for _, id := range marked {
+		want[id] = true
+	}
+	var p ProcessPlan
+	for i, e := range listing {
+		if !want[e.DeliveryAttemptID] {
+			continue
+		}
+		delete(want, e.DeliveryAttemptID)
+		st := ProcessStep{Entry: e, Position: i + 1}
+		if o.Done != nil {
+			if receipt, ack := o.Done(e.DeliveryAttemptID); ack {
+				st.Skip = "already acknowledged (receipt " + termsafe.String(receipt) + ")"
+			}
+		}
+		if st.Skip == "" && o.PassesOver != nil && o.PassesOver(e.DeliveryAttemptID) {
+			st.Skip = "a lease of ours on it may still run: it is taken once the lease is over"
+		}
+		p.Steps = append(p.Steps, st)
+	}
+	gone := make([]string, 0, len(want))
+	for id := range want {
+		gone = append(gone, id)
+	}
+	sort.Strings(gone)
+	for _, id := range gone {
+		p.Steps = append(p.Steps, ProcessStep{Entry: apiclient.Entry{DeliveryAttemptID: id}, Skip: "no longer in the mailbox listing (claimed elsewhere or done): reload"})
+	}
+	return p
+}
+
+// Runs are the steps that will run, in order.
+func (p ProcessPlan) Runs() []ProcessStep {
+	var out []ProcessStep
+	for _, s := range p.Steps {
+		if s.Skip == "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Preview is the plan in lines for the confirmation prompt, the first
+// line the headline. Terminal-safe.
+func (p ProcessPlan) Preview() []string {
+	runs := p.Runs()
+	lines := []string{fmt.Sprintf("process %d of %d marked entries, one at a time in the mailbox's order; stop at the first failure", len(runs), len(p.Steps))}
+	k := 0
+	for _, s := range p.Steps {
+		e := s.Entry
+		if s.Skip != "" {
+			lines = append(lines, fmt.Sprintf("  -  %s: skipped, %s", termsafe.String(e.DeliveryAttemptID), s.Skip))
+			continue
+		}
+		k++
+		lines = append(lines, fmt.Sprintf("  %d. %s %s (%d bytes, listed #%d): claim, download, check size, SHA-256 and trailer, store, acknowledge",
+			k, termsafe.String(e.MessageType), termsafe.String(e.DeliveryAttemptID), e.PayloadSize, s.Position))
+	}
+	return lines
+}
+
+// Progress says where a run of the plan stands after results, the
+// error of each step run so far in the order of Runs (nil: it passed).
+// The run stops at the first error: the steps after it are not started.
+func (p ProcessPlan) Progress(results []error) string {
+	runs := p.Runs()
+	for i, err := range results {
+		if err != nil {
+			left := len(runs) - i - 1
+			return fmt.Sprintf("%d of %d processed; stopped at %s: %s; %d not started (nothing acknowledged for it: its lease runs out)",
+				i, len(runs), termsafe.String(runs[i].Entry.DeliveryAttemptID), termsafe.String(err.Error()), left)
+		}
+	}
+	if len(results) >= len(runs) {
+		return fmt.Sprintf("all %d processed", len(runs))
+	}
+	return fmt.Sprintf("%d of %d processed; next %s", len(results), len(runs), termsafe.String(runs[len(results)].Entry.DeliveryAttemptID))
+}
+
+// Stopped reports whether results end the run: an error, or every step
+// done.
+func (p ProcessPlan) Stopped(results []error) bool {
+	for _, err := range results {
+		if err != nil {
+			return true
+		}
+	}
+	return len(results) >= len(p.Runs())
+}

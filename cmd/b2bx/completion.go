@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+)
+
+func init() {
+	register(&command{name: "completion", summary: "print a shell completion script: b2bx completion bash|zsh|fish", run: runCompletion})
+}
+
+// flagSpy, when set, sees every FlagSet newFlagSet makes: the completion
+// generator runs each command with -h to learn its flags from the
+// command table itself, so a new flag is completed without listing it
+// twice.
+var flagSpy func(name, argsUsage string, fs *flag.FlagSet)
+
+// cmdSpec is what completion knows of one command.
+type cmdSpec struct {
+	name, summary string
+	flags         []flagSpec
+	profileArg    bool // the positional argument is a profile NAME
+}
+
+type flagSpec struct {
+	name, usage string
+	takesValue  bool
+	profile     bool // the value is a profile name (-c)
+}
+
+// commandSpecs runs every registered command with -h (which only parses
+// flags and returns) and collects their flags, sorted by name.
+func commandSpecs() []cmdSpec {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		if !strings.HasPrefix(n, "zz-") { // test-only commands
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var specs []cmdSpec
+	for _, n := range names {
+		c := commands[n]
+		spec := cmdSpec{name: n, summary: c.summary}
+		if n != "completion" {
+			var seen *flag.FlagSet
+			var args string
+			flagSpy = func(_, argsUsage string, fs *flag.FlagSet) {
+				if seen == nil {
+					seen, args = fs, argsUsage
+				}
+			}
+			// -h makes a command return right after its flags are parsed;
+			// the context is already cancelled and the environment empty,
+			// so a command that did anything before would stop at once.
+			quiet := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			c.run(ctx, quiet, []string{"-h"})
+			flagSpy = nil
+			if seen != nil {
+				spec.flags = flagsOf(seen)
+				spec.profileArg = args == "NAME" && strings.HasPrefix(n, "conn ") && n != "conn add"
+			}
+		} else {
+			spec.flags = []flagSpec{{name: "profiles", usage: "print the profile names, one a line (what the scripts complete -c with)"}}
+		}
+		specs = append(specs, spec)
+	}
+	return specs
+}
+
+func flagsOf(fs *flag.FlagSet) []flagSpec {
+	var out []flagSpec
+	fs.VisitAll(func(f *flag.Flag) {
+		_, usage := flag.UnquoteUsage(f)
+		bf, isBool := f.Value.(interface{ IsBoolFlag() bool })
+		out = append(out, flagSpec{name: f.Name, usage: firstLine(usage), takesValue: !(isBool && bf.IsBoolFlag()), profile: f.Name == "c"})
+	})
+	return out
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\n("); i > 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+// dash is how a flag is written: -c for one letter, --name otherwise
+// (Go's flag package takes both).
+func dash(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+func runCompletion(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "completion", "bash|zsh|fish")
+	profiles := fs.Bool("profiles", false, "print the connection profile names, one a line (the scripts call this)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if *profiles {
+		f, err := loadProfiles(e)
+		if err != nil {
+			return fail(e, "completion", false, exitUsage, err)
+		}
+		for _, n := range f.Names() {
+			fmt.Fprintln(e.stdout, termsafe.String(n))
+		}
+		return exitOK
+	}
+	if len(pos) != 1 {
+		return fail(e, "completion", false, exitUsage, fmt.Errorf("give one shell: bash, zsh or fish (e.g. b2bx completion bash > ~/.local/share/bash-completion/completions/b2bx)"))
+	}
+	var b bytes.Buffer
+	specs := commandSpecs()
+	switch pos[0] {
+	case "bash":
+		bashScript(&b, specs)
+	case "zsh":
+		zshScript(&b, specs)
+	case "fish":
+		fishScript(&b, specs)
+	default:
+		return fail(e, "completion", false, exitUsage, fmt.Errorf("unknown shell %q: give bash, zsh or fish", termsafe.String(pos[0])))
+	}
+	if _, err := e.stdout.Write(b.Bytes()); err != nil {
+		return fail(e, "completion", false, exitStorage, err)
+	}
+	return exitOK
+}
+
+// words splits the command table into the first words and, per first
+// word, the second words of two-word commands ("conn" -> add, ls, ...).
+func words(specs []cmdSpec) (top []string, sub map[string][]string) {
+	sub = map[string][]string{}
+	seen := map[string]bool{}
+	for _, s := range specs {
+		w := strings.Fields(s.name)
+		if !seen[w[0]] {
+			seen[w[0]] = true
+			top = append(top, w[0])
+		}
+		if len(w) == 2 {
+			sub[w[0]] = append(sub[w[0]], w[1])
+		}
+	}
+	return top, sub
+}
+
+// shellQuote quotes s for sh-like shells in single quotes.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func bashScript(w io.Writer, specs []cmdSpec) {
+	top, sub := words(specs)
+	fmt.Fprintln(w, "# bash completion for b2bx; generated by 'b2bx completion bash'.")
+	fmt.Fprintln(w, "# Load it with: source <(b2bx completion bash)")
+	fmt.Fprintln(w, "_b2bx() {")
+	fmt.Fprintln(w, `	local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"`)
+	fmt.Fprintln(w, `	local w1="${COMP_WORDS[1]}" w2="${COMP_WORDS[2]}" cmd="" flags="" profarg=0`)
+	fmt.Fprintf(w, "\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n\t\tCOMPREPLY=($(compgen -W %s -- \"$cur\"))\n\t\treturn\n\tfi\n", shellQuote(strings.Join(append(top, "--version", "--help"), " ")))
+	fmt.Fprintln(w, "\tcase \"$w1\" in")
+	for _, t := range top {
+		if subs, ok := sub[t]; ok {
+			fmt.Fprintf(w, "\t%s)\n\t\tif [ \"$COMP_CWORD\" -eq 2 ]; then\n\t\t\tCOMPREPLY=($(compgen -W %s -- \"$cur\"))\n\t\t\treturn\n\t\tfi\n\t\tcmd=\"$w1 $w2\" ;;\n",
+				shellQuote(t), shellQuote(strings.Join(subs, " ")))
+		}
+	}
+	fmt.Fprintln(w, "\t*) cmd=\"$w1\" ;;\n\tesac")
+	fmt.Fprintln(w, "\tcase \"$cmd\" in")
+	for _, s := range specs {
+		var fl []string
+		for _, f := range s.flags {
+			fl = append(fl, dash(f.name))
+		}
+		prof := 0
+		if s.profileArg {
+			prof = 1
+		}
+		fmt.Fprintf(w, "\t%s) flags=%s profarg=%d ;;\n", shellQuote(s.name), shellQuote(strings.Join(fl, " ")), prof)
+	}
+	fmt.Fprintln(w, "\tesac")
+	fmt.Fprintln(w, "\tif [ \"$prev\" = -c ] || [ \"$prev\" = --c ]; then")
+	fmt.Fprintln(w, "\t\tCOMPREPLY=($(compgen -W \"$(b2bx completion --profiles 2>/dev/null)\" -- \"$cur\"))")
+	fmt.Fprintln(w, "\t\treturn\n\tfi")
+	fmt.Fprintln(w, "\tif [[ \"$cur\" == -* ]]; then")
+	fmt.Fprintln(w, "\t\tCOMPREPLY=($(compgen -W \"$flags\" -- \"$cur\"))")
+	fmt.Fprintln(w, "\t\treturn\n\tfi")
+	fmt.Fprintln(w, "\tif [ \"$profarg\" = 1 ]; then")
+	fmt.Fprintln(w, "\t\tCOMPREPLY=($(compgen -W \"$(b2bx completion --profiles 2>/dev/null)\" -- \"$cur\"))")
+	fmt.Fprintln(w, "\t\treturn\n\tfi")
+	fmt.Fprintln(w, "\tCOMPREPLY=()")
+	fmt.Fprintln(w, "}")
+	fmt.Fprintln(w, "complete -o default -F _b2bx b2bx")
+}
+
+func zshScript(w io.Writer, specs []cmdSpec) {
+	top, sub := words(specs)
+	fmt.Fprintln(w, "#compdef b2bx")
+	fmt.Fprintln(w, "# zsh completion for b2bx; generated by 'b2bx completion zsh'.")
+	fmt.Fprintln(w, "# Put it in a directory on $fpath as _b2bx, or: source <(b2bx completion zsh)")
+	fmt.Fprintln(w, "_b2bx() {")
+	fmt.Fprintln(w, "\tlocal -a items")
+	fmt.Fprintln(w, "\tlocal cmd")
+	fmt.Fprintln(w, "\tif (( CURRENT == 2 )); then")
+	fmt.Fprint(w, "\t\titems=(")
+	for _, t := range top {
+		fmt.Fprintf(w, " %s", shellQuote(t+":"+summaryOf(specs, t)))
+	}
+	fmt.Fprintln(w, " )")
+	fmt.Fprintln(w, "\t\t_describe 'command' items\n\t\treturn\n\tfi")
+	fmt.Fprintln(w, "\tcase \"${words[2]}\" in")
+	for _, t := range top {
+		if subs, ok := sub[t]; ok {
+			fmt.Fprintf(w, "\t%s)\n\t\tif (( CURRENT == 3 )); then\n\t\t\titems=(", shellQuote(t))
+			for _, sname := range subs {
+				fmt.Fprintf(w, " %s", shellQuote(sname+":"+summaryOf(specs, t+" "+sname)))
+			}
+			fmt.Fprintln(w, " )\n\t\t\t_describe 'subcommand' items\n\t\t\treturn\n\t\tfi\n\t\tcmd=\"${words[2]} ${words[3]}\" ;;")
+		}
+	}
+	fmt.Fprintln(w, "\t*) cmd=\"${words[2]}\" ;;\n\tesac")
+	fmt.Fprintln(w, "\tif [[ \"${words[CURRENT-1]}\" == -c || \"${words[CURRENT-1]}\" == --c ]]; then")
+	fmt.Fprintln(w, "\t\tcompadd -- ${(f)\"$(b2bx completion --profiles 2>/dev/null)\"}\n\t\treturn\n\tfi")
+	fmt.Fprintln(w, "\tcase \"$cmd\" in")
+	for _, s := range specs {
+		fmt.Fprintf(w, "\t%s)\n", shellQuote(s.name))
+		fmt.Fprintln(w, "\t\tif [[ \"${words[CURRENT]}\" == -* ]]; then")
+		fmt.Fprint(w, "\t\t\titems=(")
+		for _, f := range s.flags {
+			fmt.Fprintf(w, " %s", shellQuote(strings.ReplaceAll(dash(f.name), ":", `\:`)+":"+f.usage))
+		}
+		fmt.Fprintln(w, " )\n\t\t\t_describe 'flag' items\n\t\t\treturn\n\t\tfi")
+		if s.profileArg {
+			fmt.Fprintln(w, "\t\tcompadd -- ${(f)\"$(b2bx completion --profiles 2>/dev/null)\"}\n\t\treturn")
+		}
+		fmt.Fprintln(w, "\t\t;;")
+	}
+	fmt.Fprintln(w, "\tesac")
+	fmt.Fprintln(w, "\t_files")
+	fmt.Fprintln(w, "}")
+	fmt.Fprintln(w, "if (( $+functions[compdef] )); then compdef _b2bx b2bx; fi")
+}
+
+func fishScript(w io.Writer, specs []cmdSpec) {
+	top, sub := words(specs)
+	fmt.Fprintln(w, "# fish completion for b2bx; generated by 'b2bx completion fish'.")
+	fmt.Fprintln(w, "# Save it as ~/.config/fish/completions/b2bx.fish, or: b2bx completion fish | source")
+	fmt.Fprintln(w, "complete -c b2bx -f")
+	fmt.Fprintf(w, "complete -c b2bx -n __fish_use_subcommand -l version -d %s\n", shellQuote("print the version"))
+	for _, t := range top {
+		fmt.Fprintf(w, "complete -c b2bx -n __fish_use_subcommand -a %s -d %s\n", shellQuote(t), shellQuote(summaryOf(specs, t)))
+	}
+	for _, t := range top {
+		subs, ok := sub[t]
+		if !ok {
+			continue
+		}
+		for _, sname := range subs {
+			fmt.Fprintf(w, "complete -c b2bx -n %s -a %s -d %s\n",
+				shellQuote("__fish_seen_subcommand_from "+t+"; and not __fish_seen_subcommand_from "+strings.Join(subs, " ")),
+				shellQuote(sname), shellQuote(summaryOf(specs, t+" "+sname)))
+		}
+	}
+	for _, s := range specs {
+		ws := strings.Fields(s.name)
+		cond := "__fish_seen_subcommand_from " + ws[0]
+		if len(ws) == 2 {
+			cond += "; and __fish_seen_subcommand_from " + ws[1]
+		} else if _, ok := sub[ws[0]]; ok {
+			continue // "conn" alone has no flags of its own
+		}
+		for _, f := range s.flags {
+			opt := "-l " + f.name
+			if len(f.name) == 1 {
+				opt = "-o " + f.name
+			}
+			extra := ""
+			switch {
+			case f.profile:
+				extra = " -x -a " + shellQuote("(b2bx completion --profiles 2>/dev/null)")
+			case f.takesValue:
+				extra = " -r -F"
+			}
+			fmt.Fprintf(w, "complete -c b2bx -n %s %s%s -d %s\n", shellQuote(cond), opt, extra, shellQuote(f.usage))
+		}
+		if s.profileArg {
+			fmt.Fprintf(w, "complete -c b2bx -n %s -a %s\n", shellQuote(cond), shellQuote("(b2bx completion --profiles 2>/dev/null)"))
+		} else {
+			fmt.Fprintf(w, "complete -c b2bx -n %s -F\n", shellQuote(cond))
+		}
+	}
+}
+
+// summaryOf is the summary of the command called name, or of the group
+// of two-word commands it starts ("conn": "conn commands").
+func summaryOf(specs []cmdSpec, name string) string {
+	for _, s := range specs {
+		if s.name == name {
+			return s.summary
+		}
+	}
+	return name + " commands"
+}
