@@ -88,6 +88,9 @@ const (
 // checker collects findings for one report.
 type checker struct {
 	findings []Finding
+	// base is the index of the first event read (a live receiver counts
+	// events across deliveries; Inspect starts at 0).
+	base int
 }
 
 func (c *checker) add(sev Severity, code Code, delivery int, ev *Event, field, format string, a ...any) {
