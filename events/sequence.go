@@ -44,6 +44,8 @@ type eventRef struct {
 	delivery int
 	id       string
 	key      [2]string
+	// name is the delivery's name (a live receiver's parked events).
+	name string
 }
 
 func refOf(ev *Event) eventRef {
