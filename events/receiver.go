@@ -448,7 +448,7 @@ func (r *Receiver) streamsAfter(c *checker, touched map[*streamState]bool) []Str
 			c.reportGap(st, upTo, SevWarning)
 		}
 		s := st.snapshot()
-		s.Parked = append([]int64(nil), s.Parked...)
+		s.Parked = append(make([]int64, 0, len(s.Parked)), s.Parked...)
 		out = append(out, s)
 	}
 	return out
@@ -468,7 +468,7 @@ func (r *Receiver) Streams() []Stream {
 	for _, st := range list {
 		st.settle()
 		s := st.snapshot()
-		s.Parked = append([]int64(nil), s.Parked...)
+		s.Parked = append(make([]int64, 0, len(s.Parked)), s.Parked...)
 		out = append(out, s)
 	}
 	return out
