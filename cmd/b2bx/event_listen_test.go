@@ -29,7 +29,7 @@ func TestEventListenNeedsASecret(t *testing.T) {
 func TestListenLineSanitisesEventText(t *testing.T) {
 	r := webhook.Record{Time: time.Unix(0, 0), Senders: []string{"evil\x1b[31m"}, Types: []string{"nutrab2b.x\x9b.y.v2"},
 		Answer: events.Answer{Status: 200, Result: events.ResultACK, Delivery: "000000000001.http",
-			Events: []events.EventAnswer{{Subject: "PO\x07", Sequence: 3}},
+			Events:   []events.EventAnswer{{Subject: "PO\x07", Sequence: 3}},
 			Findings: []events.Finding{{Severity: events.SevWarning, Code: events.CodeDuplicate, Platform: events.NBDuplicate}}}}
 	line := listenLine(r)
 	require.NotContains(t, line, "\x1b")
