@@ -127,8 +127,11 @@ type Answer struct {
 	// Findings are what the checks found, for this delivery (and the
 	// events it released).
 	Findings []Finding `json:"findings"`
+	// Signature is the verdict on X-NB2B-Signature (nil on a replay,
+	// whose signature passed when it arrived).
+	Signature *Result `json:"signature,omitempty"`
 	// Committed is true when the delivery was stored and decided.
-	Committed bool `json:"-"`
+	Committed bool `json:"committed"`
 }
 
 // EventAnswer is the result for one event of a delivery.
@@ -141,6 +144,13 @@ type EventAnswer struct {
 	Subject        string  `json:"subject,omitempty"`
 	IdempotencyKey string  `json:"idempotencykey,omitempty"`
 	Sequence       int64   `json:"sequence,omitempty"`
+	Receiver       string  `json:"receiver,omitempty"`
+	Source         string  `json:"source,omitempty"`
+	Time           string  `json:"time,omitempty"`
+	CorrelationID  string  `json:"correlationid,omitempty"`
+	CausationID    string  `json:"causationid,omitempty"`
+	Env            string  `json:"env,omitempty"`
+	Bytes          int     `json:"bytes"`
 	Result         string  `json:"result"`
 	Outcome        Outcome `json:"outcome"`
 	Code           string  `json:"code,omitempty"`
@@ -196,7 +206,9 @@ func (r *Receiver) deliver(d Delivery, now time.Time, commit CommitFunc, replay 
 	if !replay {
 		c.checkSignature(&dr, d, Options{Secrets: r.opts.Secrets, Now: now, Tolerance: r.opts.Tolerance})
 		if dr.Rejected {
-			return r.refuse(c, http.StatusUnauthorized, NBSignature, "the signature was rejected ("+NBSignature+"): nothing was processed; sign the exact raw body with the shared secret and a current t")
+			a := r.refuse(c, http.StatusUnauthorized, NBSignature, "the signature was rejected ("+NBSignature+"): nothing was processed; sign the exact raw body with the shared secret and a current t")
+			a.Signature = dr.Signature
+			return a
 		}
 	}
 	var rep Report
@@ -222,7 +234,7 @@ func (r *Receiver) deliver(d Delivery, now time.Time, commit CommitFunc, replay 
 	if !replay {
 		r.countRate(rep.Events, now)
 	}
-	a := Answer{Delivery: name, Committed: true}
+	a := Answer{Delivery: name, Committed: true, Signature: dr.Signature}
 	if dr.Rejected {
 		for i := range rep.Events {
 			rep.Events[i].hasErr, rep.Events[i].unread = true, true
@@ -335,7 +347,8 @@ func (r *Receiver) answerEvents(c *checker, a *Answer, dr *DeliveryReport, evs [
 	for i := range evs {
 		ev := &evs[i]
 		ea := EventAnswer{Index: ev.Index, Position: ev.Position, ID: ev.ID, Type: ev.Type, Sender: ev.Sender, Subject: ev.Subject,
-			IdempotencyKey: ev.IdempotencyKey, Sequence: ev.Sequence, Outcome: ev.Outcome}
+			IdempotencyKey: ev.IdempotencyKey, Sequence: ev.Sequence, Outcome: ev.Outcome, Receiver: ev.Receiver, Source: ev.Source,
+			Time: ev.Time, CorrelationID: ev.CorrelationID, CausationID: ev.CausationID, Env: ev.Env, Bytes: ev.Bytes}
 		switch ev.Outcome {
 		case OutcomeProcessed, OutcomeReleased:
 			ea.Result = ResultACK

@@ -61,6 +61,8 @@ type Model struct {
 
 	events eventview.Model // the event inspector, valid while evOpen (events.go)
 	evOpen bool
+	// evListenAddr and evDir are live mode's defaults (Options).
+	evListenAddr, evDir string
 
 	sv shellView // :view PATH on the connection list (viewhost.go)
 

@@ -129,6 +129,9 @@ func (m Model) closeAll() Model {
 	}
 	m.tabs, m.active = nil, 0
 	clear(m.opening)
+	if m.evOpen {
+		m.events.Close() // stops a live listener
+	}
 	return m
 }
 
