@@ -220,6 +220,7 @@ func (r *Receiver) deliver(d Delivery, now time.Time, commit CommitFunc, replay 
 	}
 	if !replay && !dr.Rejected {
 		if a, over := r.checkRate(c, rep.Events, now); over {
+			a.Signature = dr.Signature
 			return a
 		}
 	}

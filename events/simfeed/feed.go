@@ -17,6 +17,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 	"sync"
@@ -87,6 +88,10 @@ type Options struct {
 	Env string
 	// Log, when set, gets one line per send (no secret, no body).
 	Log func(Sent)
+	// Wait, when set, holds the first send until the receiver is there
+	// (b2bx demo: until the app's listener accepts); what happens in the
+	// simulator meanwhile is sent after it.
+	Wait func(ctx context.Context) error
 }
 
 // Sent is what the feed reports of one send.
@@ -130,12 +135,18 @@ func New(o Options) *Feed {
 }
 
 // Run sends events until ctx ends: what the simulator holds when Run
-// starts is the baseline (not announced); what happens after is. The
+// starts is the baseline (not announced); what happens after is (once
+// Options.Wait returned). The
 // faults play once after the first HEARTBEAT. Sends are sequential, so
 // each stream's events go out in order (a retry holds the next event
 // back, as an ordered sender does).
 func (f *Feed) Run(ctx context.Context) error {
 	f.poll(ctx, true)
+	if f.o.Wait != nil {
+		if err := f.o.Wait(ctx); err != nil {
+			return err
+		}
+	}
 	f.heartbeat(ctx)
 	faults := f.o.Faults
 	poll := time.NewTicker(f.o.Poll)
@@ -357,6 +368,29 @@ func (f *Feed) playFault(ctx context.Context, name string) {
 			}
 			body := []byte("[" + strings.Join(parts, ",") + "]")
 			f.deliver(ctx, name, fmt.Sprintf("fault burst: batch %d of 50 events", b+1), sub, first, 50, body, webhook.SendOptions{})
+		}
+	}
+}
+
+// WaitForListener returns a Wait that dials addr every 250 ms until it
+// accepts a connection (or ctx ends).
+func WaitForListener(addr string) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		var d net.Dialer
+		for {
+			dctx, cancel := context.WithTimeout(ctx, time.Second)
+			c, err := d.DialContext(dctx, "tcp", addr)
+			cancel()
+			if err == nil {
+				return c.Close()
+			}
+			t := time.NewTimer(250 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
 		}
 	}
 }
