@@ -47,7 +47,7 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	addr := fs.String("addr", defaultListenAddr, "`HOST:PORT` to listen on (plain http only on loopback)")
 	certFile := fs.String("tls-cert", "", "serve TLS with this certificate `FILE` (PEM)")
 	keyFile := fs.String("tls-key", "", "the certificate's private key `FILE` (PEM)")
-	dir := fs.String("dir", "b2bx-events", "capture `DIR`: every delivery as NNNNNNNNNNNN.http (created when missing; a restart goes on from it)")
+	dir := fs.String("dir", "", "capture `DIR`: every delivery as NNNNNNNNNNNN.http (created when missing; a restart goes on from it; default: webhook-captures in the data directory)")
 	asJSON := fs.Bool("json", false, "print one JSON line per delivery (the answer, its findings and streams)")
 	maxKeys := fs.Int("max-keys", events.DefaultMaxKeys, "idempotency keys kept in memory (the oldest are forgotten; their sequences still reject repeats)")
 	var sf secretFlags
@@ -69,6 +69,11 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	secrets, code, err := sf.load(ctx, e)
 	if err != nil {
 		return fail(e, name, false, code, err)
+	}
+	if *dir == "" {
+		if *dir, err = webhook.DefaultDir(e.getenv); err != nil {
+			return fail(e, name, false, exitUsage, fmt.Errorf("no --dir given and %w", err))
+		}
 	}
 	out := &listenOutput{w: e.stdout, json: *asJSON}
 	h, replayed, err := webhook.Open(webhook.Config{Dir: *dir,

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/events"
 )
 
@@ -44,6 +45,18 @@ const (
 // add and hop-by-hop framing (the capture has its own Content-Length).
 var dropHeaders = map[string]bool{"Authorization": true, "Proxy-Authorization": true, "Cookie": true,
 	"Connection": true, "Transfer-Encoding": true, "Content-Length": true, "Te": true, "Trailer": true, "Upgrade": true, "Keep-Alive": true}
+
+// DefaultDir is where `b2bx event listen` and the app's live mode
+// capture unless told otherwise: webhook-captures under the local data
+// directory ($B2BX_DATA_DIR, else $XDG_DATA_HOME/b2bx, else
+// ~/.local/share/b2bx). getenv is os.Getenv outside tests.
+func DefaultDir(getenv func(string) string) (string, error) {
+	root, err := spool.DefaultRoot(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "webhook-captures"), nil
+}
 
 // Store keeps captured deliveries in a directory. Commit is durable
 // (temporary file, fsync, rename, directory fsync) and atomic: a crash

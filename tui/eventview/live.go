@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/events"
 	"github.com/nutrab2b/b2bx/events/webhook"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
@@ -40,14 +38,13 @@ const liveBuffer = 1024
 const maxLiveFindings = 5000
 
 // DefaultLiveDir is where live mode captures when Options.LiveDir is
-// empty: webhook-captures under the local data directory
-// ($B2BX_DATA_DIR, else $XDG_DATA_HOME/b2bx, else ~/.local/share/b2bx).
+// empty: webhook.DefaultDir, as `b2bx event listen`.
 func DefaultLiveDir() string {
-	root, err := spool.DefaultRoot(os.Getenv)
+	dir, err := webhook.DefaultDir(os.Getenv)
 	if err != nil {
 		return "webhook-captures"
 	}
-	return filepath.Join(root, "webhook-captures")
+	return dir
 }
 
 // liveState is a running listener, owned by one screen.
