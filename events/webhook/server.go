@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/nutrab2b/b2bx/events"
@@ -113,10 +114,31 @@ func Open(cfg Config) (*Handler, int, error) {
 const ShutdownTimeout = 5 * time.Second
 
 // Serve serves h on ln until ctx ends, then shuts down (waiting at most
-// ShutdownTimeout for deliveries in flight). It returns nil after a
-// shutdown by ctx.
+// ShutdownTimeout for deliveries in flight). Connections that have not
+// started a request are closed at once: a client's spare keep-alive
+// connection would otherwise hold the shutdown for its whole timeout,
+// and nothing was received on them. It returns nil after a shutdown by
+// ctx, even when a delivery had to be cut (it was not answered, so its
+// sender resends it; a committed one is then a DUPLICATE).
 func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	srv := NewServer(h)
+	var mu sync.Mutex
+	fresh := map[net.Conn]bool{}
+	stopping := false
+	srv.ConnState = func(c net.Conn, st http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch st {
+		case http.StateNew:
+			if stopping {
+				_ = c.Close()
+				return
+			}
+			fresh[c] = true
+		default:
+			delete(fresh, c)
+		}
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -126,7 +148,16 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
+	mu.Lock()
+	stopping = true
+	for c := range fresh {
+		_ = c.Close()
+	}
+	mu.Unlock()
 	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = srv.Close()
+	}
 	<-errc
 	return err
 }
