@@ -267,3 +267,36 @@ func BenchmarkDeliveryAt100PerSecond(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 }
+
+// A connection that never sends a request does not hold the shutdown.
+func TestServeShutdownClosesIdleNewConnections(t *testing.T) {
+	h := realRig(t)
+	ln, err := Listen("127.0.0.1:0", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, h) }()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// A delivery on another connection proves the server runs (and that
+	// the silent connection has been accepted before the shutdown).
+	resp, err := signedPost("http://"+ln.Addr().String()+"/webhook", ev{seq: 1}.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(ShutdownTimeout - time.Second):
+		t.Fatal("a silent connection held the shutdown")
+	}
+}
