@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nutrab2b/b2bx/events"
@@ -19,6 +20,11 @@ const (
 	// DefaultBodyTimeout bounds reading one body (a slow sender, or
 	// slowloris, gets 408 and the listener goes on).
 	DefaultBodyTimeout = 15 * time.Second
+	// MaxInFlight bounds the bodies read at once (so memory stays below
+	// MaxInFlight × MaxBody); a delivery beyond waits up to slotWait for
+	// a slot, then gets 503 with Retry-After.
+	MaxInFlight = 32
+	slotWait    = 2 * time.Second
 )
 
 // Record is what the handler reports of one delivery: the line the
@@ -50,6 +56,53 @@ type Handler struct {
 	// OnRecord, when set, is called once per delivery, after the answer
 	// was decided (synchronously: it must not block).
 	OnRecord func(Record)
+
+	// InFlight and SlotWait override MaxInFlight and the wait for a slot
+	// (tests).
+	InFlight int
+	SlotWait time.Duration
+
+	slotsOnce sync.Once
+	slots     chan struct{}
+}
+
+func (h *Handler) initSlots() {
+	h.slotsOnce.Do(func() {
+		n := h.InFlight
+		if n <= 0 {
+			n = MaxInFlight
+		}
+		h.slots = make(chan struct{}, n)
+	})
+}
+
+// inFlight is how many bodies are being read now.
+func (h *Handler) inFlight() int {
+	h.initSlots()
+	return len(h.slots)
+}
+
+// acquire takes a body slot, waiting at most slotWait.
+func (h *Handler) acquire(r *http.Request) bool {
+	h.initSlots()
+	wait := h.SlotWait
+	if wait <= 0 {
+		wait = slotWait
+	}
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-r.Context().Done():
+	}
+	return false
 }
 
 func (h *Handler) now() time.Time {
@@ -76,6 +129,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.answer(w, r, start, nil, a)
 		return
 	}
+	if !h.acquire(r) {
+		w.Header().Set("Retry-After", "1")
+		h.answer(w, r, start, nil, plain(http.StatusServiceUnavailable, "BUSY",
+			fmt.Sprintf("%d deliveries are being read already: nothing was read; resend it unchanged after Retry-After", cap(h.slots))))
+		return
+	}
+	defer func() { <-h.slots }()
 	timeout := h.BodyTimeout
 	if timeout <= 0 {
 		timeout = DefaultBodyTimeout

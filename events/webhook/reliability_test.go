@@ -300,3 +300,53 @@ func TestServeShutdownClosesIdleNewConnections(t *testing.T) {
 		t.Fatal("a silent connection held the shutdown")
 	}
 }
+
+// Bodies read at once are bounded: one more waits for a slot, then gets
+// 503 with Retry-After; the refused deliveries kept are bounded in bytes.
+func TestInFlightAndRefusedAreBounded(t *testing.T) {
+	h := realRig(t)
+	h.InFlight, h.SlotWait = 1, 10*time.Millisecond
+	h.Store.maxRefusedBytes = 1000
+	addr := liveServer(t, h, nil)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for h.inFlight() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow delivery never took its slot")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	resp, err := signedPost("http://"+addr+"/webhook", ev{seq: 1}.json())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" {
+		t.Fatalf("with every slot taken: %d Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	c.Close()
+	for range 5 { // refused (bad signature), 634+ bytes each: one fits the budget
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", bytes.NewReader(ev{seq: 2}.json()))
+		for h.inFlight() > 0 { // the slow one's slot comes back once its 408 is written
+			if time.Now().After(deadline) {
+				t.Fatal("the slot never came back")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if h.Store.Dropped() < 3 {
+		t.Fatalf("refused deliveries beyond the byte budget were kept (dropped %d)", h.Store.Dropped())
+	}
+}

@@ -31,7 +31,9 @@ const (
 	// counted, not written (an unauthenticated sender must not fill the
 	// disk).
 	MaxRefused = 10_000
-	nameDigits = 12
+	// MaxRefusedBytes bounds their total size.
+	MaxRefusedBytes = 256 << 20
+	nameDigits      = 12
 )
 
 // Header names the receiver adds to a capture.
@@ -64,10 +66,15 @@ func DefaultDir(getenv func(string) string) (string, error) {
 type Store struct {
 	dir string
 
-	mu      sync.Mutex
-	next    int64
-	refused int
-	dropped int
+	mu           sync.Mutex
+	next         int64
+	refused      int
+	refusedBytes int64
+	dropped      int
+	// maxRefused and maxRefusedBytes are MaxRefused and MaxRefusedBytes
+	// (tests lower them).
+	maxRefused      int
+	maxRefusedBytes int64
 }
 
 // OpenStore opens (creating it, mode 0700) a capture directory and
@@ -76,7 +83,7 @@ func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, RefusedDir), 0o700); err != nil {
 		return nil, fmt.Errorf("capture directory: %w", err)
 	}
-	s := &Store{dir: dir, next: 1}
+	s := &Store{dir: dir, next: 1, maxRefused: MaxRefused, maxRefusedBytes: MaxRefusedBytes}
 	names, err := s.Names()
 	if err != nil {
 		return nil, err
@@ -95,6 +102,9 @@ func OpenStore(dir string) (*Store, error) {
 				_ = os.Remove(filepath.Join(d, e.Name()))
 			} else if d != dir && strings.HasSuffix(e.Name(), events.ExtHTTP) {
 				s.refused++
+				if info, err := e.Info(); err == nil {
+					s.refusedBytes += info.Size()
+				}
 			}
 		}
 	}
@@ -147,11 +157,12 @@ func (s *Store) Commit(d events.Delivery) (string, error) {
 }
 
 // Refuse keeps a refused delivery in refused/ (not durably: it changed
-// nothing), at most MaxRefused of them.
+// nothing), at most MaxRefused of them and MaxRefusedBytes in all, so
+// unauthenticated senders cannot fill the disk.
 func (s *Store) Refuse(d events.Delivery, why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.refused >= MaxRefused {
+	if s.refused >= s.maxRefused || s.refusedBytes+int64(len(d.Body)) > s.maxRefusedBytes {
 		s.dropped++
 		return
 	}
@@ -162,9 +173,19 @@ func (s *Store) Refuse(d events.Delivery, why string) {
 	h.Set(HeaderRefused, why)
 	d.Header = h
 	name := fmt.Sprintf("%s-%06d%s", time.Now().UTC().Format("20060102T150405.000000000"), s.refused, events.ExtHTTP)
-	if writeAtomic(filepath.Join(s.dir, RefusedDir), name, encode(d), false) == nil {
+	data := encode(d)
+	if writeAtomic(filepath.Join(s.dir, RefusedDir), name, data, false) == nil {
 		s.refused++
+		s.refusedBytes += int64(len(data))
 	}
+}
+
+// Dropped is how many refused deliveries were not kept (over MaxRefused
+// or MaxRefusedBytes).
+func (s *Store) Dropped() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dropped
 }
 
 // Read reads one committed capture.
