@@ -139,6 +139,15 @@ func (l *ledger) stream(ev *Event, create bool) *streamState {
 	return st
 }
 
+// note records a rejected sequence for the gap messages; a live
+// receiver keeps at most maxParked of them per stream.
+func (l *ledger) note(m map[int64]int, s int64, i int) {
+	if l.maxParked > 0 && len(m) >= l.maxParked {
+		return
+	}
+	firstOf(m, s, i)
+}
+
 // remember records the first event of a key, forgetting the oldest
 // beyond maxKeys.
 func (l *ledger) remember(rk [2]string, rec *keyRecord) {
@@ -196,7 +205,7 @@ func (l *ledger) accept(c *checker, ev *Event, create bool) []eventRef {
 		// is processed as new.
 		ev.Outcome = OutcomeRejected
 		if st := l.stream(ev, false); st != nil {
-			firstOf(st.unread, ev.Sequence, ev.Index)
+			l.note(st.unread, ev.Sequence, ev.Index)
 		}
 		return nil
 	}
@@ -221,7 +230,7 @@ func (l *ledger) accept(c *checker, ev *Event, create bool) []eventRef {
 	case ev.hasErr:
 		ev.Outcome = OutcomeRejected
 		if st := l.stream(ev, false); st != nil {
-			firstOf(st.rejected, ev.Sequence, ev.Index)
+			l.note(st.rejected, ev.Sequence, ev.Index)
 		}
 		if rec != nil {
 			rec.code = c.firstError(ev.Index)
@@ -238,14 +247,7 @@ func (l *ledger) accept(c *checker, ev *Event, create bool) []eventRef {
 }
 
 // firstError is the code of the first error finding about event i.
-func (c *checker) firstError(i int) Code {
-	for _, f := range c.findings {
-		if f.Event == i && f.Severity == SevError {
-			return f.Code
-		}
-	}
-	return ""
-}
+func (c *checker) firstError(i int) Code { return c.firstErr[i] }
 
 // newStreams finds every sender+subject with a valid sequence and its
 // starting point.
