@@ -33,9 +33,18 @@ const DefaultListenAddr = "127.0.0.1:8787"
 // as not shown.
 const liveBuffer = 1024
 
-// maxLiveFindings bounds the findings the live report keeps (the oldest
-// go first; the capture directory keeps everything).
-const maxLiveFindings = 5000
+// The live report keeps at most this many deliveries, events and
+// findings; beyond, the oldest half of the deliveries (with their events
+// and findings) leave the screen. The capture directory keeps everything.
+const (
+	maxLiveDeliveries = 10000
+	maxLiveEvents     = 20000
+	maxLiveFindings   = 5000
+)
+
+// liveRedraw is how often at most the live report is rebuilt: under a
+// stream of deliveries each message only adds to it.
+const liveRedraw = 100 * time.Millisecond
 
 // DefaultLiveDir is where live mode captures when Options.LiveDir is
 // empty: webhook.DefaultDir, as `b2bx event listen`.
@@ -85,6 +94,9 @@ type liveAcc struct {
 	rep     events.Report
 	local   map[int]int       // the receiver's event index -> index in rep.Events
 	streams map[[2]string]int // sender+subject -> index in rep.Streams
+	total   int               // deliveries received (rep keeps the newest)
+	built   time.Time         // when the screen's report was last rebuilt
+	dirty   bool              // deliveries added since
 }
 
 func newLiveAcc() *liveAcc {
@@ -93,6 +105,9 @@ func newLiveAcc() *liveAcc {
 
 // add takes one delivery into the report.
 func (a *liveAcc) add(r webhook.Record) {
+	a.total++
+	a.dirty = true
+	defer a.compact()
 	di := len(a.rep.Deliveries)
 	name := r.Delivery
 	if name == "" {
@@ -127,15 +142,6 @@ func (a *liveAcc) add(r webhook.Record) {
 			f.Event = li
 		}
 		a.rep.Findings = append(a.rep.Findings, f)
-		switch f.Severity {
-		case events.SevError:
-			a.rep.Errors++
-		case events.SevWarning:
-			a.rep.Warnings++
-		}
-	}
-	if n := len(a.rep.Findings); n > maxLiveFindings {
-		a.rep.Findings = append(a.rep.Findings[:0:0], a.rep.Findings[n-maxLiveFindings:]...)
 	}
 	for _, s := range r.Streams {
 		k := [2]string{s.Sender, s.Subject}
@@ -147,6 +153,73 @@ func (a *liveAcc) add(r webhook.Record) {
 		a.rep.Streams = append(a.rep.Streams, s)
 	}
 }
+
+// compact drops the oldest half of the deliveries (their events and
+// findings) when the report holds too many, and the oldest findings
+// beyond maxLiveFindings.
+func (a *liveAcc) compact() {
+	if n := len(a.rep.Findings); n > maxLiveFindings {
+		a.rep.Findings = append(a.rep.Findings[:0:0], a.rep.Findings[n-maxLiveFindings:]...)
+	}
+	if len(a.rep.Deliveries) <= maxLiveDeliveries && len(a.rep.Events) <= maxLiveEvents {
+		a.recount()
+		return
+	}
+	dropD := max(len(a.rep.Deliveries)/2, 1)
+	dropE := 0
+	for _, d := range a.rep.Deliveries[:dropD] {
+		dropE += len(d.Events)
+	}
+	a.rep.Deliveries = append(a.rep.Deliveries[:0:0], a.rep.Deliveries[dropD:]...)
+	for i := range a.rep.Deliveries {
+		d := &a.rep.Deliveries[i]
+		d.Index -= dropD
+		for j := range d.Events {
+			d.Events[j] -= dropE
+		}
+	}
+	a.rep.Events = append(a.rep.Events[:0:0], a.rep.Events[dropE:]...)
+	for i := range a.rep.Events {
+		a.rep.Events[i].Index -= dropE
+		a.rep.Events[i].Delivery -= dropD
+	}
+	kept := a.rep.Findings[:0:0]
+	for _, f := range a.rep.Findings {
+		if f.Delivery < dropD {
+			continue
+		}
+		f.Delivery -= dropD
+		if f.Event >= dropE {
+			f.Event -= dropE
+		} else if f.Event >= 0 {
+			f.Event = -1
+		}
+		kept = append(kept, f)
+	}
+	a.rep.Findings = kept
+	for k, v := range a.local {
+		if v < dropE {
+			delete(a.local, k)
+		} else {
+			a.local[k] = v - dropE
+		}
+	}
+	a.recount()
+}
+
+func (a *liveAcc) recount() {
+	a.rep.Errors, a.rep.Warnings = 0, 0
+	for _, f := range a.rep.Findings {
+		switch f.Severity {
+		case events.SevError:
+			a.rep.Errors++
+		case events.SevWarning:
+			a.rep.Warnings++
+		}
+	}
+}
+
+type liveRedrawMsg struct{ req uint64 }
 
 // startLive opens the capture directory (replaying it), listens on addr
 // and serves until ctx ends.
@@ -178,14 +251,24 @@ func startLive(ctx context.Context, req uint64, addr, dir string, secrets []even
 	}
 }
 
-// waitRecord waits for the next delivery (or the listener's end).
-func waitRecord(req uint64, ls *liveState) tea.Cmd {
+// waitRecord waits for the next delivery (or the listener's end); with
+// redrawIn > 0 (deliveries not yet drawn) it returns a liveRedrawMsg if
+// none comes before then. One such Cmd is armed at a time.
+func waitRecord(req uint64, ls *liveState, redrawIn time.Duration) tea.Cmd {
 	return func() tea.Msg {
+		var redraw <-chan time.Time
+		if redrawIn > 0 {
+			t := time.NewTimer(redrawIn)
+			defer t.Stop()
+			redraw = t.C
+		}
 		select {
 		case r := <-ls.records:
 			return liveRecordMsg{req: req, rec: r, ok: true}
 		case <-ls.done:
 			return liveRecordMsg{req: req}
+		case <-redraw:
+			return liveRedrawMsg{req: req}
 		}
 	}
 }
@@ -255,7 +338,7 @@ func (m Model) liveStarted(msg liveStartedMsg) (Model, tea.Cmd) {
 	m.refilter()
 	m.note = fmt.Sprintf("listening on http://%s · captures in %s (%d earlier deliveries replayed) · esc stops", termsafe.String(m.live.addr),
 		termsafe.String(m.live.dir), m.live.replayed)
-	return m, waitRecord(m.liveReq, m.live)
+	return m, waitRecord(m.liveReq, m.live, 0)
 }
 
 func (m Model) liveRecord(msg liveRecordMsg) (Model, tea.Cmd) {
@@ -265,6 +348,23 @@ func (m Model) liveRecord(msg liveRecordMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.acc.add(msg.rec)
+	if since := time.Since(m.acc.built); since < liveRedraw {
+		return m, waitRecord(m.liveReq, m.live, liveRedraw-since)
+	}
+	return m.rebuildLive(), waitRecord(m.liveReq, m.live, 0)
+}
+
+// liveRedrawn draws what arrived since the last rebuild.
+func (m Model) liveRedrawn() (Model, tea.Cmd) {
+	return m.rebuildLive(), waitRecord(m.liveReq, m.live, 0)
+}
+
+// rebuildLive draws the live report anew from what arrived.
+func (m Model) rebuildLive() Model {
+	if m.acc == nil || !m.acc.dirty {
+		return m
+	}
+	m.acc.dirty, m.acc.built = false, time.Now()
 	atBottom := m.cursor >= len(m.visible)-1
 	m.rep = newReport(m.acc.rep)
 	m = m.wrapSections()
@@ -273,7 +373,7 @@ func (m Model) liveRecord(msg liveRecordMsg) (Model, tea.Cmd) {
 		m.cursor = len(m.visible) - 1 // follow the newest finding
 		m = m.clamp()
 	}
-	return m, waitRecord(m.liveReq, m.live)
+	return m
 }
 
 // liveLine is the head's line about the listener.
@@ -282,7 +382,10 @@ func (m Model) liveLine() string {
 		return ""
 	}
 	line := fmt.Sprintf("LIVE on http://%s · %s received · captures in %s", termsafe.String(m.live.addr),
-		countNoun(len(m.acc.rep.Deliveries), "delivery", "deliveries"), termsafe.String(m.live.dir))
+		countNoun(m.acc.total, "delivery", "deliveries"), termsafe.String(m.live.dir))
+	if shown := len(m.acc.rep.Deliveries); shown < m.acc.total {
+		line += fmt.Sprintf(" · the newest %d shown", shown)
+	}
 	if n := m.live.dropped.Load(); n > 0 {
 		line += fmt.Sprintf(" · %d not shown (the screen fell behind; all are captured)", n)
 	}

@@ -41,6 +41,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		return m.liveRecord(msg)
+	case liveRedrawMsg:
+		if msg.req != m.liveReq || m.live == nil {
+			return m, nil
+		}
+		return m.liveRedrawn()
 	case tea.KeyMsg:
 		if keys := common.SplitRunes(msg); keys != nil && m.focus == inNone {
 			return m.updateEach(keys)
