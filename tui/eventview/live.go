@@ -34,8 +34,9 @@ const DefaultListenAddr = "127.0.0.1:8787"
 const liveBuffer = 1024
 
 // The live report keeps at most this many deliveries, events and
-// findings; beyond, the oldest half of the deliveries (with their events
-// and findings) leave the screen. The capture directory keeps everything.
+// findings (1.5 times maxLiveFindings before they are cut back); beyond,
+// the oldest half of the deliveries (with their events and findings)
+// leave the screen. The capture directory keeps everything.
 const (
 	maxLiveDeliveries = 10000
 	maxLiveEvents     = 20000
@@ -142,6 +143,12 @@ func (a *liveAcc) add(r webhook.Record) {
 			f.Event = li
 		}
 		a.rep.Findings = append(a.rep.Findings, f)
+		switch f.Severity {
+		case events.SevError:
+			a.rep.Errors++
+		case events.SevWarning:
+			a.rep.Warnings++
+		}
 	}
 	for _, s := range r.Streams {
 		k := [2]string{s.Sender, s.Subject}
@@ -158,11 +165,11 @@ func (a *liveAcc) add(r webhook.Record) {
 // findings) when the report holds too many, and the oldest findings
 // beyond maxLiveFindings.
 func (a *liveAcc) compact() {
-	if n := len(a.rep.Findings); n > maxLiveFindings {
+	if n := len(a.rep.Findings); n > maxLiveFindings*3/2 { // in steps: amortised
 		a.rep.Findings = append(a.rep.Findings[:0:0], a.rep.Findings[n-maxLiveFindings:]...)
+		a.recount()
 	}
 	if len(a.rep.Deliveries) <= maxLiveDeliveries && len(a.rep.Events) <= maxLiveEvents {
-		a.recount()
 		return
 	}
 	dropD := max(len(a.rep.Deliveries)/2, 1)
