@@ -13,6 +13,10 @@
 // <profile>/webhook, is held as a secret.Value in memory only and never
 // drawn. Everything read from a capture goes through termsafe.
 //
+// Live mode (`:events listen [ADDR]`, L) runs the events/webhook
+// receiver of `b2bx event listen` while the screen is open and shows the
+// deliveries as they are answered (live.go).
+//
 // The screen belongs to no connection tab: its results are plain typed
 // messages carrying a request id from a process-wide counter, so a result
 // of a screen that was closed (or of an earlier run) is dropped.
