@@ -125,3 +125,25 @@ func TestSimulatorActivityBecomesEvents(t *testing.T) {
 		t.Fatalf("answer_produced %+v delivery_due %+v", ap, dd)
 	}
 }
+
+func TestUploadAcceptedBecomesAnEvent(t *testing.T) {
+	ss, _ := run(t, Options{Poll: 10 * time.Millisecond, Heartbeat: time.Hour}, func(sim *partnersim.Sim) {
+		if err := sim.AddKey(partnersim.Key{ID: "k1", Secret: "sk_feed", Tenant: "t1", Scopes: partnersim.AllScopes}); err != nil {
+			t.Error(err)
+			return
+		}
+		req := httptest.NewRequest(http.MethodPost, partnersim.BasePath+"/conn-1/inbox", strings.NewReader("UNB+UNOC:3+SENDER+RECEIVER+250612:1000+REF1'UNZ+0+REF1'"))
+		req.Header.Set("Authorization", "Bearer k1:sk_feed")
+		req.Header.Set("Content-Type", "application/edifact")
+		req.Header.Set("Idempotency-Key", "feed-1")
+		rec := httptest.NewRecorder()
+		sim.ServeHTTP(rec, req)
+		if rec.Code != http.StatusAccepted {
+			t.Errorf("upload: %d %s", rec.Code, rec.Body)
+		}
+	}, func(s Sent) bool { return s.What == "upload_accepted" })
+	up := find(t, ss, "upload_accepted")
+	if up.Status != http.StatusOK || up.Outcome != events.ResultACK || up.Subject != "connection/conn-1" {
+		t.Fatalf("upload_accepted %+v", up)
+	}
+}
