@@ -133,4 +133,3 @@ func (r *Receiver) streamsAfter(c *checker, touched map[*streamState]bool) []Str
 	}
 	return out
 }
-
