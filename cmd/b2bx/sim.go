@@ -68,6 +68,14 @@ With --json the first stdout line is
   {"baseURL":"...","connections":[{"name","connectionId","keyId","secret","scopes"}]}
 and the second lists the upload-only/mailbox-only keys and the large and
 faulty entries ({"extraKeys","large","largeAll","faulty","caFile","entries","bulk"}). Requests are logged to stderr (never tokens or payloads).
+
+With --webhook URL and the webhook secret (--secret-stdin or -c PROFILE)
+it also sends signed envelope v2 events for what happens in it (uploads
+accepted, answers produced, deliveries due, a HEARTBEAT every
+--heartbeat), retried on the rules' schedule divided by --retry-scale;
+--faults plays a duplicate, an out-of-order pair, a gap, a bad signature,
+a stale timestamp, an oversized event and a burst over 100 events/s once
+each. Each send is logged to stderr. Receive them with 'b2bx event listen'.
 `
 
 func runSim(ctx context.Context, e *env, args []string) int {
