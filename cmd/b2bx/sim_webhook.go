@@ -97,6 +97,11 @@ func (w *webhookFlags) start(ctx context.Context, e *env, sim *partnersim.Sim, l
 			for i, c := range s.Codes {
 				codes[i] = string(c)
 			}
+			if s.Result.DeadLetter {
+				// The rules: after 7 failed attempts the event goes to the
+				// dead-letter queue and an ERROR_NOTICE is raised.
+				logger.Error("ERROR_NOTICE: webhook event dead-lettered", "what", s.What, "subject", s.Subject, "sequence", s.Sequence, "attempts", len(s.Result.Attempts), "lastStatus", s.Status)
+			}
 			logger.Info("webhook", "what", s.What, "subject", s.Subject, "sequence", s.Sequence, "events", s.Events,
 				"attempts", len(s.Result.Attempts), "status", s.Status, "result", s.Outcome, "findings", strings.Join(codes, ","), "deadLetter", s.Result.DeadLetter)
 		}})
