@@ -15,6 +15,8 @@ package simfeed
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -88,6 +90,10 @@ type Options struct {
 	Env string
 	// Log, when set, gets one line per send (no secret, no body).
 	Log func(Sent)
+	// Run tags this run's subjects and keys ("<subject>@<run>"; a random
+	// one when empty), so a second run against the same receiver starts
+	// new streams instead of repeating sequences it already processed.
+	Run string
 	// Wait, when set, holds the first send until the receiver is there
 	// (b2bx demo: until the app's listener accepts); what happens in the
 	// simulator meanwhile is sent after it.
@@ -130,6 +136,11 @@ func New(o Options) *Feed {
 	}
 	if o.Env == "" {
 		o.Env = "sim"
+	}
+	if o.Run == "" {
+		var b [3]byte
+		_, _ = rand.Read(b[:])
+		o.Run = hex.EncodeToString(b[:])
 	}
 	return &Feed{o: o, seq: map[string]int64{}, known: map[string]bool{}, due: map[string]bool{}}
 }
@@ -210,18 +221,21 @@ func (f *Feed) marshal(e event) []byte {
 	return b
 }
 
+// tag marks a subject or business id with the run.
+func (f *Feed) tag(s string) string { return s + "@" + f.o.Run }
+
 // poll announces uploads and entries that appeared since the last poll.
 func (f *Feed) poll(ctx context.Context, baseline bool) {
 	now := time.Now()
 	for _, conn := range f.o.Sim.ConnectionIDs() {
-		subject := "connection/" + conn
+		subject := f.tag("connection/" + conn)
 		for _, u := range f.o.Sim.Uploads(conn) {
 			if f.known["u"+u.ID] {
 				continue
 			}
 			f.known["u"+u.ID] = true
 			if !baseline {
-				f.send(ctx, "", event{typ: "upload_accepted", subject: subject, business: u.ID, correlation: orID(u.InterchangeID, u.ID),
+				f.send(ctx, "", event{typ: "upload_accepted", subject: subject, business: f.tag(u.ID), correlation: orID(u.InterchangeID, u.ID),
 					data: map[string]any{"connectionId": conn, "uploadId": u.ID, "interchangeId": u.InterchangeID, "size": u.Size}}, webhook.SendOptions{})
 			}
 		}
@@ -234,12 +248,12 @@ func (f *Feed) poll(ctx context.Context, baseline bool) {
 					f.due[key] = true
 					continue
 				}
-				f.send(ctx, "", event{typ: "answer_produced", subject: subject, business: e.DeliveryAttemptID, correlation: orID(e.InterchangeID, e.DeliveryAttemptID),
+				f.send(ctx, "", event{typ: "answer_produced", subject: subject, business: f.tag(e.DeliveryAttemptID), correlation: orID(e.InterchangeID, e.DeliveryAttemptID),
 					data: map[string]any{"connectionId": conn, "deliveryAttemptId": e.DeliveryAttemptID, "messageType": e.MessageType, "dueAt": e.DueAt.UTC().Format(time.RFC3339)}}, webhook.SendOptions{})
 			}
 			if visible && !f.due[key] {
 				f.due[key] = true
-				f.send(ctx, "", event{typ: "delivery_due", subject: subject, business: e.DeliveryAttemptID, correlation: orID(e.InterchangeID, e.DeliveryAttemptID),
+				f.send(ctx, "", event{typ: "delivery_due", subject: subject, business: f.tag(e.DeliveryAttemptID), correlation: orID(e.InterchangeID, e.DeliveryAttemptID),
 					data: map[string]any{"connectionId": conn, "deliveryAttemptId": e.DeliveryAttemptID, "messageType": e.MessageType, "size": e.Size}}, webhook.SendOptions{})
 			}
 		}
@@ -258,13 +272,13 @@ func (f *Feed) heartbeat(ctx context.Context) Sent {
 	last := map[string]int64{}
 	f.mu.Lock()
 	for s, n := range f.seq {
-		if s != "heartbeat" {
+		if s != f.tag("heartbeat") {
 			last[s] = n
 		}
 	}
 	f.mu.Unlock()
-	seq := f.next("heartbeat")
-	return f.send(ctx, "", event{typ: "HEARTBEAT", subject: "heartbeat", business: fmt.Sprintf("heartbeat-%d", seq), seq: seq,
+	seq := f.next(f.tag("heartbeat"))
+	return f.send(ctx, "", event{typ: "HEARTBEAT", subject: f.tag("heartbeat"), business: f.tag(fmt.Sprintf("heartbeat-%d", seq)), seq: seq,
 		data: map[string]any{"last_sequences": last}}, webhook.SendOptions{})
 }
 
@@ -302,12 +316,12 @@ func (f *Feed) deliver(ctx context.Context, fault, what, subject string, seq int
 
 // playFault makes one finding happen.
 func (f *Feed) playFault(ctx context.Context, name string) {
-	sub := "fault/" + name
+	sub := f.tag("fault/" + name)
 	ev := func(seq int64, n int, data map[string]any) event {
 		if data == nil {
 			data = map[string]any{"fault": name}
 		}
-		return event{typ: "fault_probe", subject: sub, business: fmt.Sprintf("%s-%d", name, seq), seq: seq, n: n, data: data}
+		return event{typ: "fault_probe", subject: sub, business: f.tag(fmt.Sprintf("%s-%d", name, seq)), seq: seq, n: n, data: data}
 	}
 	switch name {
 	case FaultDuplicate:

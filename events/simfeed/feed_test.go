@@ -121,7 +121,7 @@ func TestSimulatorActivityBecomesEvents(t *testing.T) {
 	}, func(s Sent) bool { return s.What == "delivery_due" })
 	ap := find(t, ss, "answer_produced")
 	dd := find(t, ss, "delivery_due")
-	if ap.Status != http.StatusOK || dd.Status != http.StatusOK || ap.Subject != "connection/conn-1" || dd.Sequence != ap.Sequence+1 {
+	if ap.Status != http.StatusOK || dd.Status != http.StatusOK || !strings.HasPrefix(ap.Subject, "connection/conn-1@") || dd.Sequence != ap.Sequence+1 {
 		t.Fatalf("answer_produced %+v delivery_due %+v", ap, dd)
 	}
 }
@@ -143,7 +143,28 @@ func TestUploadAcceptedBecomesAnEvent(t *testing.T) {
 		}
 	}, func(s Sent) bool { return s.What == "upload_accepted" })
 	up := find(t, ss, "upload_accepted")
-	if up.Status != http.StatusOK || up.Outcome != events.ResultACK || up.Subject != "connection/conn-1" {
+	if up.Status != http.StatusOK || up.Outcome != events.ResultACK || !strings.HasPrefix(up.Subject, "connection/conn-1@") {
 		t.Fatalf("upload_accepted %+v", up)
+	}
+}
+
+// A second run against the same receiver starts new streams: its events
+// are processed, not answered DUPLICATE or rejected as regressions.
+func TestASecondRunIsNotARepeat(t *testing.T) {
+	h, _, err := webhook.Open(webhook.Config{Dir: t.TempDir(), Receiver: events.ReceiverOptions{Secrets: []events.Secret{secret.New(testSecret)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for run := range 2 {
+		var got []Sent
+		f := New(Options{Sim: partnersim.New(), Sender: &webhook.Sender{URL: srv.URL, Secret: secret.New(testSecret), Schedule: []time.Duration{0}},
+			Log: func(s Sent) { got = append(got, s) }})
+		f.heartbeat(t.Context())
+		f.playFault(t.Context(), FaultOutOfOrder)
+		if len(got) != 3 || got[0].Outcome != events.ResultACK || got[1].Outcome != events.ResultParked || got[2].Outcome != events.ResultACK {
+			t.Fatalf("run %d: %+v", run+1, got)
+		}
 	}
 }
