@@ -88,6 +88,11 @@ const (
 // checker collects findings for one report.
 type checker struct {
 	findings []Finding
+	// base is the index of the first event read (a live receiver counts
+	// events across deliveries; Inspect starts at 0).
+	base int
+	// firstErr is the code of each event's first error finding.
+	firstErr map[int]Code
 }
 
 func (c *checker) add(sev Severity, code Code, delivery int, ev *Event, field, format string, a ...any) {
@@ -96,6 +101,12 @@ func (c *checker) add(sev Severity, code Code, delivery int, ev *Event, field, f
 		f.Event, f.EventID = ev.Index, ev.ID
 		if sev == SevError {
 			ev.hasErr = true
+			if c.firstErr == nil {
+				c.firstErr = map[int]Code{}
+			}
+			if _, ok := c.firstErr[ev.Index]; !ok {
+				c.firstErr[ev.Index] = code
+			}
 		}
 	}
 	switch code {

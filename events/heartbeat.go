@@ -39,25 +39,34 @@ func (c *checker) applyHeartbeats(evs []Event, streams map[streamKey]*streamStat
 		if ev.Outcome != OutcomeProcessed && ev.Outcome != OutcomeReleased || !isHeartbeat(ev) || ev.Sender == "" {
 			continue
 		}
-		for _, cl := range c.heartbeatClaims(ev) {
-			k := streamKey{ev.Sender, cl.subject}
-			st := streams[k]
-			if st == nil {
-				if !startAtOne {
-					c.add(SevInfo, CodeHeartbeat, ev.Delivery, ev, cl.field,
-						"the HEARTBEAT reports last sequence %d for subject %s, which has no event in this set: if the receiver has not processed sequences up to %d before, the sender must replay them (use --from-start to count this set from sequence 1)",
-						cl.seq, clip(cl.subject, 60), cl.seq)
-					continue
-				}
-				st = newStreamState(ev.Sender, cl.subject, 1, len(streams))
-				st.LastProcessed = 0
-				streams[k] = st
-			}
-			if cl.seq > st.Heartbeat {
-				st.Heartbeat, st.beat = cl.seq, i
-			}
-		}
+		c.applyHeartbeat(refOf(ev), ev.Sender, c.heartbeatClaims(ev), streams, startAtOne)
 	}
+}
+
+// applyHeartbeat records one processed HEARTBEAT's claims in the streams
+// of its sender and returns the streams it reported on.
+func (c *checker) applyHeartbeat(beat eventRef, sender string, claims []heartbeatClaim, streams map[streamKey]*streamState, startAtOne bool) []*streamState {
+	var out []*streamState
+	for _, cl := range claims {
+		k := streamKey{sender, cl.subject}
+		st := streams[k]
+		if st == nil {
+			if !startAtOne {
+				c.add(SevInfo, CodeHeartbeat, beat.delivery, beat.stub(), cl.field,
+					"the HEARTBEAT reports last sequence %d for subject %s, which has no event in this set: if the receiver has not processed sequences up to %d before, the sender must replay them (use --from-start to count this set from sequence 1)",
+					cl.seq, clip(cl.subject, 60), cl.seq)
+				continue
+			}
+			st = newStreamState(sender, cl.subject, 1, len(streams))
+			st.LastProcessed = 0
+			streams[k] = st
+		}
+		if cl.seq > st.Heartbeat {
+			st.Heartbeat, st.beat = cl.seq, beat
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // heartbeatClaims reads data.last_sequences: an object {"<subject>": n}

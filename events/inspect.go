@@ -151,7 +151,7 @@ func (c *checker) readBody(rep *Report, dr *DeliveryReport, d Delivery) {
 		elems = []json.RawMessage{d.Body}
 	}
 	for p, raw := range elems {
-		ev := Event{Index: len(rep.Events), Delivery: di, Position: -1}
+		ev := Event{Index: c.base + len(rep.Events), Delivery: di, Position: -1}
 		if positional {
 			ev.Position = p
 		}

@@ -31,37 +31,33 @@ func deliveryTime(d Delivery) (int64, bool) {
 // events beyond it with NB-E012 and Retry-After. A warning, since a
 // partner may have a higher limit.
 func (c *checker) checkRate(evs []Event, ds []Delivery) {
-	type slot struct {
-		sender string
-		second int64
-	}
 	type count struct {
-		n, over int // events; the event index of the first beyond the limit
-		order   int
+		over  int // the event index of the first beyond the limit
+		order int
 	}
 	times := make([]int64, len(ds))
 	known := make([]bool, len(ds))
 	for i, d := range ds {
 		times[i], known[i] = deliveryTime(d)
 	}
-	counts := map[slot]*count{}
+	counts := map[rateSlot]*count{}
+	var rc rateCounter
 	for i := range evs {
 		ev := &evs[i]
 		if !known[ev.Delivery] || ev.unread || ev.Sender == "" {
 			continue
 		}
-		k := slot{ev.Sender, times[ev.Delivery]}
+		k := rateSlot{ev.Sender, times[ev.Delivery]}
 		n := counts[k]
 		if n == nil {
 			n = &count{over: -1, order: len(counts)}
 			counts[k] = n
 		}
-		n.n++
-		if n.n == DefaultRateLimit+1 {
+		if rc.add(k, 1) == DefaultRateLimit+1 {
 			n.over = i
 		}
 	}
-	var over []slot
+	var over []rateSlot
 	for k, n := range counts {
 		if n.over >= 0 {
 			over = append(over, k)
@@ -77,6 +73,39 @@ func (c *checker) checkRate(evs []Event, ds []Delivery) {
 		ev := &evs[n.over]
 		c.add(SevWarning, CodeRateLimit, ev.Delivery, ev, "",
 			"sender %s delivered %d events in the second %s (t=%d), more than the default %d events/s per partner: a receiver at the default limit answers the events from this one on with %s and Retry-After; the sender must wait that long and resend them unchanged (same idempotency key)",
-			clip(k.sender, 40), n.n, time.Unix(k.second, 0).UTC().Format(time.RFC3339), k.second, DefaultRateLimit, NBRateLimit)
+			clip(k.sender, 40), rc.count(k), time.Unix(k.second, 0).UTC().Format(time.RFC3339), k.second, DefaultRateLimit, NBRateLimit)
+	}
+}
+
+// rateSlot is one sender's events in one second.
+type rateSlot struct {
+	sender string
+	second int64
+}
+
+// rateCounter counts events per sender and second: Inspect over a set
+// (by signature time), a Receiver live (by its clock, forgetting past
+// seconds).
+type rateCounter struct {
+	counts map[rateSlot]int
+}
+
+// add counts n more events in slot k and returns the slot's count.
+func (r *rateCounter) add(k rateSlot, n int) int {
+	if r.counts == nil {
+		r.counts = map[rateSlot]int{}
+	}
+	r.counts[k] += n
+	return r.counts[k]
+}
+
+func (r *rateCounter) count(k rateSlot) int { return r.counts[k] }
+
+// forgetBefore drops the seconds before second.
+func (r *rateCounter) forgetBefore(second int64) {
+	for k := range r.counts {
+		if k.second < second {
+			delete(r.counts, k)
+		}
 	}
 }

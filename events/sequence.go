@@ -2,6 +2,7 @@ package events
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,19 +36,38 @@ type Stream struct {
 
 type streamKey struct{ sender, subject string }
 
+// eventRef names an event the ledger remembers after the event itself is
+// gone (a live receiver keeps no bodies): its index, its delivery, its id
+// and its receiver+key.
+type eventRef struct {
+	event    int
+	delivery int
+	id       string
+	key      [2]string
+	// name is the delivery's name (a live receiver's parked events).
+	name string
+}
+
+func refOf(ev *Event) eventRef {
+	return eventRef{event: ev.Index, delivery: ev.Delivery, id: ev.ID, key: [2]string{ev.Receiver, ev.IdempotencyKey}}
+}
+
+// stub is the Event a finding about a remembered event is attached to.
+func (r eventRef) stub() *Event { return &Event{Index: r.event, Delivery: r.delivery, ID: r.id} }
+
 type streamState struct {
 	Stream
-	parked   map[int64]int // sequence -> event index
-	rejected map[int64]int // sequence -> first event with it rejected for its own errors
-	unread   map[int64]int // sequence -> first event with it rejected with its delivery
-	// beat is the event of the HEARTBEAT that reported Heartbeat.
-	beat  int
+	parked   map[int64]eventRef // sequence -> the event parked with it
+	rejected map[int64]int      // sequence -> first event with it rejected for its own errors
+	unread   map[int64]int      // sequence -> first event with it rejected with its delivery
+	// beat is the HEARTBEAT that reported Heartbeat (event -1: none).
+	beat  eventRef
 	order int
 }
 
 func newStreamState(sender, subject string, first int64, order int) *streamState {
 	return &streamState{Stream: Stream{Sender: sender, Subject: subject, First: first},
-		parked: map[int64]int{}, rejected: map[int64]int{}, unread: map[int64]int{}, beat: -1, order: order}
+		parked: map[int64]eventRef{}, rejected: map[int64]int{}, unread: map[int64]int{}, beat: eventRef{event: -1}, order: order}
 }
 
 // firstOf records event i for sequence s unless one is recorded.
@@ -57,57 +77,177 @@ func firstOf(m map[int64]int, s int64, i int) {
 	}
 }
 
+// keyRecord is what the ledger remembers of the first event with an
+// idempotency key: enough to answer a repeat with the original result.
+type keyRecord struct {
+	event    int
+	delivery int
+	outcome  Outcome
+	// code is the first error of a rejected original (live answers).
+	code Code
+	// digest is the SHA-256 of the original's raw bytes: an identical
+	// repeat needs no comparison member by member.
+	digest [32]byte
+	// name and position locate the original in its captured delivery.
+	name     string
+	position int
+}
+
+type idRecord struct {
+	event int
+	key   string
+}
+
+// ledger is what a receiver remembers between events: the idempotency
+// keys and event ids it has seen and the ordering state of every
+// sender+subject. Inspect keeps one for a set of captures; a Receiver
+// keeps one for its lifetime, with maxKeys bounding the keys (the oldest
+// is forgotten first; its sequence still rejects a late repeat).
+type ledger struct {
+	streams map[streamKey]*streamState
+	keys    map[[2]string]*keyRecord
+	ids     map[string]idRecord
+	// maxKeys bounds keys and ids; 0: no bound.
+	maxKeys  int
+	keyOrder [][2]string
+	idOrder  []string
+	// maxParked bounds the parked sequences of one stream; 0: no bound.
+	maxParked int
+	// startAtOne: a stream created on first sight starts at sequence 1.
+	startAtOne bool
+	// members returns the members of a remembered original, for
+	// comparing a changed repeat with it (nil when it cannot be read).
+	members func(rec *keyRecord) map[string]json.RawMessage
+}
+
+func newLedger() *ledger {
+	return &ledger{streams: map[streamKey]*streamState{}, keys: map[[2]string]*keyRecord{}, ids: map[string]idRecord{}}
+}
+
+// stream returns the state of ev's sender+subject; with create, a stream
+// seen for the first time starts (at 1).
+func (l *ledger) stream(ev *Event, create bool) *streamState {
+	if ev.Sequence == 0 || ev.Sender == "" || ev.Subject == "" {
+		return nil
+	}
+	k := streamKey{ev.Sender, ev.Subject}
+	st := l.streams[k]
+	if st == nil && create {
+		st = newStreamState(ev.Sender, ev.Subject, 1, len(l.streams))
+		l.streams[k] = st
+	}
+	return st
+}
+
+// note records a rejected sequence for the gap messages; a live
+// receiver keeps at most maxParked of them per stream.
+func (l *ledger) note(m map[int64]int, s int64, i int) {
+	if l.maxParked > 0 && len(m) >= l.maxParked {
+		return
+	}
+	firstOf(m, s, i)
+}
+
+// remember records the first event of a key, forgetting the oldest
+// beyond maxKeys.
+func (l *ledger) remember(rk [2]string, rec *keyRecord) {
+	l.keys[rk] = rec
+	if l.maxKeys <= 0 {
+		return
+	}
+	l.keyOrder = append(l.keyOrder, rk)
+	if len(l.keyOrder) > l.maxKeys {
+		delete(l.keys, l.keyOrder[0])
+		l.keyOrder[0] = [2]string{}
+		l.keyOrder = l.keyOrder[1:]
+	}
+}
+
+func (l *ledger) rememberID(id string, r idRecord) {
+	l.ids[id] = r
+	if l.maxKeys <= 0 {
+		return
+	}
+	l.idOrder = append(l.idOrder, id)
+	if len(l.idOrder) > l.maxKeys {
+		delete(l.ids, l.idOrder[0])
+		l.idOrder[0] = ""
+		l.idOrder = l.idOrder[1:]
+	}
+}
+
 // simulate replays the events through a receiver: idempotency keys per
 // receiver, then ordering per sender+subject. It sets each Outcome.
 func (c *checker) simulate(evs []Event, startAtOne bool) []Stream {
-	streams := c.newStreams(evs, startAtOne)
-	keys := map[[2]string]int{} // receiver+key -> first event with it
-	ids := map[string]int{}
+	l := newLedger()
+	l.streams = c.newStreams(evs, startAtOne)
+	l.members = func(rec *keyRecord) map[string]json.RawMessage { return evs[rec.event].members }
 	for i := range evs {
-		ev := &evs[i]
-		if ev.unread {
-			// Rejected before it was read (signature, size, unreadable
-			// body): the receiver recorded neither its key nor its
-			// sequence, and unauthenticated content must not change what
-			// it remembers. The sender gets no ACK and retries; the retry
-			// is processed as new.
-			ev.Outcome = OutcomeRejected
-			if st := streams[streamKey{ev.Sender, ev.Subject}]; st != nil && ev.Sequence > 0 {
-				firstOf(st.unread, ev.Sequence, i)
-			}
-			continue
-		}
-		if ev.IdempotencyKey != "" {
-			rk := [2]string{ev.Receiver, ev.IdempotencyKey}
-			if first, ok := keys[rk]; ok {
-				c.duplicate(ev, &evs[first])
-				continue
-			}
-			keys[rk] = i
-		}
-		if prev, ok := ids[ev.ID]; ok && ev.ID != "" && evs[prev].IdempotencyKey != ev.IdempotencyKey {
-			c.add(SevWarning, CodeDuplicateID, ev.Delivery, ev, "id",
-				"event id %q was already sent as event #%d under another idempotency key, so a receiver processes both (idempotency is by key): a redelivery must reuse the original key", clip(ev.ID, 80), prev)
-		} else if !ok && ev.ID != "" {
-			ids[ev.ID] = i
-		}
-		if ev.hasErr {
-			ev.Outcome = OutcomeRejected
-			if st := streams[streamKey{ev.Sender, ev.Subject}]; st != nil && ev.Sequence > 0 {
-				firstOf(st.rejected, ev.Sequence, i)
-			}
-			continue
-		}
-		st := streams[streamKey{ev.Sender, ev.Subject}]
-		if st == nil || ev.Sequence == 0 {
-			ev.Outcome = OutcomeProcessed
-		} else {
-			c.order(evs, st, ev)
+		for _, r := range l.accept(c, &evs[i], false) {
+			evs[r.event].Outcome = OutcomeReleased
 		}
 	}
-	c.applyHeartbeats(evs, streams, startAtOne)
-	return c.finishStreams(evs, streams)
+	c.applyHeartbeats(evs, l.streams, startAtOne)
+	return c.finishStreams(l.streams)
 }
+
+// accept applies one event to the ledger, in the receiver's order:
+// idempotency key, event id, the event's own errors, then its stream.
+// It sets ev.Outcome and returns the parked events it released. With
+// create, a stream seen for the first time is started (a live receiver);
+// Inspect creates every stream beforehand.
+func (l *ledger) accept(c *checker, ev *Event, create bool) []eventRef {
+	if ev.unread {
+		// Rejected before it was read (signature, size, unreadable
+		// body): the receiver recorded neither its key nor its
+		// sequence, and unauthenticated content must not change what
+		// it remembers. The sender gets no ACK and retries; the retry
+		// is processed as new.
+		ev.Outcome = OutcomeRejected
+		if st := l.stream(ev, false); st != nil {
+			l.note(st.unread, ev.Sequence, ev.Index)
+		}
+		return nil
+	}
+	var rec *keyRecord
+	if ev.IdempotencyKey != "" {
+		rk := [2]string{ev.Receiver, ev.IdempotencyKey}
+		if first, ok := l.keys[rk]; ok {
+			c.duplicate(ev, first, l.members)
+			return nil
+		}
+		rec = &keyRecord{event: ev.Index, delivery: ev.Delivery, digest: sha256.Sum256(ev.raw), position: ev.Position}
+		l.remember(rk, rec)
+	}
+	if prev, ok := l.ids[ev.ID]; ok && ev.ID != "" && prev.key != ev.IdempotencyKey {
+		c.add(SevWarning, CodeDuplicateID, ev.Delivery, ev, "id",
+			"event id %q was already sent as event #%d under another idempotency key, so a receiver processes both (idempotency is by key): a redelivery must reuse the original key", clip(ev.ID, 80), prev.event)
+	} else if !ok && ev.ID != "" {
+		l.rememberID(ev.ID, idRecord{event: ev.Index, key: ev.IdempotencyKey})
+	}
+	var released []eventRef
+	switch st := l.stream(ev, create && !ev.hasErr); {
+	case ev.hasErr:
+		ev.Outcome = OutcomeRejected
+		if st := l.stream(ev, false); st != nil {
+			l.note(st.rejected, ev.Sequence, ev.Index)
+		}
+		if rec != nil {
+			rec.code = c.firstError(ev.Index)
+		}
+	case st == nil:
+		ev.Outcome = OutcomeProcessed
+	default:
+		released = l.order(c, st, ev)
+	}
+	if rec != nil {
+		rec.outcome = ev.Outcome
+	}
+	return released
+}
+
+// firstError is the code of the first error finding about event i.
+func (c *checker) firstError(i int) Code { return c.firstErr[i] }
 
 // newStreams finds every sender+subject with a valid sequence and its
 // starting point.
@@ -135,44 +275,71 @@ func (c *checker) newStreams(evs []Event, startAtOne bool) map[streamKey]*stream
 }
 
 // order applies one accepted event to its stream: process, park or
-// reject.
-func (c *checker) order(evs []Event, st *streamState, ev *Event) {
+// reject. It returns the parked events the event released.
+func (l *ledger) order(c *checker, st *streamState, ev *Event) []eventRef {
 	s := ev.Sequence
 	if j, ok := st.parked[s]; ok || s <= st.LastProcessed {
 		ev.Outcome = OutcomeRejected
 		why := fmt.Sprintf("not above the last processed sequence %d", st.LastProcessed)
 		if ok {
-			why = fmt.Sprintf("already parked as event #%d", j)
+			why = fmt.Sprintf("already parked as event #%d", j.event)
 		}
 		c.add(SevError, CodeRegression, ev.Delivery, ev, "sequence",
 			"sequence %d for sender %s, subject %s is %s: the receiver rejects it (a lower sequence than already processed); if it is a new event it needs the next sequence, if it is a redelivery it must keep its original idempotency key",
 			s, clip(st.Sender, 40), clip(st.Subject, 60), why)
-		return
+		return nil
 	}
 	if s > st.LastProcessed+1 {
+		if l.maxParked > 0 && len(st.parked) >= l.maxParked {
+			ev.Outcome = OutcomeRejected
+			c.add(SevError, CodeSequenceGap, ev.Delivery, ev, "sequence",
+				"sequence %d for sender %s, subject %s: %d events of this stream are already parked waiting for sequence %d, the most this receiver holds: send the missing sequences first, then this one again",
+				s, clip(st.Sender, 40), clip(st.Subject, 60), len(st.parked), st.LastProcessed+1)
+			return nil
+		}
 		ev.Outcome = OutcomeParked
-		st.parked[s] = ev.Index
-		return
+		st.parked[s] = refOf(ev)
+		return nil
 	}
 	ev.Outcome = OutcomeProcessed
 	st.LastProcessed = s
+	var released []eventRef
 	for {
 		j, ok := st.parked[st.LastProcessed+1]
 		if !ok {
-			return
+			break
 		}
 		delete(st.parked, st.LastProcessed+1)
 		st.LastProcessed++
-		evs[j].Outcome = OutcomeReleased
-		c.add(SevInfo, CodeOutOfOrder, evs[j].Delivery, &evs[j], "sequence",
+		released = append(released, j)
+		if rec := l.keys[j.key]; rec != nil && rec.event == j.event {
+			rec.outcome = OutcomeReleased
+		}
+		c.add(SevInfo, CodeOutOfOrder, j.delivery, j.stub(), "sequence",
 			"sequence %d arrived before %d: the receiver parked it (%s) and processed it once event #%d filled the gap; nothing to do",
-			evs[j].Sequence, s, NBParked, ev.Index)
+			st.LastProcessed, s, NBParked, ev.Index)
+	}
+	if l.maxKeys > 0 {
+		st.prune()
+	}
+	return released
+}
+
+// prune forgets the rejection notes at or below the last processed
+// sequence (no message reads them any more): a live receiver's memory.
+func (st *streamState) prune() {
+	for _, m := range []map[int64]int{st.rejected, st.unread} {
+		for s := range m {
+			if s <= st.LastProcessed {
+				delete(m, s)
+			}
+		}
 	}
 }
 
 // finishStreams reports what is still parked and what the sender must
 // replay.
-func (c *checker) finishStreams(evs []Event, streams map[streamKey]*streamState) []Stream {
+func (c *checker) finishStreams(streams map[streamKey]*streamState) []Stream {
 	list := make([]*streamState, 0, len(streams))
 	for _, st := range streams {
 		list = append(list, st)
@@ -184,23 +351,36 @@ func (c *checker) finishStreams(evs []Event, streams map[streamKey]*streamState)
 			c.add(SevInfo, CodeSequenceStart, -1, nil, "", "sender %s, subject %s: the first sequence in this set is %d; sequences %s are assumed processed before (use --from-start if the set should start at 1)",
 				clip(st.Sender, 40), clip(st.Subject, 60), st.First, rangeText(1, st.First-1))
 		}
-		st.Parked = make([]int64, 0, len(st.parked))
-		for s := range st.parked {
-			st.Parked = append(st.Parked, s)
-		}
-		slices64(st.Parked)
-		upTo := st.Heartbeat
-		if n := len(st.Parked); n > 0 {
-			upTo = max(upTo, st.Parked[n-1])
-		}
-		st.Missing = missingRanges(st.LastProcessed, st.Parked, upTo)
+		upTo := st.settle()
 		if len(st.Missing) > 0 {
-			c.reportGap(evs, st, upTo)
+			c.reportGap(st, upTo, SevError)
 		}
-		if st.Missing == nil {
-			st.Missing = []string{}
-		}
-		out = append(out, st.Stream)
+		out = append(out, st.snapshot())
+	}
+	return out
+}
+
+// settle fills Parked and Missing from the state and returns the last
+// sequence the receiver knows of (parked or reported by a HEARTBEAT).
+func (st *streamState) settle() int64 {
+	st.Parked = make([]int64, 0, len(st.parked))
+	for s := range st.parked {
+		st.Parked = append(st.Parked, s)
+	}
+	slices64(st.Parked)
+	upTo := st.Heartbeat
+	if n := len(st.Parked); n > 0 {
+		upTo = max(upTo, st.Parked[n-1])
+	}
+	st.Missing = missingRanges(st.LastProcessed, st.Parked, upTo)
+	return upTo
+}
+
+// snapshot is the stream's public state (Missing never nil).
+func (st *streamState) snapshot() Stream {
+	out := st.Stream
+	if out.Missing == nil {
+		out.Missing = []string{}
 	}
 	return out
 }
@@ -208,14 +388,14 @@ func (c *checker) finishStreams(evs []Event, streams map[streamKey]*streamState)
 // reportGap says what the receiver is waiting for in one stream: what is
 // parked, what a HEARTBEAT reported beyond it, and what the sender must
 // replay (sequences after the last processed one, up to upTo).
-func (c *checker) reportGap(evs []Event, st *streamState, upTo int64) {
+func (c *checker) reportGap(st *streamState, upTo int64, sev Severity) {
 	parked := make([]string, 0, len(st.Parked))
 	for i, s := range st.Parked {
 		if i == 10 {
 			parked = append(parked, fmt.Sprintf("and %d more", len(st.Parked)-10))
 			break
 		}
-		parked = append(parked, fmt.Sprintf("%d (event #%d)", s, st.parked[s]))
+		parked = append(parked, fmt.Sprintf("%d (event #%d)", s, st.parked[s].event))
 	}
 	stillMissing := func(m map[int64]int) string {
 		var seqs []int64
@@ -235,8 +415,8 @@ func (c *checker) reportGap(evs []Event, st *streamState, upTo int64) {
 	if len(st.Parked) > 0 {
 		msg += fmt.Sprintf("; parked (%s), waiting for the gap: %s", NBParked, strings.Join(parked, ", "))
 	}
-	if st.beat >= 0 && (len(st.Parked) == 0 || st.Heartbeat > st.Parked[len(st.Parked)-1]) {
-		msg += fmt.Sprintf("; HEARTBEAT #%d reports last sequence %d, beyond what the receiver processed", st.beat, st.Heartbeat)
+	if st.beat.event >= 0 && (len(st.Parked) == 0 || st.Heartbeat > st.Parked[len(st.Parked)-1]) {
+		msg += fmt.Sprintf("; HEARTBEAT #%d reports last sequence %d, beyond what the receiver processed", st.beat.event, st.Heartbeat)
 	}
 	msg += fmt.Sprintf(". The sender must replay sequence %s unchanged (same idempotency key); receivers detect the gap through HEARTBEAT last_sequences",
 		strings.Join(st.Missing, ", "))
@@ -247,12 +427,11 @@ func (c *checker) reportGap(evs []Event, st *streamState, upTo int64) {
 		msg += fmt.Sprintf(". Rejected with their delivery before it was read (signature, size or body; %s for a signature), so still missing: %s: send them again in a delivery that passes; the receiver recorded neither their keys nor their sequences", NBSignature, r)
 	}
 	if len(st.Parked) > 0 {
-		first := &evs[st.parked[st.Parked[0]]]
-		c.add(SevError, CodeSequenceGap, first.Delivery, first, "sequence", "%s", msg)
+		first := st.parked[st.Parked[0]]
+		c.add(sev, CodeSequenceGap, first.delivery, first.stub(), "sequence", "%s", msg)
 		return
 	}
-	beat := &evs[st.beat]
-	c.add(SevError, CodeSequenceMissing, beat.Delivery, beat, "data.last_sequences", "%s", msg)
+	c.add(sev, CodeSequenceMissing, st.beat.delivery, st.beat.stub(), "data.last_sequences", "%s", msg)
 }
 
 func slices64(s []int64) { sort.Slice(s, func(i, j int) bool { return s[i] < s[j] }) }
@@ -286,27 +465,31 @@ func rangeText(a, b int64) string {
 
 // duplicate reports a repeated idempotency key: the receiver answers
 // DUPLICATE with the original result and does not process the repeat.
-func (c *checker) duplicate(ev, first *Event) {
+// members reads the original's members when the bytes differ.
+func (c *checker) duplicate(ev *Event, first *keyRecord, members func(*keyRecord) map[string]json.RawMessage) {
 	ev.Outcome = OutcomeDuplicate
-	diff := diffMembers(first.members, ev.members)
-	origRejected := first.Outcome == OutcomeRejected
+	var diff []string
+	if sha256.Sum256(ev.raw) != first.digest {
+		diff = diffMembers(members(first), ev.members)
+	}
+	origRejected := first.outcome == OutcomeRejected
 	switch {
 	case len(diff) == 0 && origRejected:
 		c.add(SevWarning, CodeDuplicate, ev.Delivery, ev, "idempotencykey",
 			"repeat of rejected event #%d with the same key and body: the receiver answers DUPLICATE with the original rejection (%s); never retry a rejection unchanged: fix the event and send it with a new idempotency key and the same sequence",
-			first.Index, NBDuplicate)
+			first.event, NBDuplicate)
 	case len(diff) == 0:
 		c.add(SevWarning, CodeDuplicate, ev.Delivery, ev, "idempotencykey",
 			"redelivery of event #%d (at-least-once delivery): the receiver answers DUPLICATE with the original result (%s, %s) and does not process it again; nothing to do unless the sender keeps retrying (then it is not getting the ACK)",
-			first.Index, first.Outcome, NBDuplicate)
+			first.event, first.outcome, NBDuplicate)
 	case origRejected:
 		c.add(SevError, CodeDuplicateConflict, ev.Delivery, ev, "idempotencykey",
 			"changed version (%s differ) of rejected event #%d under the same idempotency key: the receiver answers DUPLICATE with the original rejection (%s) and never processes the fix; send the fixed event with a new idempotency key and the same sequence",
-			strings.Join(diff, ", "), first.Index, NBDuplicate)
+			strings.Join(diff, ", "), first.event, NBDuplicate)
 	default:
 		c.add(SevError, CodeDuplicateConflict, ev.Delivery, ev, "idempotencykey",
 			"same idempotency key as event #%d but a different body (%s differ): the receiver answers DUPLICATE with the original result (%s, %s) and silently drops this version, which is worse than a plain duplicate; a changed event needs a new idempotency key (a redelivery must be byte-identical)",
-			first.Index, strings.Join(diff, ", "), first.Outcome, NBDuplicate)
+			first.event, strings.Join(diff, ", "), first.outcome, NBDuplicate)
 	}
 }
 

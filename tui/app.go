@@ -53,6 +53,9 @@ type Options struct {
 	Output io.Writer
 	// ProgramOptions are added to the Bubble Tea program's (tests).
 	ProgramOptions []tea.ProgramOption
+	// EventsListenAddr and EventsDir are where `:events listen` listens
+	// and captures by default (b2bx demo points its sender there).
+	EventsListenAddr, EventsDir string
 }
 
 // sessionBackend connects named profiles through the session package;
@@ -121,6 +124,7 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 	src := waitSource{Source: connlist.SessionSource{Env: opts.Env, StoreName: opts.StoreName}, wait: opts.Wait}
 	m := New(ctx, c, be, src, opts.Log, connlist.Options{StoreName: opts.StoreName}, opts.Open)
 	m.onFirstFrame = opts.OnFirstFrame
+	m.evListenAddr, m.evDir = opts.EventsListenAddr, opts.EventsDir
 	return m, nil
 }
 

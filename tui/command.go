@@ -18,6 +18,7 @@ var commandList = []struct{ use, what string }{
 	{":view PATH", "segment viewer on a file"},
 	{":upload [PATH]", "upload ORDERS (in a tab)"},
 	{":events [PATH]", "event inspector"},
+	{":events listen [ADDR]", "receive webhook events live"},
 	{":close", "close the tab"},
 	{":log", "session log"},
 	{":help", "this help"},
@@ -56,6 +57,12 @@ func (m Model) run(line string) (Model, tea.Cmd) {
 	case "view":
 		return m.openView(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)))
 	case "events":
+		if len(args) > 0 && args[0] == "listen" {
+			if len(args) > 2 {
+				return m.showError(common.ErrorMsg{Text: ":events listen takes at most one address, e.g. :events listen 127.0.0.1:8787"}), nil
+			}
+			return m.openEventsLive(strings.Join(args[1:], ""))
+		}
 		return m.openEvents(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)))
 	case "close":
 		return m.closeActive(false)

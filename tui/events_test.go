@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"github.com/nutrab2b/b2bx/tui/eventview"
+	"net"
 	"path/filepath"
 	"testing"
 
@@ -129,4 +131,41 @@ func TestEventsKeyLeftToACapturingTab(t *testing.T) {
 	m = pressSettle(t, m, "e")
 	require.False(t, eventsOpen(m))
 	require.Equal(t, []string{"key:e"}, st.received())
+}
+
+// TestEventsListenCommand: :events listen ADDR opens the inspector in
+// live mode with the active profile's webhook secret, and quitting the
+// app stops the listener.
+func TestEventsListenCommand(t *testing.T) {
+	const canary = "CANARY-webhook-live-7a"
+	m, be := newTestModel(t)
+	store := credentials.NewMemoryStore()
+	require.NoError(t, store.Set(context.Background(), "acme-de", credentials.WebhookKeyID, secret.New(canary)))
+	m.be = storeBackend{fakeBackend: be, store: store}
+	m.evDir = t.TempDir()
+	m = open(t, m, "acme-de")
+	m = pressSettle(t, m, ":")
+	m = typeText(t, m, "events listen 127.0.0.1:0")
+	m, cmd := updateCmd(t, m, keyMsg("enter"))
+	require.True(t, eventsOpen(m))
+	live := func(m Model) eventview.Model { ev, _ := eventview.FromScreen(m.screens.Top()); return ev }
+	// Settle until live, but not the Cmd that then waits for a delivery.
+	queue := collect(cmd)
+	for len(queue) > 0 && !live(m).Live() {
+		msg := queue[0]
+		queue = queue[1:]
+		var next tea.Cmd
+		m, next = updateCmd(t, m, msg)
+		if !live(m).Live() {
+			queue = append(queue, collect(next)...)
+		}
+	}
+	require.True(t, live(m).Live(), m.View())
+	addr := live(m).LiveAddr()
+	v := m.View()
+	require.Contains(t, v, "LIVE on http://"+addr)
+	require.NotContains(t, v, canary)
+	m, _ = m.quit(true)
+	_, err := net.Dial("tcp", addr)
+	require.Error(t, err, "the listener still runs after quit")
 }

@@ -50,6 +50,8 @@ type Model struct {
 	screens common.Stack
 	foot    footer
 	bodyH   int
+	// evListenAddr and evDir are live mode's defaults (Options).
+	evListenAddr, evDir string
 
 	onFirstFrame func() // Options.OnFirstFrame; nil when none
 	sized        bool   // a window size arrived (the first real frame)

@@ -167,10 +167,22 @@ func (m Model) openView(path string) (Model, tea.Cmd) {
 // file picker when path is "". With a connection tab active, K in it
 // reads that profile's webhook secret from the session's store.
 func (m Model) openEvents(path string) (Model, tea.Cmd) {
+	return m.openEventsWith(eventview.Options{Path: path})
+}
+
+// openEventsLive opens the inspector in live mode (`:events listen
+// [ADDR]`): it runs the webhook receiver until the screen closes.
+func (m Model) openEventsLive(addr string) (Model, tea.Cmd) {
+	if addr == "" {
+		addr = m.evListenAddr
+	}
+	return m.openEventsWith(eventview.Options{Listen: true, ListenAddr: addr, LiveDir: m.evDir})
+}
+
+func (m Model) openEventsWith(opts eventview.Options) (Model, tea.Cmd) {
 	if _, ok := eventview.FromScreen(m.screens.Top()); ok {
 		m.screens.Pop()
 	}
-	opts := eventview.Options{Path: path}
 	if t := m.activeTab(); t != nil {
 		opts.Profile, opts.Store = t.name, m.secretStore()
 	}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,6 +20,8 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/events/simfeed"
+	"github.com/nutrab2b/b2bx/events/webhook"
 	"github.com/nutrab2b/b2bx/tui"
 )
 
@@ -31,6 +36,15 @@ ORDRSP). Profiles, downloads and the upload history go to a temporary
 directory removed on exit; the secrets live in memory only. Your profiles,
 your OS keyring and your store of downloaded files are never touched.
 
+Webhook events: type :events listen (in a tab) and the app receives the
+simulator's signed envelope v2 events live — uploads accepted, answers
+produced, deliveries due, HEARTBEATs — and, with --faults (default all),
+one of each fault: a duplicate, an out-of-order pair, a gap filled by a
+replay after a HEARTBEAT, a bad signature, a stale timestamp, an
+oversized event and a burst over 100 events/s. The sender retries on the
+rules' schedule divided by 300 (0, 100 ms, 400 ms, 2 s, 12 s, 72 s,
+288 s); the webhook secret is made fresh each run.
+
 The demo is the terminal app; without a terminal, run the scripted CLI
 tour instead: make tour.
 `
@@ -43,7 +57,19 @@ type demoOptions struct {
 	throttle   int64
 	replyDelay time.Duration
 	entries    int
+	faults     []string
 }
+
+// Webhook events in the demo: the simulator's sender signs them with a
+// secret made fresh each run (stored as every demo profile's webhook
+// secret in the memory store) and sends them to the app's own listener
+// (:events listen, on demoEventsAddr), retrying on the rules' schedule
+// divided by demoRetryScale (0, 100 ms, 400 ms, 2 s, 12 s, 72 s, 288 s).
+const (
+	demoRetryScale = 300
+	demoFaultPause = 1500 * time.Millisecond
+	demoHeartbeat  = 5 * time.Second
+)
 
 func runDemo(ctx context.Context, e *env, args []string) int {
 	const name = "demo"
@@ -51,6 +77,7 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	delay := fs.Duration("reply-delay", partnersim.DefaultResponseDelay, "how long after an upload the partner's CONTRL/ORDRSP answers appear")
 	throttle := fs.String("throttle", "", "limit every payload stream to `RATE` bytes/s to watch progress (e.g. 2MiB, 500KiB)")
 	entries := fs.Int("entries", 0, "add `N` small deliveries to acme-de for a large mailbox (e.g. 10000)")
+	faults := fs.String("faults", "all", "webhook faults the simulator plays once :events listen runs: all, none, or a comma list of "+strings.Join(simfeed.AllFaults, ", "))
 	fs.Usage = func() {
 		fmt.Fprint(e.stderr, "usage: b2bx demo [flags]\n\n"+demoHelp+"\nflags:\n")
 		fs.PrintDefaults()
@@ -61,6 +88,9 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	}
 	opt := demoOptions{replyDelay: *delay, entries: *entries}
 	opt.throttle, err = parseByteRate(*throttle)
+	if err == nil && *faults != "none" {
+		opt.faults, err = simfeed.ParseFaults(*faults)
+	}
 	switch {
 	case err != nil:
 	case len(pos) > 0:
@@ -96,7 +126,8 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	t := time.AfterFunc(demoStartLatest, begin)
 	defer t.Stop()
 	err = runTUI(ctx, tui.Options{Env: w.env, StoreName: demoStoreName, Open: w.names, Demo: true,
-		Wait: w.wait, OnFirstFrame: begin, Input: e.stdin, Output: e.stdout})
+		Wait: w.wait, OnFirstFrame: begin, Input: e.stdin, Output: e.stdout,
+		EventsListenAddr: w.eventsAddr, EventsDir: filepath.Join(w.dir, "webhook-captures")})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx demo: %v\n", err)
 		return exitUsage
@@ -120,6 +151,12 @@ type demoWorld struct {
 	err   error         // start's error, set before ready closes
 	srv   *partnersim.Server
 	demo  *partnersim.Demo
+
+	// webhook is the demo's webhook secret; eventsAddr where the app's
+	// listener goes; feedStop ends the event sender.
+	webhook    secret.Value
+	eventsAddr string
+	feedStop   func()
 }
 
 // demoNames are the connections SeedDemo creates, in tab order.
@@ -140,8 +177,41 @@ func newDemoWorld() (*demoWorld, error) {
 		"XDG_CONFIG_HOME":     filepath.Join(dir, "config"),
 		"XDG_DATA_HOME":       filepath.Join(dir, "share"),
 	}
-	return &demoWorld{dir: dir, names: demoNames, ready: make(chan struct{}),
-		env: session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}}, nil
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	var raw [24]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("making the demo's webhook secret: %w", err)
+	}
+	return &demoWorld{dir: dir, names: demoNames, ready: make(chan struct{}), eventsAddr: addr,
+		webhook: secret.New("whsec_demo_" + hex.EncodeToString(raw[:])),
+		env:     session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}}, nil
+}
+
+// freeLoopbackAddr finds a free loopback port for the app's listener.
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("finding a port for the event listener: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// startFeed sends the simulator's webhook events to the app's listener
+// once it runs (:events listen).
+func (w *demoWorld) startFeed(ctx context.Context, sim *partnersim.Sim, opt demoOptions) {
+	fctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	feed := simfeed.New(simfeed.Options{Sim: sim, Heartbeat: demoHeartbeat, Faults: opt.faults, FaultPause: demoFaultPause,
+		Sender: &webhook.Sender{URL: "http://" + w.eventsAddr + "/webhook", Secret: w.webhook, Schedule: webhook.ScaledSchedule(demoRetryScale)},
+		Wait:   simfeed.WaitForListener(w.eventsAddr)})
+	go func() { defer close(done); _ = feed.Run(fctx) }()
+	w.feedStop = func() { cancel(); <-done }
 }
 
 // begin runs start once, on its own goroutine.
@@ -182,7 +252,12 @@ func (w *demoWorld) start(ctx context.Context, opt demoOptions) {
 			w.err = fmt.Errorf("demo profile %s: %w", c.Name, err)
 			return
 		}
+		if err := w.env.Store.Set(ctx, c.Name, credentials.WebhookKeyID, w.webhook); err != nil {
+			w.err = fmt.Errorf("demo profile %s: webhook secret: %w", c.Name, err)
+			return
+		}
 	}
+	w.startFeed(ctx, sim, opt)
 }
 
 // wait blocks until start is done (or ctx ends) and returns its error.
@@ -203,6 +278,9 @@ func (w *demoWorld) wait(ctx context.Context) error {
 func (w *demoWorld) Close() {
 	w.once.Do(func() { close(w.ready) })
 	<-w.ready
+	if w.feedStop != nil {
+		w.feedStop()
+	}
 	if w.srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = w.srv.Shutdown(sctx)

@@ -68,6 +68,14 @@ With --json the first stdout line is
   {"baseURL":"...","connections":[{"name","connectionId","keyId","secret","scopes"}]}
 and the second lists the upload-only/mailbox-only keys and the large and
 faulty entries ({"extraKeys","large","largeAll","faulty","caFile","entries","bulk"}). Requests are logged to stderr (never tokens or payloads).
+
+With --webhook URL and the webhook secret (--secret-stdin or -c PROFILE)
+it also sends signed envelope v2 events for what happens in it (uploads
+accepted, answers produced, deliveries due, a HEARTBEAT every
+--heartbeat), retried on the rules' schedule divided by --retry-scale;
+--faults plays a duplicate, an out-of-order pair, a gap, a bad signature,
+a stale timestamp, an oversized event and a burst over 100 events/s once
+each. Each send is logged to stderr. Receive them with 'b2bx event listen'.
 `
 
 func runSim(ctx context.Context, e *env, args []string) int {
@@ -81,6 +89,8 @@ func runSim(ctx context.Context, e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "print the base URL and demo credentials as JSON lines")
 	entries := fs.Int("entries", 0, "add `N` small deliveries to acme-de for a large mailbox (e.g. 10000)")
 	throttle := fs.String("throttle", "", "limit every payload stream to `RATE` bytes/s, like a slow partner link (e.g. 2MiB, 500KiB, 100000)")
+	var wh webhookFlags
+	wh.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(e.stderr, "usage: b2bx sim [flags]\n\n"+simHelp+"\nflags:\n")
 		fs.PrintDefaults()
@@ -95,6 +105,9 @@ func runSim(ctx context.Context, e *env, args []string) int {
 	}
 	if err == nil && (*entries < 0 || *entries > partnersim.MaxBulk) {
 		err = fmt.Errorf("--entries must be from 0 to %d, not %d", partnersim.MaxBulk, *entries)
+	}
+	if err == nil {
+		err = wh.check()
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx sim: %v\n", err)
@@ -144,6 +157,15 @@ func runSim(ctx context.Context, e *env, args []string) int {
 		srv.Close()
 		fmt.Fprintf(e.stderr, "b2bx sim: writing to stdout: %v\n", err)
 		return exitUsage
+	}
+	if wh.url != "" {
+		stopFeed, err := wh.start(ctx, e, sim, logger)
+		if err != nil {
+			srv.Close()
+			fmt.Fprintf(e.stderr, "b2bx sim: %s\n", err)
+			return exitUsage
+		}
+		defer stopFeed()
 	}
 	<-ctx.Done()
 	logger.Info("shutting down")

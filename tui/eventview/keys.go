@@ -10,6 +10,7 @@ type KeyMap struct {
 	Section, PrevSection                    key.Binding
 	Open, Rerun, Filter                     key.Binding
 	Secret, Keyring, Forget                 key.Binding
+	Listen                                  key.Binding
 	// File list (movement and h/l are the file picker's own keys).
 	Select, AllFiles, InspectDir, TypePath key.Binding
 	// Text inputs.
@@ -39,6 +40,7 @@ func DefaultKeyMap() KeyMap {
 		Secret:      b([]string{"s"}, "s", "type the webhook secret"),
 		Keyring:     b([]string{"K"}, "K", "secret from the profile's keyring"),
 		Forget:      b([]string{"x"}, "x", "forget the secret"),
+		Listen:      b([]string{"L"}, "L", "listen live (webhook receiver)"),
 		Select:      b([]string{"enter"}, "enter", "inspect file / open dir"),
 		AllFiles:    b([]string{"a"}, "a", "all files / captures only"),
 		InspectDir:  b([]string{"d"}, "d", "inspect this directory"),
@@ -68,11 +70,14 @@ func (m Model) ShortHelp() []key.Binding {
 	case m.Capturing():
 		return k.inputHelp()
 	case m.stage == stagePick:
-		return []key.Binding{k.Select, k.InspectDir, k.TypePath, k.AllFiles, k.Secret, k.Back}
+		return []key.Binding{k.Select, k.InspectDir, k.TypePath, k.AllFiles, k.Secret, k.Listen, k.Back}
 	case m.stage == stageLoading:
 		return []key.Binding{k.Back}
 	}
-	return []key.Binding{k.Down, k.Section, k.Filter, k.Open, k.Rerun, k.Secret, k.Back}
+	if m.live != nil {
+		return []key.Binding{k.Down, k.Section, k.Filter, k.Back}
+	}
+	return []key.Binding{k.Down, k.Section, k.Filter, k.Open, k.Rerun, k.Secret, k.Listen, k.Back}
 }
 
 // FullHelp implements help.KeyMap.
@@ -81,7 +86,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Section, k.PrevSection, k.Filter, k.Open, k.Rerun},
-		{k.Secret, k.Keyring, k.Forget},
+		{k.Secret, k.Keyring, k.Forget, k.Listen},
 		append([]key.Binding{k.Select, k.InspectDir, k.TypePath, k.AllFiles}, pickerHelp...),
 		{k.Back},
 	}

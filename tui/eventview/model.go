@@ -16,6 +16,10 @@
 // On the app's root stack (Screen) its results come back tagged with
 // the stack's owner and the screen's id, so they reach this screen only;
 // a request id drops the result of an earlier run.
+//
+// Live mode (`:events listen [ADDR]`, L) runs the events/webhook
+// receiver of `b2bx event listen` while the screen is open and shows the
+// deliveries as they are answered (live.go).
 package eventview
 
 import (
@@ -49,6 +53,12 @@ type Options struct {
 	Profile string
 	// Store holds Profile's secrets (the app's one store).
 	Store credentials.SecretStore
+	// Listen opens the screen in live mode (`:events listen [ADDR]`) on
+	// ListenAddr (DefaultListenAddr when ""), capturing in LiveDir
+	// (DefaultLiveDir() when "").
+	Listen     bool
+	ListenAddr string
+	LiveDir    string
 }
 
 // stage is where the screen is: pick → loading → report.
@@ -129,6 +139,13 @@ type Model struct {
 	waiting   uint64 // the load request the screen waits for
 	secretReq uint64 // the keyring request it waits for
 
+	// live is the running listener (live mode), acc the report it
+	// builds; wantLive is the address to listen on once a secret is set.
+	live     *liveState
+	acc      *liveAcc
+	liveReq  uint64
+	wantLive string
+
 	ctx  context.Context // ends when the screen closes
 	stop context.CancelFunc
 
@@ -145,6 +162,10 @@ func New(c *common.Common, opts Options) Model {
 	m.filterIn.Placeholder = "code, NB code, event id, field or words"
 	m.pathIn.Placeholder = "a capture file or a directory of captures"
 	m = m.SetSize(m.width, m.height)
+	if opts.Listen {
+		m, m.initCmd = m.Listen(opts.ListenAddr)
+		return m
+	}
 	if opts.Path != "" {
 		m, m.initCmd = m.start(opts.Path)
 		return m
@@ -182,11 +203,15 @@ func (m Model) Title() string { return "event inspector" }
 // Path is the inspected file or directory ("" before the first run).
 func (m Model) Path() string { return m.path }
 
-// Close cancels a keyring read still running. A capture being read
+// Close cancels a keyring read still running and stops the listener of
+// live mode (waiting for it, bounded). A capture being read
 // finishes on its own; its result matches no screen any more.
 func (m Model) Close() {
 	if m.stop != nil {
 		m.stop()
+	}
+	if m.live != nil {
+		m.live.stop()
 	}
 }
 

@@ -28,6 +28,24 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		return m.gotSecret(msg)
+	case liveStartedMsg:
+		if msg.req != m.liveReq {
+			if msg.live != nil {
+				msg.live.stop() // a listener nobody waits for any more
+			}
+			return m, nil
+		}
+		return m.liveStarted(msg)
+	case liveRecordMsg:
+		if msg.req != m.liveReq || m.live == nil {
+			return m, nil
+		}
+		return m.liveRecord(msg)
+	case liveRedrawMsg:
+		if msg.req != m.liveReq || m.live == nil {
+			return m, nil
+		}
+		return m.liveRedrawn()
 	case tea.KeyMsg:
 		if keys := common.SplitRunes(msg); keys != nil && m.focus == inNone {
 			return m.updateEach(keys)
@@ -71,6 +89,8 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.keyringSecret()
 	case key.Matches(k, m.keys.Forget):
 		return m.forget()
+	case key.Matches(k, m.keys.Listen):
+		return m.Listen("")
 	}
 	switch m.stage {
 	case stagePick:
@@ -141,7 +161,7 @@ func (m Model) reportKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(k, m.keys.Open):
 		return m.toPicker()
 	case key.Matches(k, m.keys.Rerun):
-		if m.path == "" {
+		if m.path == "" || m.live != nil {
 			return m, nil
 		}
 		return m.start(m.path)
@@ -244,6 +264,9 @@ func (m Model) gotSecret(msg secretMsg) (Model, tea.Cmd) {
 	m.secretReq = 0
 	if msg.err != nil {
 		m.note = secretProblem(m.opts.Profile, msg.err)
+		if m.wantLive != "" {
+			m.note += " (needed to listen)"
+		}
 		return m, nil
 	}
 	return m.useSecret(msg.v, "profile "+termsafe.String(m.opts.Profile)+" (keyring)")
@@ -253,6 +276,13 @@ func (m Model) gotSecret(msg secretMsg) (Model, tea.Cmd) {
 func (m Model) useSecret(v secret.Value, from string) (Model, tea.Cmd) {
 	m.secrets, m.secretFrom = []events.Secret{v}, from
 	m.note = "webhook secret set (" + from + ")"
+	if m.wantLive != "" {
+		return m.startListening()
+	}
+	if m.live != nil {
+		m.note += "; the running listener keeps the secret it started with"
+		return m, nil
+	}
 	if m.path != "" && m.stage != stagePick {
 		return m.start(m.path)
 	}

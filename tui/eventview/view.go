@@ -75,6 +75,9 @@ func (m Model) title() string {
 	if m.path != "" && m.stage != stagePick {
 		t += " — " + m.pathName()
 	}
+	if m.live != nil {
+		t += " — live"
+	}
 	sec := "secret: none (s: type it"
 	if m.opts.Profile != "" && m.opts.Store != nil {
 		sec += ", K: profile " + termsafe.String(m.opts.Profile)
@@ -135,6 +138,9 @@ const maxHeadStreams = 2
 func (m Model) headLines() []string {
 	st := m.c.Styles
 	lines := []string{m.title()}
+	if l := m.liveLine(); l != "" {
+		lines = append(lines, st.OK.Render(st.Marks.OK)+" "+l)
+	}
 	if m.rep == nil {
 		if m.loadErr != "" {
 			lines = append(lines, "", st.Error.Render(st.Marks.Fail+" "+m.loadErr),

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nutrab2b/b2bx/events"
+	"github.com/nutrab2b/b2bx/events/webhook"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+)
+
+func init() {
+	register(&command{name: "event listen", summary: "receive webhook events live by the delivery rules, capture them, one line per delivery (--json)", run: runEventListen})
+}
+
+// defaultListenAddr is the receiver's default address (loopback).
+const defaultListenAddr = "127.0.0.1:8787"
+
+const listenHelp = `Receives webhook deliveries the way the delivery rules say a receiver
+must, so a partner's test webhook can be pointed at it. Per delivery: the
+raw body (at most 10 MiB; 1 MiB per event), X-NB2B-Signature over the
+exact bytes with hmac.Equal within 300 s (401 NB-E008), envelope v2, at
+most 100 events/s per sender (429 NB-E012 with Retry-After), then the
+delivery is stored durably in --dir and only then idempotency keys
+(DUPLICATE with the original result, NB-E005) and ordering per sender and
+subject (a gap parks the event, 202 PARKED NB-E006, released when the
+gap fills; a lower sequence is rejected, 409) and HEARTBEAT
+last_sequences are applied.
+
+Every delivery is captured in --dir as NNNNNNNNNNNN.http (read them with
+'b2bx event inspect DIR --from-start'); refused ones (signature, rate,
+oversized) go to DIR/refused/. A restart goes on from the captures.
+Plain http only on a loopback address; any other needs --tls-cert and
+--tls-key. One line per delivery on stdout (--json: JSON lines); never
+the secret. Runs until Ctrl-C.
+`
+
+func runEventListen(ctx context.Context, e *env, args []string) int {
+	const name = "event listen"
+	fs := newFlagSet(e, name, "")
+	addr := fs.String("addr", defaultListenAddr, "`HOST:PORT` to listen on (plain http only on loopback)")
+	certFile := fs.String("tls-cert", "", "serve TLS with this certificate `FILE` (PEM)")
+	keyFile := fs.String("tls-key", "", "the certificate's private key `FILE` (PEM)")
+	dir := fs.String("dir", "", "capture `DIR`: every delivery as NNNNNNNNNNNN.http (created when missing; a restart goes on from it; default: webhook-captures in the data directory)")
+	asJSON := fs.Bool("json", false, "print one JSON line per delivery (the answer, its findings and streams)")
+	maxKeys := fs.Int("max-keys", events.DefaultMaxKeys, "idempotency keys kept in memory (the oldest are forgotten; their sequences still reject repeats)")
+	var sf secretFlags
+	sf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, "usage: b2bx event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--json]\n\n"+listenHelp+"\nflags:\n")
+		fs.PrintDefaults()
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		return fail(e, name, false, exitUsage, fmt.Errorf("event listen takes no arguments (got %q); see 'b2bx event listen -h'", pos[0]))
+	}
+	if *maxKeys < 1 {
+		return fail(e, name, false, exitUsage, fmt.Errorf("--max-keys must be at least 1, not %d", *maxKeys))
+	}
+	secrets, code, err := sf.load(ctx, e)
+	if err != nil {
+		return fail(e, name, false, code, err)
+	}
+	if *dir == "" {
+		if *dir, err = webhook.DefaultDir(e.getenv); err != nil {
+			return fail(e, name, false, exitUsage, fmt.Errorf("no --dir given and %w", err))
+		}
+	}
+	out := &listenOutput{w: e.stdout, json: *asJSON}
+	h, replayed, err := webhook.Open(webhook.Config{Dir: *dir,
+		Receiver: events.ReceiverOptions{Secrets: secrets, MaxKeys: *maxKeys}, OnRecord: out.record})
+	if err != nil {
+		return fail(e, name, false, exitStorage, err)
+	}
+	ln, err := webhook.Listen(*addr, *certFile, *keyFile)
+	if err != nil {
+		return fail(e, name, false, exitUsage, err)
+	}
+	scheme := "http"
+	if *certFile != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(e.stderr, "b2bx event listen: receiving on %s://%s (captures in %s; %d earlier deliveries replayed); Ctrl-C stops\n",
+		scheme, ln.Addr(), termsafe.String(*dir), replayed)
+	if err := webhook.Serve(ctx, ln, h); err != nil {
+		fmt.Fprintf(e.stderr, "b2bx event listen: %s\n", termsafe.String(err.Error()))
+		return exitUsage
+	}
+	d, n, _ := h.Receiver.Counts()
+	fmt.Fprintf(e.stderr, "b2bx event listen: stopped; %d deliveries (%d events) in %s\n", d, n, termsafe.String(*dir))
+	return exitOK
+}
+
+// listenOutput prints one line per delivery; deliveries are answered
+// concurrently, so lines are written whole under a lock.
+type listenOutput struct {
+	mu   sync.Mutex
+	w    io.Writer
+	json bool
+}
+
+func (o *listenOutput) record(r webhook.Record) {
+	var line []byte
+	if o.json {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(r) != nil {
+			return
+		}
+		line = escapeDangerous(buf.Bytes())
+	} else {
+		line = []byte(listenLine(r) + "\n")
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, _ = o.w.Write(line)
+}
+
+// listenLine is the human line of one delivery: time, status and result,
+// capture, senders, types, events, findings. Event content is untrusted
+// and sanitised.
+func listenLine(r webhook.Record) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %d %-9s", r.Time.UTC().Format("15:04:05.000"), r.Status, r.Result)
+	if r.Code != "" && r.Code != r.Result {
+		fmt.Fprintf(&b, " %s", termsafe.String(r.Code))
+	}
+	capture := r.Delivery
+	if capture == "" {
+		capture = "refused"
+	}
+	fmt.Fprintf(&b, "  %s", capture)
+	if len(r.Senders) > 0 {
+		fmt.Fprintf(&b, "  from %s", termsafe.String(clipText(strings.Join(r.Senders, ","), 40)))
+	}
+	if len(r.Events) > 0 {
+		fmt.Fprintf(&b, "  %s", countNoun(len(r.Events), "event", "events"))
+		if len(r.Types) > 0 {
+			fmt.Fprintf(&b, " %s", termsafe.String(clipText(strings.Join(shortTypes(r.Types), ","), 60)))
+		}
+		if len(r.Events) == 1 && r.Events[0].Sequence > 0 {
+			fmt.Fprintf(&b, "  %s#%d", termsafe.String(clipText(r.Events[0].Subject, 40)), r.Events[0].Sequence)
+		}
+	}
+	for _, rel := range r.Released {
+		fmt.Fprintf(&b, "  released #%d", rel.Event)
+	}
+	for _, s := range r.Streams {
+		if len(s.Parked) > 0 || len(s.Missing) > 0 {
+			fmt.Fprintf(&b, "  [%s: parked %s, missing %s]", termsafe.String(clipText(s.Subject, 40)), orDash(int64List(s.Parked)), orDash(strings.Join(s.Missing, ",")))
+		}
+	}
+	if fs := findingCodes(r.Findings); fs != "" {
+		fmt.Fprintf(&b, "  findings: %s", fs)
+	}
+	if r.RetryAfter > 0 {
+		fmt.Fprintf(&b, "  Retry-After %ds", r.RetryAfter)
+	}
+	fmt.Fprintf(&b, "  (%s)", r.Latency.Round(100*time.Microsecond))
+	return b.String()
+}
+
+// shortTypes drops the nutrab2b. prefix and .v2 suffix.
+func shortTypes(ts []string) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = strings.TrimSuffix(strings.TrimPrefix(t, "nutrab2b."), ".v2")
+	}
+	return out
+}
+
+// findingCodes lists the findings' codes (with the platform code), each
+// once, severity-marked: error!, warning~, info.
+func findingCodes(fs []events.Finding) string {
+	seen := map[string]bool{}
+	var parts []string
+	for _, f := range fs {
+		c := string(f.Code)
+		if f.Platform != "" {
+			c += "/" + f.Platform
+		}
+		switch f.Severity {
+		case events.SevError:
+			c += "!"
+		case events.SevWarning:
+			c += "~"
+		}
+		if !seen[c] {
+			seen[c] = true
+			parts = append(parts, c)
+		}
+	}
+	return strings.Join(parts, " ")
+}
