@@ -1,0 +1,73 @@
+package track
+
+import (
+	"context"
+	"time"
+)
+
+// Source is one file the index read, with what it looked like then: a
+// file whose size or modification time changed is read again.
+type Source struct {
+	Path  string // absolute path
+	Conn  string // connection ID ("" for a capture)
+	Size  int64
+	MTime int64 // modification time, Unix nanoseconds
+}
+
+// SourceItems are the items read from one source; they replace whatever
+// the index held for it.
+type SourceItems struct {
+	Source Source
+	Items  []Item
+}
+
+// Batch is one transaction of changes.
+type Batch struct {
+	Set    []SourceItems
+	Forget []string // source paths whose files are gone
+}
+
+// Match selects items by key. Value is normalised (see norm); Kinds empty
+// means every kind but KeyConv. Prefix matches every value starting with
+// Value.
+type Match struct {
+	Value  string
+	Kinds  []KeyKind
+	Prefix bool
+	Type   string    // only items of this message/event type (type: queries)
+	Since  time.Time // only items at or after; zero: all
+	Conn   string    // only this connection ID; "": all
+	Limit  int       // newest first; 0: DefaultLimit
+}
+
+// Backend is what the tracking index needs from a database. SQLite is the
+// one built; the SQL is kept portable (parameters only, no upserts, no
+// engine-specific functions in queries) so a shared PostgreSQL index can
+// implement it later.
+type Backend interface {
+	// Apply runs a batch in one write transaction.
+	Apply(ctx context.Context, b Batch) error
+	// Sources returns every recorded source by path.
+	Sources(ctx context.Context) (map[string]Source, error)
+	// Match returns the items carrying a key, newest first.
+	Match(ctx context.Context, m Match) ([]Item, error)
+	// ByConv returns the items belonging to any of the conversations,
+	// with their conversation keys, oldest first.
+	ByConv(ctx context.Context, convs []string) ([]Item, error)
+	// ByKind returns the items of one kind at or after since.
+	ByKind(ctx context.Context, kind Kind, since time.Time) ([]Item, error)
+	// Convs returns the conversation keys of the items.
+	Convs(ctx context.Context, ids []int64) (map[int64][]string, error)
+	// Meta reads a value of the index's own bookkeeping ("" when unset);
+	// SetMeta writes one.
+	Meta(ctx context.Context, name string) (string, error)
+	SetMeta(ctx context.Context, name, value string) error
+	// Reset empties the index (a rebuild follows).
+	Reset(ctx context.Context) error
+	// Counts reports how many sources, items and keys are indexed.
+	Counts(ctx context.Context) (sources, items, keys int64, err error)
+	Close() error
+}
+
+// DefaultLimit bounds how many matching items one query reads.
+const DefaultLimit = 2000

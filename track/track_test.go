@@ -1,0 +1,175 @@
+package track
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+)
+
+// world is a data directory with two connections: PO-4711 uploaded on
+// conn-a, answered by CONTRL and ORDRSP; PO-4712 uploaded on conn-b and
+// rejected by its CONTRL; PO-4713 on conn-b never answered.
+func world(t *testing.T) (string, *spool.Store) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := spool.Open(dir)
+	require.NoError(t, err)
+	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	store(t, s, "conn-a", "d-contrl-1", "CONTRL", contrl("CTL1", "ICR0001", false), t0.Add(2*time.Minute), true)
+	store(t, s, "conn-a", "d-ordrsp-1", "ORDRSP", ordrsp("RSP1", "PO-4711"), t0.Add(3*time.Hour), true)
+	uploaded(t, s, "conn-b", "ICR0002", "PO-4712", orders("ICR0002", "PO-4712"), t0.Add(time.Hour), spool.OutcomeAccepted)
+	store(t, s, "conn-b", "d-contrl-2", "CONTRL", contrl("CTL2", "ICR0002", true), t0.Add(time.Hour+time.Minute), false)
+	uploaded(t, s, "conn-b", "ICR0003", "PO-4713", orders("ICR0003", "PO-4713"), t0.Add(2*time.Hour), spool.OutcomeAccepted)
+	return dir, s
+}
+
+func mustFind(t *testing.T, x *Index, text string) Result {
+	t.Helper()
+	q, err := ParseQuery(text)
+	require.NoError(t, err)
+	r, err := x.Find(t.Context(), q, nil)
+	require.NoError(t, err)
+	return r
+}
+
+func TestFindAcrossConnections(t *testing.T) {
+	dir, _ := world(t)
+	c := &clock{t: t0.Add(30 * time.Hour)}
+	var said []string
+	x := openIndex(t, dir, c, &said)
+	st, err := x.Sync(t.Context())
+	require.NoError(t, err)
+	require.True(t, st.Rebuilt)
+	require.Len(t, said, 1)
+	require.Contains(t, said[0], "there was no index yet")
+
+	r := mustFind(t, x, "po:PO-4711")
+	require.Len(t, r.Conversations, 1)
+	cv := r.Conversations[0]
+	require.Equal(t, "order PO-4711", cv.Label)
+	require.Equal(t, []string{"conn-a"}, cv.Conns)
+	var kinds []string
+	for _, it := range cv.Items {
+		kinds = append(kinds, string(it.Kind)+":"+it.Type)
+	}
+	require.Equal(t, []string{"upload:ORDERS", "delivery:CONTRL", "delivery:ORDRSP"}, kinds, "the CONTRL joins through the upload's interchange")
+	require.Equal(t, "answered", cv.State.Flag())
+
+	// the CONTRL's interchange finds the same conversation
+	r = mustFind(t, x, "icr:ICR0001")
+	require.Len(t, r.Conversations, 1)
+	require.Equal(t, "order PO-4711", r.Conversations[0].Label)
+
+	// a GLN every item carries finds every conversation on both connections, newest first
+	r = mustFind(t, x, buyer)
+	var labels []string
+	for _, c := range r.Conversations {
+		labels = append(labels, c.Label)
+	}
+	require.Equal(t, []string{"order PO-4711", "order PO-4713", "order PO-4712"}, labels)
+
+	// -c narrows to one connection
+	q, _ := ParseQuery(buyer)
+	q.Conn = "conn-b"
+	r, err = x.Find(t.Context(), q, nil)
+	require.NoError(t, err)
+	require.Len(t, r.Conversations, 2)
+
+	// needs action and overdue
+	r = mustFind(t, x, "PO-4712")
+	require.Equal(t, "needs action", r.Conversations[0].State.Flag())
+	require.Equal(t, []string{"CONTRL: rejected (1 error)"}, r.Conversations[0].State.NeedsAction)
+	r = mustFind(t, x, "po-4713")
+	require.Equal(t, "overdue", r.Conversations[0].State.Flag())
+	require.Equal(t, []string{"no CONTRL 28h after the upload (sla.contrl 15m)", "no ORDRSP 28h after the upload (sla.ordrsp 24h)"},
+		r.Conversations[0].State.Overdue)
+
+	// type: lists by message type
+	r = mustFind(t, x, "type:contrl")
+	require.Len(t, r.Conversations, 2)
+	// the idempotency key and the server's upload ID
+	require.Len(t, mustFind(t, x, "key:"+buyer+":PO-4711:orders:1").Conversations, 1)
+	require.Len(t, mustFind(t, x, "id:up-PO-4711").Conversations, 1)
+	require.Empty(t, mustFind(t, x, "po:PO-9999").Conversations)
+}
+
+func TestOverdueAndSLA(t *testing.T) {
+	dir, _ := world(t)
+	c := &clock{t: t0.Add(2*time.Hour + 10*time.Minute)}
+	x := openIndex(t, dir, c, nil)
+	_, err := x.Sync(t.Context())
+	require.NoError(t, err)
+
+	// 10 minutes after PO-4713: within sla.contrl; PO-4712 needs action
+	sts, err := x.Overdue(t.Context(), time.Time{}, "", nil)
+	require.NoError(t, err)
+	require.Len(t, sts, 1)
+	require.Equal(t, "4012345000009:PO-4712:orders:1", sts[0].Key)
+	require.True(t, sts[0].IsNeedsAction())
+
+	// 20 minutes: PO-4713 has no CONTRL in time; a 30m SLA on conn-b says it is not
+	c.t = t0.Add(2*time.Hour + 20*time.Minute)
+	sts, err = x.Overdue(t.Context(), time.Time{}, "", nil)
+	require.NoError(t, err)
+	require.Len(t, sts, 2)
+	require.Equal(t, []string{"no CONTRL 20m after the upload (sla.contrl 15m)"}, sts[1].Overdue)
+	sts, err = x.Overdue(t.Context(), time.Time{}, "", func(string) SLA { return SLA{Contrl: 30 * time.Minute} })
+	require.NoError(t, err)
+	require.Len(t, sts, 1)
+
+	// PO-4711 had its CONTRL, and its ORDRSP after 3h: never overdue
+	c.t = t0.Add(100 * time.Hour)
+	sts, err = x.Overdue(t.Context(), time.Time{}, "conn-a", nil)
+	require.NoError(t, err)
+	require.Empty(t, sts)
+}
+
+func TestRebuildEqualsIncremental(t *testing.T) {
+	dir := t.TempDir()
+	s, err := spool.Open(dir)
+	require.NoError(t, err)
+	c := &clock{t: t0.Add(48 * time.Hour)}
+	x := openIndex(t, dir, c, nil)
+	// incremental: sync after every change, as the CLI does
+	steps := []func(){
+		func() { uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted) },
+		func() { store(t, s, "conn-a", "d1", "CONTRL", contrl("CTL1", "ICR0001", false), t0.Add(time.Minute), false) },
+		func() {
+			_, err := s.MarkAcknowledged("conn-a", "d1", "rc-d1", t0.Add(2*time.Minute))
+			require.NoError(t, err)
+		},
+		func() { store(t, s, "conn-b", "d2", "ORDRSP", ordrsp("R2", "PO-4711"), t0.Add(time.Hour), true) },
+		func() {
+			require.NoError(t, s.NoteSeen(spool.SeenRecord{Time: t0.Add(2 * time.Hour), ConnectionID: "conn-b", DeliveryAttemptID: "d3",
+				State: spool.SeenRefused, Checks: []string{"hash vs header"}}))
+		},
+		func() { require.NoError(t, os.Remove(filepath.Join(dir, "conn-b", "deliveries", "d2.json"))) },
+	}
+	for _, step := range steps {
+		step()
+		_, err := x.SyncConn(t.Context(), dir, "conn-a")
+		require.NoError(t, err)
+		_, err = x.SyncConn(t.Context(), dir, "conn-b")
+		require.NoError(t, err)
+	}
+	inc := dump(t, x)
+	require.NotEmpty(t, inc)
+	_, err = x.Rebuild(t.Context(), "test")
+	require.NoError(t, err)
+	require.Equal(t, inc, dump(t, x))
+
+	// a fresh database from scratch is the same too
+	require.NoError(t, x.Close())
+	for _, ext := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(DBPath(dir) + ext)
+	}
+	y := openIndex(t, dir, c, nil)
+	_, err = y.Sync(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, inc, dump(t, y))
+}
