@@ -2,6 +2,7 @@ package track
 
 import (
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -112,7 +113,13 @@ func openIndex(t testing.TB, dir string, c *clock, say *[]string) *Index {
 // dump lists the whole index in a stable text form (IDs left out).
 func dump(t testing.TB, x *Index) []string {
 	t.Helper()
-	db := x.b.(*SQLite).db
+	var db *sql.DB
+	switch b := x.b.(type) {
+	case *SQLite:
+		db = b.db
+	case *failing:
+		db = b.SQLite.db
+	}
 	rows, err := db.QueryContext(t.Context(), `SELECT i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, s.path, s.size, s.mtime
 		FROM track_items i JOIN track_sources s ON s.id = i.source`)
 	require.NoError(t, err)

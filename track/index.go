@@ -287,7 +287,6 @@ func (x *Index) underRoots(p string) bool {
 	return false
 }
 
-
 // writeErr marks an error of a write to the index (as opposed to reading
 // the files).
 type indexWriteErr struct{ err error }

@@ -106,6 +106,6 @@ func (k *keySet) add(kind KeyKind, values ...string) {
 
 // Conversation keys: an order number, else an interchange (its sender and
 // control reference), else a correlation ID.
-func convPO(number string) string      { return "po:" + number }
+func convPO(number string) string       { return "po:" + number }
 func convICR(sender, ref string) string { return "icr:" + sender + ":" + ref }
 func convCorr(id string) string         { return "corr:" + id }

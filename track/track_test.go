@@ -137,8 +137,12 @@ func TestRebuildEqualsIncremental(t *testing.T) {
 	x := openIndex(t, dir, c, nil)
 	// incremental: sync after every change, as the CLI does
 	steps := []func(){
-		func() { uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted) },
-		func() { store(t, s, "conn-a", "d1", "CONTRL", contrl("CTL1", "ICR0001", false), t0.Add(time.Minute), false) },
+		func() {
+			uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+		},
+		func() {
+			store(t, s, "conn-a", "d1", "CONTRL", contrl("CTL1", "ICR0001", false), t0.Add(time.Minute), false)
+		},
 		func() {
 			_, err := s.MarkAcknowledged("conn-a", "d1", "rc-d1", t0.Add(2*time.Minute))
 			require.NoError(t, err)
