@@ -2,8 +2,10 @@ package track
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
+	"github.com/nutrab2b/b2bx/answers"
 	"sort"
 	"strings"
 	"time"
@@ -257,7 +259,7 @@ func group(items []Item, isMatch map[int64]bool, conn string) []Conversation {
 			}
 		}
 		c.Key, c.Label = best, convLabel(best, c.Items)
-		sort.SliceStable(c.Items, func(i, j int) bool { return c.Items[i].At.Before(c.Items[j].At) })
+		sortItems(c.Items)
 		conns := map[string]bool{}
 		for _, it := range c.Items {
 			if it.Conn != "" && !conns[it.Conn] {
@@ -266,7 +268,15 @@ func group(items []Item, isMatch map[int64]bool, conn string) []Conversation {
 			}
 		}
 		sort.Strings(c.Conns)
-		c.First, c.Last = c.Items[0].At, c.Items[len(c.Items)-1].At
+		c.First, c.Last = c.Items[0].At, c.Items[0].At
+		for _, it := range c.Items {
+			if it.At.Before(c.First) {
+				c.First = it.At
+			}
+			if it.At.After(c.Last) {
+				c.Last = it.At
+			}
+		}
 		out = append(out, *c)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -327,4 +337,43 @@ func convLabel(key string, items []Item) string {
 		return "delivery " + val
 	}
 	return "item " + val
+}
+
+// notBefore is when an item may be placed in a conversation's order: an
+// answer dated by the partner's clock slightly before the upload it
+// answers (clocks differ; answers.ClockSkew is the tolerance the linking
+// allows) is placed after that upload, never before it.
+func notBefore(items []Item) map[int64]time.Time {
+	out := map[int64]time.Time{}
+	for _, it := range items {
+		if it.Kind != KindDelivery && it.Kind != KindSeen {
+			continue
+		}
+		floor := it.At
+		for _, up := range items {
+			if up.Kind == KindUpload && up.Conn == it.Conn && up.At.After(floor) && !up.At.After(it.At.Add(answers.ClockSkew)) {
+				floor = up.At
+			}
+		}
+		out[it.ID] = floor
+	}
+	return out
+}
+
+// sortItems orders a conversation's items by time (see notBefore).
+func sortItems(items []Item) {
+	nb := notBefore(items)
+	at := func(it *Item) time.Time {
+		if t, ok := nb[it.ID]; ok {
+			return t
+		}
+		return it.At
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := at(&items[i]), at(&items[j])
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		return items[i].Kind == KindUpload && items[j].Kind != KindUpload
+	})
 }

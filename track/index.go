@@ -83,8 +83,6 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err := os.MkdirAll(filepath.Dir(x.path), 0o700); err != nil {
 		return nil, fmt.Errorf("track: create %s: %w", filepath.Dir(x.path), err)
 	}
-	_, statErr := os.Stat(x.path)
-	missing := errors.Is(statErr, fs.ErrNotExist)
 	b, err := OpenSQLite(ctx, x.path)
 	if errors.Is(err, ErrCorrupt) || errors.Is(err, ErrForeign) {
 		aside := fmt.Sprintf("%s.broken-%s", x.path, opts.Now().UTC().Format("20060102T150405"))
@@ -98,9 +96,6 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		return nil, err
 	}
 	x.b = b
-	if missing && x.reason == "" {
-		x.reason = "there was no index yet"
-	}
 	return x, x.checkStale(ctx)
 }
 
@@ -118,8 +113,23 @@ func (x *Index) checkStale(ctx context.Context) error {
 	}
 	if v != "" {
 		x.reason = "the index was marked stale: " + v
+		return nil
+	}
+	// a database whose first build never finished (or a new one)
+	if built, err := x.b.Meta(ctx, metaBuilt); err != nil {
+		return err
+	} else if built == "" {
+		x.reason = "there was no index yet"
 	}
 	return nil
+}
+
+// NeedsRebuild says why the next sync will rebuild the whole index, ""
+// when it will not.
+func (x *Index) NeedsRebuild() string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.reason
 }
 
 // Close closes the database.

@@ -57,22 +57,40 @@ type Step struct {
 // files; a file that cannot be read says so in its step.
 func (x *Index) Timeline(ctx context.Context, c Conversation) []Step {
 	links := linkConversation(c.Items)
+	nb := notBefore(c.Items)
 	var steps []Step
+	var sortAt []time.Time
 	for i := range c.Items {
 		it := &c.Items[i]
+		var add []Step
 		switch it.Kind {
 		case KindUpload:
-			steps = append(steps, uploadStep(it))
+			add = []Step{uploadStep(it)}
 		case KindDelivery:
-			steps = append(steps, x.deliverySteps(ctx, it, links)...)
+			add = x.deliverySteps(ctx, it, links)
 		case KindSeen:
-			steps = append(steps, seenStep(it))
+			add = []Step{seenStep(it)}
 		case KindEvent:
-			steps = append(steps, eventStep(it))
+			add = []Step{eventStep(it)}
+		}
+		for _, s := range add {
+			at := s.At
+			if floor, ok := nb[it.ID]; ok && floor.After(at) {
+				at = floor
+			}
+			steps, sortAt = append(steps, s), append(sortAt, at)
 		}
 	}
-	sort.SliceStable(steps, func(i, j int) bool { return steps[i].At.Before(steps[j].At) })
-	return steps
+	idx := make([]int, len(steps))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return sortAt[idx[a]].Before(sortAt[idx[b]]) })
+	out := make([]Step, len(steps))
+	for i, j := range idx {
+		out[i] = steps[j]
+	}
+	return out
 }
 
 // convLinks are a conversation's uploads and answers linked by the rules

@@ -106,7 +106,9 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "fetch", *asJSON, exitAPI, err)
 	}
-	return fetchEntry(ctx, e, w, store, choice, *ack, *out, *asJSON)
+	code := fetchEntry(ctx, e, w, store, t.ConnectionID, choice, *ack, *out, *asJSON)
+	indexAfter(ctx, e, "fetch", t) // after the acknowledge and the output
+	return code
 }
 
 // reportSkipped tells on stderr which listed entries the client refused.
@@ -125,7 +127,7 @@ func reportSkipped(e *env, name string, skipped []apiclient.SkippedEntry) {
 }
 
 // fetchEntry runs the worker for one listed entry and reports.
-func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Store, choice worker.Choice, ack bool, outDir string, asJSON bool) int {
+func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Store, conn string, choice worker.Choice, ack bool, outDir string, asJSON bool) int {
 	entry := choice.Entry
 	var exported string
 	var stopProgress func()
@@ -153,6 +155,7 @@ func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Stor
 	if stopProgress != nil {
 		stopProgress()
 	}
+	noteSeen(e, store, conn, res) // after the worker's steps: never between download, checks, store and acknowledge
 	j := fetchResult(res)
 	j.Out, j.Skipped = exported, choice.Skipped
 	code := fetchExit(res)
@@ -264,5 +267,41 @@ func printFetch(e *env, j fetchJSON, ackRequested bool) {
 		fmt.Fprintf(w, "acknowledged  no (not requested: the lease expires at %s, then the delivery is due again; fetch it with --ack)\n", j.LeaseExpiresAt.Format(time.RFC3339))
 	default:
 		fmt.Fprintln(w, "acknowledged  no")
+	}
+}
+
+// noteSeen records in the seen journal what the worker saw of an entry it
+// did not store and acknowledge: the lease taken, the payload refused by
+// a check, the step that failed. A stored delivery's own sidecar tells
+// the rest. Failing to write the journal loses a line of the story only.
+func noteSeen(e *env, store *spool.Store, conn string, res *worker.Result) {
+	if res == nil || res.Acknowledged || res.Entry.DeliveryAttemptID == "" {
+		return
+	}
+	rec := spool.SeenRecord{ConnectionID: conn, DeliveryAttemptID: res.Entry.DeliveryAttemptID, InterchangeID: res.Entry.InterchangeID,
+		MessageType: res.Entry.MessageType, CreatedAt: res.Entry.CreatedAt, LeaseExpiresAt: res.LeaseExpiresAt}
+	switch {
+	case res.Report != nil && len(res.Report.Failed()) > 0:
+		rec.State, rec.Step = spool.SeenRefused, string(res.FailedStep)
+		for _, f := range res.Report.Failed() {
+			rec.Checks = append(rec.Checks, f.Name)
+		}
+	case res.FailedStep != "":
+		rec.State, rec.Step = spool.SeenFailed, string(res.FailedStep)
+	case res.Stored != nil:
+		return // stored, not acknowledged (no --ack): the sidecar says so
+	case !res.LeaseExpiresAt.IsZero():
+		rec.State = spool.SeenClaimed
+	default:
+		return
+	}
+	if res.Err != nil {
+		rec.Error = res.Err.Error()
+	}
+	if rec.ConnectionID == "" {
+		return
+	}
+	if err := store.NoteSeen(rec); err != nil {
+		fmt.Fprintf(e.stderr, "b2bx fetch: the seen journal was not written: %s\n", termsafe.String(err.Error()))
 	}
 }
