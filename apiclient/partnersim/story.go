@@ -1,7 +1,9 @@
 package partnersim
 
 import (
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim/edigen"
 	"github.com/nutrab2b/b2bx/edi"
@@ -70,4 +72,25 @@ func (r StoryResponder) Respond(u Upload) []Reply {
 		return []Reply{{MessageType: "CONTRL", Payload: edigen.ContrlMsg(env, c)}}
 	}
 	return next.Respond(u)
+}
+
+// DemoOrders are the ORDERS `b2bx demo` offers to upload, by file name:
+// PO-4711 (answered with a CONTRL and an ORDRSP), PO-4712 (the partner's
+// CONTRL rejects it) and PO-4713 (never answered: overdue once the
+// profile's sla.contrl has passed). Each is valid and has its own
+// interchange control reference.
+func DemoOrders(at time.Time) map[string][]byte {
+	buyer := edigen.Party{GLN: "4012345000009", Name: "Nordwerk Einkauf GmbH", City: "Köln", PostCode: "50667", Country: "DE"}
+	supplier := edigen.Party{GLN: "4098765000007", Name: "ACME Supplies", City: "Wien", PostCode: "1010", Country: "AT"}
+	out := map[string][]byte{}
+	for i, n := range []string{"PO-4711", DemoRejected, DemoSilent} {
+		env := edigen.Envelope{Syntax: 3, Sender: buyer.GLN, Recipient: supplier.GLN, ControlRef: fmt.Sprintf("DEMO%06d", 4711+i), Prepared: at.UTC()}
+		o := edigen.Order{Ref: "1", Number: n, Date: at.UTC(), Delivery: at.UTC().Add(7 * 24 * time.Hour), Buyer: buyer, Supplier: supplier, DeliverTo: buyer,
+			Currency: "EUR", Lines: []edigen.Line{
+				{GTIN: "4000862141404", Description: "Schrauben M6", Qty: 100 + 10*i, Unit: "PCE", PriceCents: 12},
+				{GTIN: "4000862141411", Description: "Muttern M6", Qty: 50, Unit: "PCE", PriceCents: 5},
+			}}
+		out[n+".edi"] = edigen.Orders(edigen.D96A, env, o)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package partnersim
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -36,4 +37,20 @@ func TestStoryResponder(t *testing.T) {
 		types = append(types, x.MessageType)
 	}
 	require.Equal(t, []string{"CONTRL", "ORDRSP"}, types, "the default partner for every other order")
+}
+
+func TestDemoOrdersTellTheStories(t *testing.T) {
+	files := DemoOrders(time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC))
+	require.Len(t, files, 3)
+	r := DemoStories()
+	for name, want := range map[string][]string{"PO-4711.edi": {"CONTRL", "ORDRSP"}, DemoRejected + ".edi": {"CONTRL"}, DemoSilent + ".edi": nil} {
+		doc, err := edi.Parse(files[name])
+		require.NoError(t, err)
+		require.False(t, doc.HasErrors(), "%s is a valid ORDERS: %v", name, doc.Issues())
+		var got []string
+		for _, x := range r.Respond(Upload{ID: name, Payload: files[name]}) {
+			got = append(got, x.MessageType)
+		}
+		require.Equal(t, want, got, name)
+	}
 }

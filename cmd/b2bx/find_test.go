@@ -164,3 +164,13 @@ func TestFindCorruptIndexRebuiltCLI(t *testing.T) {
 	aside, _ := filepath.Glob(db + ".broken-*")
 	require.NotEmpty(t, aside)
 }
+
+func TestDemoOrdersWritten(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "orders")
+	require.NoError(t, writeDemoOrders(dir))
+	for _, n := range []string{"PO-4711.edi", partnersim.DemoRejected + ".edi", partnersim.DemoSilent + ".edi"} {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		require.NoError(t, err)
+		require.Contains(t, string(b), "BGM+220+"+strings.TrimSuffix(n, ".edi"))
+	}
+}
