@@ -47,21 +47,22 @@ type Match struct {
 type Backend interface {
 	// Apply runs a batch in one write transaction.
 	Apply(ctx context.Context, b Batch) error
-	// Sources returns every recorded source by path.
-	Sources(ctx context.Context) (map[string]Source, error)
+	// Sources returns the recorded sources whose path starts with
+	// prefix, by path.
+	Sources(ctx context.Context, prefix string) (map[string]Source, error)
 	// Match returns the items carrying a key, newest first.
 	Match(ctx context.Context, m Match) ([]Item, error)
-	// ByConv returns the items belonging to any of the conversations,
-	// with their conversation keys, oldest first.
+	// ByConv returns the items belonging to any of the conversations.
+	// Every item a Backend returns carries its conversation keys.
 	ByConv(ctx context.Context, convs []string) ([]Item, error)
 	// ByKind returns the items of one kind at or after since.
 	ByKind(ctx context.Context, kind Kind, since time.Time) ([]Item, error)
-	// Convs returns the conversation keys of the items.
-	Convs(ctx context.Context, ids []int64) (map[int64][]string, error)
 	// Meta reads a value of the index's own bookkeeping ("" when unset);
 	// SetMeta writes one.
 	Meta(ctx context.Context, name string) (string, error)
 	SetMeta(ctx context.Context, name, value string) error
+	// Metas returns every bookkeeping value whose name starts with prefix.
+	Metas(ctx context.Context, prefix string) (map[string]string, error)
 	// Reset empties the index (a rebuild follows).
 	Reset(ctx context.Context) error
 	// Counts reports how many sources, items and keys are indexed.

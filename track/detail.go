@@ -33,13 +33,10 @@ type answerDetail struct {
 	First   string   `json:"x,omitempty"`
 }
 
-// deliveryDetail is the detail of a delivery item.
+// deliveryDetail is the detail of a delivery item (its mailbox times and
+// receipt stay in the sidecar; the timeline reads them there).
 type deliveryDetail struct {
 	Answers []answerDetail `json:"a,omitempty"`
-	Receipt string         `json:"rc,omitempty"`
-	Ack     int64          `json:"ak,omitempty"` // acknowledged at, Unix ms
-	Due     int64          `json:"du,omitempty"` // the listing's createdAt, Unix ms
-	Recv    int64          `json:"rv,omitempty"` // received (claimed, downloaded, verified, stored), Unix ms
 }
 
 func toAnswerDetail(a answers.Answer) answerDetail {
@@ -90,13 +87,6 @@ func (it *Item) Answers() []answers.Answer {
 	return out
 }
 
-// delivery decodes a delivery item's detail.
-func (it *Item) delivery() deliveryDetail {
-	var d deliveryDetail
-	_ = json.Unmarshal([]byte(it.Detail), &d)
-	return d
-}
-
 // upload decodes an upload item's detail.
 func (it *Item) upload() (uploadDetail, bool) {
 	var d uploadDetail
@@ -104,18 +94,4 @@ func (it *Item) upload() (uploadDetail, bool) {
 		return d, false
 	}
 	return d, true
-}
-
-func msTime(ms int64) time.Time {
-	if ms == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms).UTC()
-}
-
-func timeMS(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
 }

@@ -112,13 +112,12 @@ func deliveryItem(ctx context.Context, st spool.Stored) Item {
 		at = m.ReceivedAt
 	}
 	it := Item{Conn: m.ConnectionID, Kind: KindDelivery, Ref: m.DeliveryAttemptID, Type: strings.ToUpper(m.MessageType), At: at, State: "stored"}
-	d := deliveryDetail{Due: timeMS(m.CreatedAt), Recv: timeMS(m.ReceivedAt), Receipt: m.ReceiptID}
+	var d deliveryDetail
 	if m.AcknowledgedAt != nil {
-		it.State, d.Ack = "acknowledged", timeMS(*m.AcknowledgedAt)
+		it.State = "acknowledged"
 	}
 	var k keySet
-	k.add(KeyID, m.DeliveryAttemptID, m.InterchangeID, m.ReceiptID)
-	k.add(KeyConv, "id:"+m.DeliveryAttemptID) // joins what was seen of it before it was stored
+	k.add(KeyID, m.DeliveryAttemptID, m.InterchangeID)
 	var outcomes []string
 	err := readDoc(ctx, st.Path, m.Size, func(doc *edi.Document) error {
 		docKeys(&k, doc)
@@ -219,9 +218,9 @@ func seenItems(conn string, recs []spool.SeenRecord) []Item {
 		it.Note = r.Error
 		var k keySet
 		k.add(KeyID, r.DeliveryAttemptID, r.InterchangeID)
-		// the delivery's own conversation is unknown (nothing stored):
-		// it joins by its IDs, see Find.
-		k.add(KeyConv, "id:"+r.DeliveryAttemptID)
+		// the delivery's conversation is unknown (nothing stored): it
+		// joins the stored delivery of the same ID (see closure)
+		k.add(KeyConv, seenConv(r.DeliveryAttemptID))
 		it.Keys = k.keys
 		out = append(out, it)
 	}
@@ -272,3 +271,7 @@ func parseEventTime(s string) time.Time {
 	}
 	return t.UTC()
 }
+
+// seenConv is the conversation key of what was seen of a delivery before
+// it was stored.
+func seenConv(deliveryID string) string { return "id:" + deliveryID }

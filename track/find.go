@@ -112,23 +112,21 @@ func (x *Index) Find(ctx context.Context, q Query, sla SLAFunc) (Result, error) 
 	if len(matched) == 0 {
 		return res, nil
 	}
-	ids := make([]int64, len(matched))
-	for i := range matched {
-		ids[i] = matched[i].ID
-	}
-	convs, err := x.b.Convs(ctx, ids)
-	if err != nil {
-		return res, err
-	}
 	isMatch := map[int64]bool{}
 	var want []string
 	seenConv := map[string]bool{}
 	for _, it := range matched {
+		// newest first: the conversations of the newest MaxConversations
+		// matches are the ones shown, the rest only counted as truncated
+		if len(want) >= MaxConversations {
+			res.Truncated = true
+			break
+		}
 		isMatch[it.ID] = true
-		for _, c := range convs[it.ID] {
-			if !seenConv[c] {
-				seenConv[c] = true
-				want = append(want, c)
+		for _, k := range it.Keys {
+			if k.Kind == KeyConv && !seenConv[k.Value] {
+				seenConv[k.Value] = true
+				want = append(want, k.Value)
 			}
 		}
 	}
@@ -142,7 +140,7 @@ func (x *Index) Find(ctx context.Context, q Query, sla SLAFunc) (Result, error) 
 		have[it.ID] = true
 	}
 	for _, it := range matched {
-		if !have[it.ID] {
+		if !have[it.ID] && isMatch[it.ID] {
 			it.Keys = []Key{{Kind: KeyConv, Value: fmt.Sprintf("item:%d", it.ID)}}
 			items = append(items, it)
 		}
@@ -163,7 +161,7 @@ func (x *Index) Find(ctx context.Context, q Query, sla SLAFunc) (Result, error) 
 func (x *Index) closure(ctx context.Context, want []string, seen map[string]bool) ([]Item, error) {
 	var out []Item
 	got := map[int64]bool{}
-	for round := 0; round < 3 && len(want) > 0; round++ {
+	for round := 0; round < 4 && len(want) > 0; round++ {
 		items, err := x.b.ByConv(ctx, want)
 		if err != nil {
 			return nil, err
@@ -174,6 +172,11 @@ func (x *Index) closure(ctx context.Context, want []string, seen map[string]bool
 				continue
 			}
 			got[it.ID] = true
+			if it.Kind == KindDelivery {
+				// what this machine saw of the delivery before storing it
+				// (a refusal) is keyed by its ID, not stored with it
+				it.Keys = append(it.Keys, Key{Kind: KeyConv, Value: norm(seenConv(it.Ref))})
+			}
 			out = append(out, it)
 			for _, k := range it.Keys {
 				if k.Kind == KeyConv && !seen[k.Value] {

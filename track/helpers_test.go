@@ -114,21 +114,21 @@ func openIndex(t testing.TB, dir string, c *clock, say *[]string) *Index {
 func dump(t testing.TB, x *Index) []string {
 	t.Helper()
 	var db *sql.DB
-	switch b := x.b.(type) {
+	switch b := x.raw.(type) {
 	case *SQLite:
 		db = b.db
 	case *failing:
 		db = b.SQLite.db
 	}
-	rows, err := db.QueryContext(t.Context(), `SELECT i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, s.path, s.size, s.mtime
+	rows, err := db.QueryContext(t.Context(), `SELECT i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, i.convs, s.path, s.size, s.mtime
 		FROM track_items i JOIN track_sources s ON s.id = i.source`)
 	require.NoError(t, err)
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var id, at, size, mtime int64
-		var conn, kind, ref, typ, state, status, note, detail, path string
-		require.NoError(t, rows.Scan(&id, &conn, &kind, &ref, &typ, &at, &state, &status, &note, &detail, &path, &size, &mtime))
+		var conn, kind, ref, typ, state, status, note, detail, convs, path string
+		require.NoError(t, rows.Scan(&id, &conn, &kind, &ref, &typ, &at, &state, &status, &note, &detail, &convs, &path, &size, &mtime))
 		krows, err := db.QueryContext(t.Context(), `SELECT kind, value, at FROM track_keys WHERE item = ? ORDER BY kind, value`, id)
 		require.NoError(t, err)
 		var keys []string
@@ -139,7 +139,7 @@ func dump(t testing.TB, x *Index) []string {
 			keys = append(keys, fmt.Sprintf("%s=%s@%d", k, v, kat))
 		}
 		krows.Close()
-		out = append(out, strings.Join([]string{conn, kind, ref, typ, fmt.Sprint(at), state, status, note, detail, path, fmt.Sprint(size, mtime), strings.Join(keys, " ")}, "|"))
+		out = append(out, strings.Join([]string{conn, kind, ref, typ, fmt.Sprint(at), state, status, note, detail, convs, path, fmt.Sprint(size, mtime), strings.Join(keys, " ")}, "|"))
 	}
 	require.NoError(t, rows.Err())
 	sort.Strings(out)

@@ -37,7 +37,8 @@ type Options struct {
 // Index is the tracking index of one machine. It is safe for concurrent
 // use; several processes may use the same database at once.
 type Index struct {
-	b     Backend
+	b     Backend // raw through the path codec
+	raw   Backend
 	opts  Options
 	roots []string
 	path  string
@@ -77,8 +78,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 	}
 	if opts.Backend != nil {
-		x.b = opts.Backend
-		return x, x.checkStale(ctx)
+		return x, x.attach(ctx, opts.Backend)
 	}
 	if err := os.MkdirAll(filepath.Dir(x.path), 0o700); err != nil {
 		return nil, fmt.Errorf("track: create %s: %w", filepath.Dir(x.path), err)
@@ -95,8 +95,21 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.b = b
-	return x, x.checkStale(ctx)
+	if err := x.attach(ctx, b); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+// attach uses database b (through the path codec) and reads its state.
+func (x *Index) attach(ctx context.Context, b Backend) error {
+	c, err := newPathCodec(ctx, b, x.roots)
+	if err != nil {
+		return err
+	}
+	x.raw, x.b = b, c
+	return x.checkStale(ctx)
 }
 
 // checkStale sets the rebuild reason when a write failed earlier.
@@ -193,6 +206,43 @@ func (x *Index) SyncConn(ctx context.Context, root, connectionID string) (Stats,
 	return x.sync(ctx, filepath.Join(abs, spool.SafeName(connectionID)))
 }
 
+// IndexStored indexes deliveries just stored (or acknowledged) under
+// spool root root, reading only their sidecars and payloads: the update
+// after each download, a few milliseconds each however large the store.
+// A pending rebuild is left to the next Sync.
+func (x *Index) IndexStored(ctx context.Context, root string, stored ...spool.Stored) (err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.reason != "" {
+		return nil
+	}
+	defer func() {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			x.markStale(context.WithoutCancel(ctx), err)
+			err = fmt.Errorf("%w: %w", ErrStale, err)
+		}
+	}()
+	var b Batch
+	for _, st := range stored {
+		p := filepath.Join(filepath.Dir(st.Path), spool.SafeName(st.Meta.DeliveryAttemptID)+".json")
+		src, ok := statSource(p, st.Meta.ConnectionID)
+		if !ok {
+			continue
+		}
+		// the sidecar as stored now (an acknowledge rewrote it)
+		raw, rerr := os.ReadFile(p)
+		var m spool.Meta
+		if rerr != nil || json.Unmarshal(raw, &m) != nil || m.DeliveryAttemptID != st.Meta.DeliveryAttemptID {
+			continue // a sync sees what is there
+		}
+		b.Set = append(b.Set, SourceItems{Source: src, Items: []Item{deliveryItem(ctx, spool.Stored{Meta: m, Path: st.Path})}})
+	}
+	if len(b.Set) == 0 {
+		return nil
+	}
+	return x.b.Apply(ctx, b)
+}
+
 func (x *Index) sync(ctx context.Context, onlyConnDir string) (st Stats, err error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -216,10 +266,6 @@ func (x *Index) sync(ctx context.Context, onlyConnDir string) (st Stats, err err
 		}
 		onlyConnDir = ""
 	}
-	known, err := x.b.Sources(ctx)
-	if err != nil {
-		return st, err
-	}
 	var dirs []string
 	if onlyConnDir != "" {
 		dirs = []string{onlyConnDir}
@@ -237,20 +283,44 @@ func (x *Index) sync(ctx context.Context, onlyConnDir string) (st Stats, err err
 		}
 	}
 	b := &batcher{ctx: ctx, x: x}
+	onDisk := map[string]bool{}
 	for _, d := range dirs {
-		if err := x.syncConnDir(ctx, b, d, known, st.Rebuilt, &st); err != nil {
+		onDisk[d] = true
+		if err := x.syncConnDir(ctx, b, d, st.Rebuilt, &st); err != nil {
 			return st, err
 		}
 	}
 	if onlyConnDir == "" {
+		known, err := x.b.Sources(ctx, string(filepath.Separator))
+		if err != nil {
+			return st, err
+		}
 		if err := x.syncCaptures(ctx, b, known, &st); err != nil {
 			return st, err
 		}
-		// sources of connection directories that are gone altogether
-		for p := range known {
-			if !b.visited[p] && x.underRoots(p) {
+		// connection directories that are gone altogether
+		sigs, err := x.b.Metas(ctx, sigPrefix)
+		if err != nil {
+			return st, err
+		}
+		for name, v := range sigs {
+			d := strings.TrimPrefix(name, sigPrefix)
+			if onDisk[d] || v == "gone" {
+				continue
+			}
+			gone, err := x.b.Sources(ctx, d+string(filepath.Separator))
+			if err != nil {
+				return st, err
+			}
+			for p := range gone {
 				b.forget(p)
 				st.Forgot++
+			}
+			if err := b.flush(); err != nil {
+				return st, err
+			}
+			if err := x.b.SetMeta(ctx, name, "gone"); err != nil {
+				return st, writeErr(err)
 			}
 		}
 	}
@@ -283,7 +353,9 @@ func (x *Index) recoverCorrupt(ctx context.Context, cause error) {
 		_ = os.Rename(x.path+ext, aside+ext)
 	}
 	if b, err := OpenSQLite(context.WithoutCancel(ctx), x.path); err == nil {
-		x.b = b
+		if c, err := newPathCodec(context.WithoutCancel(ctx), b, x.roots); err == nil {
+			x.raw, x.b = b, c
+		}
 	}
 	x.reason, x.said = fmt.Sprintf("the index database was damaged (%v) and was moved to %s", cause, aside), false
 }
@@ -393,17 +465,19 @@ func statSource(path, conn string) (Source, bool) {
 func same(a, b Source) bool { return a.Size == b.Size && a.MTime == b.MTime }
 
 // syncConnDir brings one connection directory up to date.
-func (x *Index) syncConnDir(ctx context.Context, b *batcher, dir string, known map[string]Source, rebuilding bool, st *Stats) error {
+func (x *Index) syncConnDir(ctx context.Context, b *batcher, dir string, rebuilding bool, st *Stats) error {
 	sig, sigOK := x.dirSignature(dir)
 	if !rebuilding {
 		if prev, err := x.b.Meta(ctx, sigPrefix+dir); err == nil && prev == sig && sigOK {
 			st.Skipped++
-			for p := range known {
-				if strings.HasPrefix(p, dir+string(filepath.Separator)) {
-					b.visit(p)
-				}
-			}
 			return nil
+		}
+	}
+	known := map[string]Source{}
+	if !rebuilding {
+		var err error
+		if known, err = x.b.Sources(ctx, dir+string(filepath.Separator)); err != nil {
+			return err
 		}
 	}
 	store, err := spool.Open(filepath.Dir(dir))
@@ -577,7 +651,7 @@ func (x *Index) NoteCaptures(ctx context.Context, paths []string) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	known2, err := x.b.Sources(ctx)
+	known2, err := x.b.Sources(ctx, string(filepath.Separator))
 	if err != nil {
 		return err
 	}
@@ -628,8 +702,8 @@ func (x *Index) syncCaptures(ctx context.Context, b *batcher, known map[string]S
 		}
 		st.Read++
 	}
-	for p, src := range known {
-		if src.Conn == "" && !b.visited[p] && !x.underRoots(p) {
+	for p := range known {
+		if !b.visited[p] && !x.underRoots(p) {
 			b.forget(p)
 			st.Forgot++
 		}

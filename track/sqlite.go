@@ -3,6 +3,7 @@ package track
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -31,15 +32,25 @@ const busyTimeout = 30 * time.Second
 var migrations = [][]string{
 	{ // 0 → 1: the first schema
 		`CREATE TABLE track_sources (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, conn TEXT NOT NULL, size BIGINT NOT NULL, mtime BIGINT NOT NULL)`,
-		`CREATE TABLE track_items (id INTEGER PRIMARY KEY, source BIGINT NOT NULL, conn TEXT NOT NULL, kind TEXT NOT NULL, ref TEXT NOT NULL,
-			type TEXT NOT NULL, at BIGINT NOT NULL, state TEXT NOT NULL, status TEXT NOT NULL, note TEXT NOT NULL, detail TEXT NOT NULL)`,
+		`CREATE TABLE track_items (id INTEGER PRIMARY KEY AUTOINCREMENT, source BIGINT NOT NULL, conn TEXT NOT NULL, kind TEXT NOT NULL, ref TEXT NOT NULL,
+			type TEXT NOT NULL, at BIGINT NOT NULL, state TEXT NOT NULL, status TEXT NOT NULL, note TEXT NOT NULL, detail TEXT NOT NULL, convs TEXT NOT NULL)`,
 		`CREATE INDEX track_items_source ON track_items (source)`,
 		`CREATE INDEX track_items_kind ON track_items (kind, at)`,
-		`CREATE TABLE track_keys (item BIGINT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL, at BIGINT NOT NULL)`,
-		`CREATE INDEX track_keys_value ON track_keys (value, at)`,
-		`CREATE INDEX track_keys_item ON track_keys (item)`,
+		// the keys are one b-tree ordered by value and time (no rowid, no
+		// second index): a lookup walks it newest first. Keys of a
+		// replaced item are left behind (items ids are never reused, the
+		// join drops them) and swept in bulk (sweepOrphans).
+		`CREATE TABLE track_keys (value TEXT NOT NULL, at BIGINT NOT NULL, item BIGINT NOT NULL, kind TEXT NOT NULL,
+			PRIMARY KEY (value, at, item, kind)) WITHOUT ROWID`,
 	},
 }
+
+// keysPerItem bounds the keys of one item: a hostile file cannot flood
+// the index.
+const keysPerItem = 4096
+
+// orphanSweep is how many left-behind keys trigger a sweep.
+const orphanSweep = 20000
 
 // SchemaVersion is the version this b2bx writes.
 var SchemaVersion = len(migrations)
@@ -177,10 +188,32 @@ func (s *SQLite) Apply(ctx context.Context, b Batch) error {
 		w.forget(si.Source.Path)
 		w.set(si)
 	}
+	w.countOrphans()
 	if w.err != nil {
 		return classify(w.err)
 	}
 	return classify(tx.Commit())
+}
+
+// countOrphans adds the batch's left-behind keys to the count kept in
+// track_meta and sweeps them all once there are orphanSweep.
+func (w *writer) countOrphans() {
+	if w.err != nil || w.orphaned == 0 {
+		return
+	}
+	var v string
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT value FROM track_meta WHERE name = ?`, "orphans").Scan(&v); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		w.err = err
+		return
+	}
+	n, _ := strconv.Atoi(v)
+	n += w.orphaned
+	if n >= orphanSweep {
+		w.exec(`DELETE FROM track_keys WHERE NOT EXISTS (SELECT 1 FROM track_items i WHERE i.id = track_keys.item)`)
+		n = 0
+	}
+	w.exec(`DELETE FROM track_meta WHERE name = ?`, "orphans")
+	w.exec(`INSERT INTO track_meta (name, value) VALUES (?, ?)`, "orphans", strconv.Itoa(n))
 }
 
 // writer runs the statements of one batch, keeping the first error.
@@ -190,6 +223,7 @@ type writer struct {
 	err error
 
 	insItem, insKey *sql.Stmt
+	orphaned        int // items whose keys were left behind
 }
 
 func (w *writer) exec(q string, args ...any) sql.Result {
@@ -202,8 +236,31 @@ func (w *writer) exec(q string, args ...any) sql.Result {
 }
 
 func (w *writer) forget(path string) {
-	w.exec(`DELETE FROM track_keys WHERE item IN (SELECT i.id FROM track_items i JOIN track_sources s ON s.id = i.source WHERE s.path = ?)`, path)
-	w.exec(`DELETE FROM track_items WHERE source IN (SELECT id FROM track_sources WHERE path = ?)`, path)
+	if w.err != nil {
+		return
+	}
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT i.id FROM track_items i JOIN track_sources s ON s.id = i.source WHERE s.path = ?`, path)
+	if err != nil {
+		w.err = err
+		return
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if w.err = rows.Scan(&id); w.err != nil {
+			rows.Close()
+			return
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if w.err = rows.Err(); w.err != nil {
+		return
+	}
+	w.orphaned += len(ids)
+	if len(ids) > 0 {
+		w.exec(`DELETE FROM track_items WHERE source IN (SELECT id FROM track_sources WHERE path = ?)`, path)
+	}
 	w.exec(`DELETE FROM track_sources WHERE path = ?`, path)
 }
 
@@ -218,22 +275,31 @@ func (w *writer) set(si SourceItems) {
 		return
 	}
 	if w.insItem == nil {
-		if w.insItem, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_items (source, conn, kind, ref, type, at, state, status, note, detail)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`); w.err != nil {
+		if w.insItem, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_items (source, conn, kind, ref, type, at, state, status, note, detail, convs)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`); w.err != nil {
 			return
 		}
-		if w.insKey, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_keys (item, kind, value, at) VALUES (?, ?, ?, ?)`); w.err != nil {
+		if w.insKey, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_keys (value, at, item, kind) VALUES (?, ?, ?, ?)`); w.err != nil {
 			return
 		}
 	}
 	for _, it := range si.Items {
 		at := it.At.UnixMilli()
 		var id int64
-		if w.err = w.insItem.QueryRowContext(w.ctx, src, it.Conn, string(it.Kind), it.Ref, it.Type, at, it.State, it.Status, it.Note, it.Detail).Scan(&id); w.err != nil {
+		var convs []string
+		for _, k := range it.Keys {
+			if k.Kind == KeyConv {
+				convs = append(convs, k.Value)
+			}
+		}
+		if w.err = w.insItem.QueryRowContext(w.ctx, src, it.Conn, string(it.Kind), it.Ref, it.Type, at, it.State, it.Status, it.Note, it.Detail, mustJSON(convs)).Scan(&id); w.err != nil {
 			return
 		}
-		for _, k := range it.Keys {
-			if _, w.err = w.insKey.ExecContext(w.ctx, id, string(k.Kind), k.Value, at); w.err != nil {
+		for n, k := range it.Keys {
+			if n == keysPerItem {
+				break // bounded (see keysPerItem); a hostile file cannot flood the index
+			}
+			if _, w.err = w.insKey.ExecContext(w.ctx, k.Value, it.At.Unix(), id, string(k.Kind)); w.err != nil {
 				return
 			}
 		}
@@ -241,8 +307,8 @@ func (w *writer) set(si SourceItems) {
 }
 
 // Sources implements Backend.
-func (s *SQLite) Sources(ctx context.Context) (map[string]Source, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT path, conn, size, mtime FROM track_sources`)
+func (s *SQLite) Sources(ctx context.Context, prefix string) (map[string]Source, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path, conn, size, mtime FROM track_sources WHERE path >= ? AND path < ?`, prefix, prefix+"\U0010FFFF")
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -258,19 +324,24 @@ func (s *SQLite) Sources(ctx context.Context) (map[string]Source, error) {
 	return out, classify(rows.Err())
 }
 
-const itemCols = `i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, s.path`
+const itemCols = `i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, i.convs, s.path`
 
 func scanItems(rows *sql.Rows) ([]Item, error) {
 	defer rows.Close()
 	var out []Item
 	for rows.Next() {
 		var it Item
-		var kind string
+		var kind, convs string
 		var at int64
-		if err := rows.Scan(&it.ID, &it.Conn, &kind, &it.Ref, &it.Type, &at, &it.State, &it.Status, &it.Note, &it.Detail, &it.Path); err != nil {
+		if err := rows.Scan(&it.ID, &it.Conn, &kind, &it.Ref, &it.Type, &at, &it.State, &it.Status, &it.Note, &it.Detail, &convs, &it.Path); err != nil {
 			return nil, classify(err)
 		}
 		it.Kind, it.At = Kind(kind), time.UnixMilli(at).UTC()
+		var cs []string
+		_ = json.Unmarshal([]byte(convs), &cs)
+		for _, c := range cs {
+			it.Keys = append(it.Keys, Key{Kind: KeyConv, Value: c})
+		}
 		out = append(out, it)
 	}
 	return out, classify(rows.Err())
@@ -305,7 +376,7 @@ func (s *SQLite) Match(ctx context.Context, m Match) ([]Item, error) {
 	}
 	if !m.Since.IsZero() {
 		where = append(where, `k.at >= ?`)
-		args = append(args, m.Since.UnixMilli())
+		args = append(args, m.Since.Unix())
 	}
 	if m.Conn != "" {
 		where = append(where, `i.conn = ?`)
@@ -320,13 +391,52 @@ func (s *SQLite) Match(ctx context.Context, m Match) ([]Item, error) {
 		limit = DefaultLimit
 	}
 	args = append(args, limit)
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT `+itemCols+` FROM track_keys k
-		JOIN track_items i ON i.id = k.item JOIN track_sources s ON s.id = i.source
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY i.at DESC, i.id DESC LIMIT ?`, args...)
+	// walk the value index newest first and stop at the limit; the
+	// items are read by id afterwards
+	rows, err := s.db.QueryContext(ctx, `SELECT k.item FROM track_keys k JOIN track_items i ON i.id = k.item
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY k.at DESC, k.item DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, classify(err)
 	}
-	return scanItems(rows)
+	var ids []int64
+	seen := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, classify(err)
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, classify(err)
+	}
+	byID := map[int64]Item{}
+	err = inChunks(ids, func(ph string, args []any) error {
+		rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source WHERE i.id IN (`+ph+`)`, args...)
+		if err != nil {
+			return classify(err)
+		}
+		items, err := scanItems(rows)
+		for _, it := range items {
+			byID[it.ID] = it
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Item, 0, len(ids))
+	for _, id := range ids {
+		if it, ok := byID[id]; ok {
+			out = append(out, it)
+		}
+	}
+	return out, nil
 }
 
 // matchType lists the items of one type (a type: query without value).
@@ -375,9 +485,9 @@ func (s *SQLite) ByConv(ctx context.Context, convs []string) ([]Item, error) {
 	seen := map[int64]bool{}
 	var out []Item
 	err := inChunks(convs, func(ph string, args []any) error {
-		rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT `+itemCols+` FROM track_keys k
+		rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_keys k
 			JOIN track_items i ON i.id = k.item JOIN track_sources s ON s.id = i.source
-			WHERE k.kind = ? AND k.value IN (`+ph+`)`, append([]any{string(KeyConv)}, args...)...)
+			WHERE k.value IN (`+ph+`) AND k.kind = ?`, append(args, string(KeyConv))...)
 		if err != nil {
 			return classify(err)
 		}
@@ -393,25 +503,7 @@ func (s *SQLite) ByConv(ctx context.Context, convs []string) ([]Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out, s.withConvs(ctx, out)
-}
-
-// withConvs fills the conversation keys of items.
-func (s *SQLite) withConvs(ctx context.Context, items []Item) error {
-	ids := make([]int64, len(items))
-	for i := range items {
-		ids[i] = items[i].ID
-	}
-	convs, err := s.Convs(ctx, ids)
-	if err != nil {
-		return err
-	}
-	for i := range items {
-		for _, c := range convs[items[i].ID] {
-			items[i].Keys = append(items[i].Keys, Key{Kind: KeyConv, Value: c})
-		}
-	}
-	return nil
+	return out, nil
 }
 
 // ByKind implements Backend.
@@ -421,34 +513,7 @@ func (s *SQLite) ByKind(ctx context.Context, kind Kind, since time.Time) ([]Item
 	if err != nil {
 		return nil, classify(err)
 	}
-	items, err := scanItems(rows)
-	if err != nil {
-		return nil, err
-	}
-	return items, s.withConvs(ctx, items)
-}
-
-// Convs implements Backend.
-func (s *SQLite) Convs(ctx context.Context, ids []int64) (map[int64][]string, error) {
-	out := map[int64][]string{}
-	err := inChunks(ids, func(ph string, args []any) error {
-		rows, err := s.db.QueryContext(ctx, `SELECT item, value FROM track_keys WHERE kind = ? AND item IN (`+ph+`) ORDER BY item, value`,
-			append([]any{string(KeyConv)}, args...)...)
-		if err != nil {
-			return classify(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			var v string
-			if err := rows.Scan(&id, &v); err != nil {
-				return classify(err)
-			}
-			out[id] = append(out[id], v)
-		}
-		return classify(rows.Err())
-	})
-	return out, err
+	return scanItems(rows)
 }
 
 // Meta implements Backend.
@@ -477,6 +542,24 @@ func (s *SQLite) SetMeta(ctx context.Context, name, value string) error {
 	return classify(tx.Commit())
 }
 
+// Metas implements Backend.
+func (s *SQLite) Metas(ctx context.Context, prefix string) (map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, value FROM track_meta WHERE name >= ? AND name < ?`, prefix, prefix+"\U0010FFFF")
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var n, v string
+		if err := rows.Scan(&n, &v); err != nil {
+			return nil, classify(err)
+		}
+		out[n] = v
+	}
+	return out, classify(rows.Err())
+}
+
 // Reset implements Backend.
 func (s *SQLite) Reset(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -489,7 +572,9 @@ func (s *SQLite) Reset(ctx context.Context) error {
 			return classify(err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM track_meta WHERE name NOT IN (?, ?)`, "schema", "version"); err != nil {
+	// the schema marker and the root numbering (paths are stored relative
+	// to numbered roots) stay
+	if _, err := tx.ExecContext(ctx, `DELETE FROM track_meta WHERE name NOT IN (?, ?) AND (name < ? OR name >= ?)`, "schema", "version", rootPrefix, rootPrefix+"\U0010FFFF"); err != nil {
 		return classify(err)
 	}
 	return classify(tx.Commit())

@@ -2,7 +2,9 @@ package track
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -178,7 +180,10 @@ func uploadStep(it *Item) Step {
 }
 
 func (x *Index) deliverySteps(ctx context.Context, it *Item, links convLinks) []Step {
-	d := it.delivery()
+	var m spool.Meta // the mailbox times and the receipt, from the sidecar
+	if raw, err := os.ReadFile(it.Path); err == nil {
+		_ = json.Unmarshal(raw, &m)
+	}
 	src := "delivery " + safe(it.Ref) + " (" + safe(it.Path) + ")"
 	payload := strings.TrimSuffix(it.Path, ".json") + ".edi"
 	var steps []Step
@@ -216,13 +221,13 @@ func (x *Index) deliverySteps(ctx context.Context, it *Item, links convLinks) []
 			steps = append(steps, due)
 		}
 	}
-	if !msTime(d.Recv).IsZero() {
-		steps = append(steps, Step{At: msTime(d.Recv), Kind: "stored", Conn: it.Conn, Source: src,
+	if !m.ReceivedAt.IsZero() {
+		steps = append(steps, Step{At: m.ReceivedAt.UTC(), Kind: "stored", Conn: it.Conn, Source: src,
 			Title: "claimed, verified (size, SHA-256, trailer) and stored", Open: Opens{Screen: OpenClaim, Conn: it.Conn, Delivery: it.Ref}})
 	}
-	if !msTime(d.Ack).IsZero() {
-		steps = append(steps, Step{At: msTime(d.Ack), Kind: "acknowledged", Conn: it.Conn, Source: src,
-			Title: "acknowledged, receipt " + safe(d.Receipt), Open: Opens{Screen: OpenClaim, Conn: it.Conn, Delivery: it.Ref}})
+	if m.AcknowledgedAt != nil {
+		steps = append(steps, Step{At: m.AcknowledgedAt.UTC(), Kind: "acknowledged", Conn: it.Conn, Source: src,
+			Title: "acknowledged, receipt " + safe(m.ReceiptID), Open: Opens{Screen: OpenClaim, Conn: it.Conn, Delivery: it.Ref}})
 	}
 	return steps
 }

@@ -177,3 +177,32 @@ func TestRebuildEqualsIncremental(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, inc, dump(t, y))
 }
+
+// IndexStored after each download (the hook's path) leaves the same index
+// as a rebuild, and sees the receipt an acknowledge wrote afterwards.
+func TestIndexStoredEqualsRebuild(t *testing.T) {
+	dir := t.TempDir()
+	s, err := spool.Open(dir)
+	require.NoError(t, err)
+	c := &clock{t: t0}
+	x := openIndex(t, dir, c, nil)
+	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	_, err = x.Sync(t.Context())
+	require.NoError(t, err)
+	st := store(t, s, "conn-a", "d1", "CONTRL", contrl("CTL1", "ICR0001", false), t0.Add(time.Minute), false)
+	require.NoError(t, x.IndexStored(t.Context(), dir, *st))
+	r := mustFind(t, x, "po:PO-4711")
+	require.Len(t, r.Conversations[0].Items, 2, "found at once, without a sync")
+	require.Equal(t, "stored", r.Conversations[0].Items[1].State)
+	st, err = s.MarkAcknowledged("conn-a", "d1", "rc-1", t0.Add(2*time.Minute))
+	require.NoError(t, err)
+	require.NoError(t, x.IndexStored(t.Context(), dir, *st))
+	st2 := store(t, s, "conn-a", "d2", "ORDRSP", ordrsp("R1", "PO-4711"), t0.Add(time.Hour), true)
+	require.NoError(t, x.IndexStored(t.Context(), dir, *st2))
+	inc := dump(t, x)
+	_, err = x.Rebuild(t.Context(), "test")
+	require.NoError(t, err)
+	require.Equal(t, inc, dump(t, x))
+	r = mustFind(t, x, "id:d1")
+	require.Equal(t, "acknowledged", r.Conversations[0].Items[1].State)
+}
