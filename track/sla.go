@@ -135,37 +135,48 @@ func Assess(items []Item, sla SLAFunc, now time.Time) []UploadState {
 		sort.SliceStable(s.ans, func(i, j int) bool { return s.ans[i].At.Before(s.ans[j].At) })
 		x := answers.NewIndex(s.ups, s.ans)
 		lim := sla.of(c)
-		for i, u := range s.ups {
-			st := UploadState{Conn: c, Key: u.Key, Orders: u.BGMNumbers, At: u.At}
-			var contrl, ordrsp bool
-			for _, j := range x.AnswersOf(i) {
-				a := x.Answers[j]
-				st.Answers = append(st.Answers, a.Outcome())
-				switch a.Type {
-				case "CONTRL":
-					contrl = true
-					if a.Verdict == "rejected" || a.Verdict == "partly rejected" {
-						st.NeedsAction = append(st.NeedsAction, a.Outcome())
-					}
-				case "ORDRSP":
-					ordrsp = true
-				case "APERAK":
-					if a.Errors > 0 {
-						st.NeedsAction = append(st.NeedsAction, a.Outcome())
-					}
-				}
-			}
-			age := now.Sub(u.At)
-			if !contrl && age > lim.Contrl {
-				st.Overdue = append(st.Overdue, fmt.Sprintf("no CONTRL %s after the upload (sla.contrl %s)", Age(age), Age(lim.Contrl)))
-			}
-			if !ordrsp && len(st.NeedsAction) == 0 && age > lim.Ordrsp {
-				st.Overdue = append(st.Overdue, fmt.Sprintf("no ORDRSP %s after the upload (sla.ordrsp %s)", Age(age), Age(lim.Ordrsp)))
-			}
+		for i := range s.ups {
+			st := StateOf(x, i, lim, now)
+			st.Conn = c
 			out = append(out, st)
 		}
 	}
 	return out
+}
+
+// StateOf is where upload i of x stands at now under sla: its answers
+// (linked by the rules of package answers), overdue, needs action. The
+// uploads screen (H) and find share it.
+func StateOf(x *answers.Index, i int, sla SLA, now time.Time) UploadState {
+	lim := SLAFunc(func(string) SLA { return sla }).of("")
+	u := x.Uploads[i]
+	st := UploadState{Key: u.Key, Orders: u.BGMNumbers, At: u.At}
+	var contrl, ordrsp bool
+	for _, j := range x.AnswersOf(i) {
+		a := x.Answers[j]
+		st.Answers = append(st.Answers, a.Outcome())
+		switch a.Type {
+		case "CONTRL":
+			contrl = true
+			if a.Verdict == "rejected" || a.Verdict == "partly rejected" {
+				st.NeedsAction = append(st.NeedsAction, a.Outcome())
+			}
+		case "ORDRSP":
+			ordrsp = true
+		case "APERAK":
+			if a.Errors > 0 {
+				st.NeedsAction = append(st.NeedsAction, a.Outcome())
+			}
+		}
+	}
+	age := now.Sub(u.At)
+	if !contrl && age > lim.Contrl {
+		st.Overdue = append(st.Overdue, fmt.Sprintf("no CONTRL %s after the upload (sla.contrl %s)", Age(age), Age(lim.Contrl)))
+	}
+	if !ordrsp && len(st.NeedsAction) == 0 && age > lim.Ordrsp {
+		st.Overdue = append(st.Overdue, fmt.Sprintf("no ORDRSP %s after the upload (sla.ordrsp %s)", Age(age), Age(lim.Ordrsp)))
+	}
+	return st
 }
 
 // assessConversation is the state of a conversation's latest accepted

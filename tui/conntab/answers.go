@@ -12,6 +12,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/answers"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 	up "github.com/nutrab2b/b2bx/upload"
 )
@@ -29,6 +30,7 @@ type answersScreen struct {
 	name   string // the tab's name, sanitised
 	linked *up.Linked
 	rows   []answerRow
+	sla    track.SLA // when an upload is overdue; zero: the defaults
 	cursor int
 	top    int
 	w, h   int
@@ -63,8 +65,8 @@ func (r answerRow) selectable() bool {
 
 var answersMoveKey = key.NewBinding(key.WithKeys("j", "k", "up", "down"), key.WithHelp("j/k", "move"))
 
-func newAnswersScreen(c *common.Common, name string, l *up.Linked) answersScreen {
-	a := answersScreen{c: c, name: name, cursor: -1}
+func newAnswersScreen(c *common.Common, name string, l *up.Linked, sla track.SLA) answersScreen {
+	a := answersScreen{c: c, name: name, cursor: -1, sla: sla}
 	return a.withLinked(l)
 }
 
@@ -114,9 +116,16 @@ func (a answersScreen) build() []answerRow {
 			what = "interchange " + rec.ControlRef
 		}
 		t := rec.Time.Local().Format("01-02 15:04:05")
+		state := ""
+		switch st := track.StateOf(x, i, a.sla, a.c.Now()); {
+		case st.IsNeedsAction():
+			mark, state = s.Error.Render(s.Marks.Fail), s.Error.Render("  NEEDS ACTION")
+		case st.IsOverdue():
+			mark, state = s.Warn.Render(s.Marks.Warn), s.Warn.Render("  OVERDUE: "+strings.Join(st.Overdue, "; "))
+		}
 		rows = append(rows, answerRow{kind: rowUpload, upload: i, answer: -1, id: "u\x00" + rec.Key + "\x00" + rec.Time.String(),
-			text: fmt.Sprintf("%s %s  %-14s  key %s  %s", mark, t, ansi.Truncate(termsafe.String(what), 14, "…"),
-				termsafe.String(rec.Key), l.UploadText(i))})
+			text: fmt.Sprintf("%s %s  %-14s  key %s  %s%s", mark, t, ansi.Truncate(termsafe.String(what), 14, "…"),
+				termsafe.String(rec.Key), l.UploadText(i), state)})
 		for _, j := range x.AnswersOf(i) {
 			an := x.Answers[j]
 			rows = append(rows, answerRow{kind: rowAnswer, upload: i, answer: j, id: answerID(an),
@@ -333,7 +342,7 @@ func (m Model) openAnswers() (Model, tea.Cmd) {
 	if m.links.store == nil {
 		return m, infoErrCmd("this tab has no local store, so it knows no uploads or stored answers")
 	}
-	a := newAnswersScreen(m.c, m.name, m.links.cur).setSize(max(m.width, 20), max(m.height, 6))
+	a := newAnswersScreen(m.c, m.name, m.links.cur, m.links.sla).setSize(max(m.width, 20), max(m.height, 6))
 	m.over.answers = &a
 	return m.loadLinks()
 }

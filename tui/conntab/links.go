@@ -3,6 +3,7 @@ package conntab
 import (
 	"context"
 	"errors"
+	"github.com/nutrab2b/b2bx/track"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -18,6 +19,7 @@ import (
 type links struct {
 	store  *spool.Store // nil: the tab has no local store (tests)
 	connID string
+	sla    track.SLA          // the profile's answer deadlines: when an upload is overdue (H)
 	cur    *up.Linked         // the last load; nil before the first
 	err    error              // the last load failed
 	req    uint64             // the load the tab waits for; 0 when none

@@ -13,6 +13,8 @@ package conntab
 
 import (
 	"context"
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/track"
 	"iter"
 	"time"
 
@@ -152,6 +154,8 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	}
 	m := newModel(c, id, be, opts)
 	m.links.store, m.links.connID = conn.Spool, conn.Target.ConnectionID
+	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
+	m.links.sla = track.SLA{Contrl: contrl, Ordrsp: ordrsp}
 	// The links are read with the first page: what was downloaded before
 	// is linked as soon as the table shows.
 	var linkCmd tea.Cmd
