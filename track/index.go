@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -491,6 +492,7 @@ func (x *Index) syncConnDir(ctx context.Context, b *batcher, dir string, rebuild
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("track: read %s: %w", ddir, err)
 	}
+	var todo []pending
 	for _, e := range ents {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -511,29 +513,44 @@ func (x *Index) syncConnDir(ctx context.Context, b *batcher, dir string, rebuild
 			}
 			continue
 		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			continue // gone meanwhile
+		todo = append(todo, pending{path: p, name: name, src: src})
+	}
+	// read and parse in parallel, index in directory order
+	for len(todo) > 0 {
+		chunk := todo[:min(len(todo), parallelChunk)]
+		todo = todo[len(chunk):]
+		out := make([]*SourceItems, len(chunk))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range runtime.GOMAXPROCS(0) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					out[i] = readDelivery(ctx, ddir, chunk[i])
+				}
+			}()
 		}
-		var m spool.Meta
-		if json.Unmarshal(raw, &m) != nil || m.DeliveryAttemptID == "" || spool.SafeName(m.DeliveryAttemptID)+".json" != name {
-			// a damaged sidecar: indexed by its name with the reason, so find shows it
-			it := Item{Kind: KindDelivery, Ref: strings.TrimSuffix(name, ".json"), At: time.Unix(0, src.MTime).UTC(), State: "damaged",
-				Status: "the sidecar is damaged", Note: "the sidecar " + p + " does not decode: move it away to fetch the delivery again"}
-			it.Keys = []Key{{Kind: KeyID, Value: norm(it.Ref)}}
-			if err := b.set(SourceItems{Source: src, Items: []Item{it}}); err != nil {
+		for i := range chunk {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for _, si := range out {
+			if si == nil {
+				continue // gone meanwhile
+			}
+			if si.Source.Conn != "" {
+				conn = si.Source.Conn
+			}
+			if err := b.set(*si); err != nil {
 				return err
 			}
 			st.Read++
-			continue
 		}
-		conn = m.ConnectionID
-		src.Conn = m.ConnectionID
-		it := deliveryItem(ctx, spool.Stored{Meta: m, Path: filepath.Join(ddir, m.File)})
-		if err := b.set(SourceItems{Source: src, Items: []Item{it}}); err != nil {
-			return err
-		}
-		st.Read++
 	}
 	// the upload history (with the sent copies) and the seen journal
 	if err := x.syncHistory(ctx, b, store, dir, &conn, known, st); err != nil {
@@ -553,6 +570,37 @@ func (x *Index) syncConnDir(ctx context.Context, b *batcher, dir string, rebuild
 		sig = ""
 	}
 	return writeErr(x.b.SetMeta(ctx, sigPrefix+dir, sig))
+}
+
+// pending is a sidecar to read.
+type pending struct {
+	path, name string
+	src        Source
+}
+
+// parallelChunk is how many deliveries are read in parallel before they
+// are indexed.
+const parallelChunk = 512
+
+// readDelivery reads one sidecar and its payload; nil when the sidecar is
+// gone. A damaged sidecar is indexed by its name with the reason, so find
+// shows it.
+func readDelivery(ctx context.Context, ddir string, pd pending) *SourceItems {
+	raw, err := os.ReadFile(pd.path)
+	if err != nil {
+		return nil
+	}
+	src := pd.src
+	var m spool.Meta
+	if json.Unmarshal(raw, &m) != nil || m.DeliveryAttemptID == "" || spool.SafeName(m.DeliveryAttemptID)+".json" != pd.name {
+		it := Item{Kind: KindDelivery, Ref: strings.TrimSuffix(pd.name, ".json"), At: time.Unix(0, src.MTime).UTC(), State: "damaged",
+			Status: "the sidecar is damaged", Note: "the sidecar " + pd.path + " does not decode: move it away to fetch the delivery again"}
+		it.Keys = []Key{{Kind: KeyID, Value: norm(it.Ref)}}
+		return &SourceItems{Source: src, Items: []Item{it}}
+	}
+	src.Conn = m.ConnectionID
+	it := deliveryItem(ctx, spool.Stored{Meta: m, Path: filepath.Join(ddir, m.File)})
+	return &SourceItems{Source: src, Items: []Item{it}}
 }
 
 func (x *Index) syncHistory(ctx context.Context, b *batcher, store *spool.Store, dir string, conn *string, known map[string]Source, st *Stats) error {
