@@ -51,6 +51,8 @@ type UploadState struct {
 	Overdue []string `json:"overdue,omitempty"`
 	// NeedsAction says what rejected it: "CONTRL: rejected (2 errors)".
 	NeedsAction []string `json:"needsAction,omitempty"`
+	// Complete: both its CONTRL and its ORDRSP arrived.
+	Complete bool `json:"complete,omitempty"`
 }
 
 // IsOverdue reports whether an answer is late.
@@ -59,8 +61,9 @@ func (s UploadState) IsOverdue() bool { return len(s.Overdue) > 0 }
 // IsNeedsAction reports whether an answer rejected the upload.
 func (s UploadState) IsNeedsAction() bool { return len(s.NeedsAction) > 0 }
 
-// Flag is the state in one word for tables: "overdue", "needs action",
-// "answered", "awaiting" or "".
+// Flag is the state in one word for tables: "needs action", "overdue",
+// "answered" (CONTRL and ORDRSP arrived), "awaiting" (an answer is still
+// to come, within the SLA) or "" (no accepted upload).
 func (s UploadState) Flag() string {
 	switch {
 	case s.IsNeedsAction():
@@ -69,7 +72,7 @@ func (s UploadState) Flag() string {
 		return "overdue"
 	case s.Key == "":
 		return ""
-	case len(s.Answers) > 0:
+	case s.Complete:
 		return "answered"
 	}
 	return "awaiting"
@@ -85,7 +88,7 @@ func (s UploadState) Summary() string {
 			return strings.Join(s.Answers, "; ")
 		}
 		if s.Key != "" {
-			return "awaiting answers"
+			return "awaiting the CONTRL and the ORDRSP"
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -169,6 +172,7 @@ func StateOf(x *answers.Index, i int, sla SLA, now time.Time) UploadState {
 			}
 		}
 	}
+	st.Complete = contrl && ordrsp
 	age := now.Sub(u.At)
 	if !contrl && age > lim.Contrl {
 		st.Overdue = append(st.Overdue, fmt.Sprintf("no CONTRL %s after the upload (sla.contrl %s)", Age(age), Age(lim.Contrl)))

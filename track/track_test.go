@@ -206,3 +206,48 @@ func TestIndexStoredEqualsRebuild(t *testing.T) {
 	r = mustFind(t, x, "id:d1")
 	require.Equal(t, "acknowledged", r.Conversations[0].Items[1].State)
 }
+
+func TestConnFiguresAndMailboxPage(t *testing.T) {
+	dir, s := world(t)
+	// a refused delivery on conn-b, never stored; one on conn-a stored since
+	require.NoError(t, s.NoteSeen(spool.SeenRecord{ConnectionID: "conn-b", DeliveryAttemptID: "d-bad", State: spool.SeenRefused, Checks: []string{"hashHeader"}}))
+	require.NoError(t, s.NoteSeen(spool.SeenRecord{ConnectionID: "conn-a", DeliveryAttemptID: "d-contrl-1", State: spool.SeenRefused, Checks: []string{"trailer"}}))
+	c := &clock{t: t0.Add(2*time.Hour + 10*time.Minute)}
+	x := openIndex(t, dir, c, nil)
+	_, err := x.Sync(t.Context())
+	require.NoError(t, err)
+	f, err := x.ConnFigures(t.Context(), "conn-b", DefaultSLA)
+	require.NoError(t, err)
+	require.Equal(t, 1, f.Refused)
+	require.Equal(t, 1, f.NeedsAction, "PO-4712 rejected")
+	require.Equal(t, 1, f.Awaiting, "PO-4713 within sla.contrl")
+	require.Equal(t, 0, f.Overdue)
+	c.t = t0.Add(3 * time.Hour)
+	f, err = x.ConnFigures(t.Context(), "conn-b", DefaultSLA)
+	require.NoError(t, err)
+	require.Equal(t, 1, f.Overdue)
+	require.Equal(t, 0, f.Awaiting)
+	require.Equal(t, "refused here 1 · awaiting answer 0 · overdue 1 · needs action 1 (this machine's files)", f.StoreText())
+	a, err := x.ConnFigures(t.Context(), "conn-a", DefaultSLA)
+	require.NoError(t, err)
+	require.Equal(t, 0, a.Refused, "stored since it was refused")
+	require.Equal(t, 0, a.Awaiting+a.Overdue+a.NeedsAction, "PO-4711 has both answers")
+
+	require.Equal(t, "due: reading page 1…", f.DueText())
+	now := t0.Add(100 * time.Hour)
+	var created []time.Time
+	for i := range 50 {
+		created = append(created, now.Add(-time.Duration(i)*time.Hour))
+	}
+	f.AddMailboxPage(created, true, now)
+	require.Equal(t, "50+ due (page 1)", f.DueText())
+	require.Equal(t, "oldest 2d1h (page 1)", f.OldestText(now))
+	require.Equal(t, [5]int{1, 5, 18, 26, 0}, f.Ages)
+	require.Equal(t, "age <1h ▁1 1-6h ▂5 6-24h ▅18 1-3d █26 >3d  0", f.Chart())
+	f.AddMailboxPage(created[:3], false, now)
+	require.Equal(t, "3 due", f.DueText())
+	require.Equal(t, "oldest 2h", f.OldestText(now))
+	f.AddMailboxPage(nil, false, now)
+	require.Equal(t, "none due", f.DueText())
+	require.Empty(t, f.Chart())
+}

@@ -46,7 +46,7 @@ func conversations() track.Result {
 		{Key: "po:po-4712", Label: "order PO-4712", Conns: []string{"acme-at"}, Last: t0.Add(time.Hour),
 			State: track.UploadState{Key: "k2", NeedsAction: []string{"CONTRL: rejected (1 error)"}}},
 		{Key: "po:po-4711", Label: "order PO-4711", Conns: []string{"acme-de"}, Last: t0,
-			State: track.UploadState{Key: "k1", Answers: []string{"CONTRL: accepted"}}},
+			State: track.UploadState{Key: "k1", Answers: []string{"CONTRL: accepted", "ORDRSP: no lines changed"}, Complete: true}},
 		{Key: "po:po-4713", Label: "order \x1b]0;evil\x07PO-4713", Conns: []string{"acme-de"}, Last: t0.Add(-time.Hour),
 			State: track.UploadState{Key: "k3", Overdue: []string{"no CONTRL 1h after the upload (sla.contrl 15m)"}}},
 	}}
