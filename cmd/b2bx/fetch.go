@@ -106,8 +106,10 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "fetch", *asJSON, exitAPI, err)
 	}
-	code := fetchEntry(ctx, e, w, store, t.ConnectionID, choice, *ack, *out, *asJSON)
-	indexAfter(ctx, e, "fetch", t) // after the acknowledge and the output
+	code, stored := fetchEntry(ctx, e, w, store, t.ConnectionID, choice, *ack, *out, *asJSON)
+	if stored != nil {
+		indexAfter(ctx, e, "fetch", t, stored) // after the acknowledge and the output
+	}
 	return code
 }
 
@@ -127,7 +129,7 @@ func reportSkipped(e *env, name string, skipped []apiclient.SkippedEntry) {
 }
 
 // fetchEntry runs the worker for one listed entry and reports.
-func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Store, conn string, choice worker.Choice, ack bool, outDir string, asJSON bool) int {
+func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Store, conn string, choice worker.Choice, ack bool, outDir string, asJSON bool) (int, *spool.Stored) {
 	entry := choice.Entry
 	var exported string
 	var stopProgress func()
@@ -169,7 +171,12 @@ func fetchEntry(ctx context.Context, e *env, w *worker.Worker, store *spool.Stor
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx fetch: %s\n", termsafe.String(err.Error()))
 	}
-	return code
+	if res.Stored != nil {
+		if st, lerr := store.Lookup(conn, res.Stored.Meta.DeliveryAttemptID); lerr == nil {
+			return code, st // with the receipt, when acknowledged
+		}
+	}
+	return code, res.Stored
 }
 
 // fetchExit maps the worker's failure class to the exit code: 5 for local

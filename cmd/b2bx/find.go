@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/track"
 )
@@ -307,7 +308,7 @@ func runIndex(ctx context.Context, e *env, args []string) int {
 // command stored, uploaded or answered something: after the command's own
 // work and output, bounded, and never failing the command (the index is
 // derived; a failure marks it stale and it is rebuilt next time).
-func indexAfter(ctx context.Context, e *env, name string, t connTarget) {
+func indexAfter(ctx context.Context, e *env, name string, t connTarget, stored ...*spool.Stored) {
 	root, err := session.StoreRoot(t, e.getenv)
 	if err != nil {
 		return
@@ -324,7 +325,15 @@ func indexAfter(ctx context.Context, e *env, name string, t connTarget) {
 		if x.NeedsRebuild() != "" {
 			return // a whole rebuild is b2bx find's (or b2bx index's) to do and say, not this command's
 		}
-		_, err = x.SyncConn(ctx, root, t.ConnectionID)
+		if len(stored) > 0 {
+			sts := make([]spool.Stored, len(stored))
+			for i, st := range stored {
+				sts[i] = *st
+			}
+			err = x.IndexStored(ctx, root, sts...) // just the new delivery: milliseconds however large the store
+		} else {
+			_, err = x.SyncConn(ctx, root, t.ConnectionID)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx %s: the tracking index was not updated (%s); it is brought up to date by the next b2bx find\n", name, termsafe.String(err.Error()))

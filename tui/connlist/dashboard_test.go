@@ -9,8 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/track"
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // fakeDashboard answers from a map; names not in it fail.

@@ -70,7 +70,10 @@ func TestResultsShowConversationsAndOpenTimeline(t *testing.T) {
 	}}
 	var opened []string
 	open := Openers{
-		Viewer: func(o common.TabID, p string) tea.Cmd { opened = append(opened, "viewer "+p); return func() tea.Msg { return nil } },
+		Viewer: func(o common.TabID, p string) tea.Cmd {
+			opened = append(opened, "viewer "+p)
+			return func() tea.Msg { return nil }
+		},
 		Diff: func(o common.TabID, orders, rsp string) tea.Cmd {
 			opened = append(opened, "diff "+orders+" "+rsp)
 			return func() tea.Msg { return nil }
