@@ -25,6 +25,9 @@ type SourceItems struct {
 type Batch struct {
 	Set    []SourceItems
 	Forget []string // source paths whose files are gone
+	// Fresh: the sources of Set are not in the index (a rebuild after
+	// Reset), so nothing needs replacing.
+	Fresh bool
 }
 
 // Match selects items by key. Value is normalised (see norm); Kinds empty

@@ -283,7 +283,7 @@ func (x *Index) sync(ctx context.Context, onlyConnDir string) (st Stats, err err
 			}
 		}
 	}
-	b := &batcher{ctx: ctx, x: x}
+	b := &batcher{ctx: ctx, x: x, fresh: st.Rebuilt}
 	onDisk := map[string]bool{}
 	for _, d := range dirs {
 		onDisk[d] = true
@@ -395,6 +395,7 @@ func isWriteErr(err error) bool {
 type batcher struct {
 	ctx     context.Context
 	x       *Index
+	fresh   bool // a rebuild: nothing to replace
 	cur     Batch
 	n       int
 	visited map[string]bool
@@ -427,6 +428,7 @@ func (b *batcher) flush() error {
 	if len(b.cur.Set) == 0 && len(b.cur.Forget) == 0 {
 		return nil
 	}
+	b.cur.Fresh = b.fresh && len(b.cur.Forget) == 0
 	err := b.x.b.Apply(b.ctx, b.cur)
 	b.cur, b.n = Batch{}, 0
 	return writeErr(err)

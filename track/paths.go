@@ -90,7 +90,7 @@ func (c *pathCodec) decItems(items []Item, err error) ([]Item, error) {
 
 // Apply implements Backend.
 func (c *pathCodec) Apply(ctx context.Context, b Batch) error {
-	e := Batch{Set: make([]SourceItems, len(b.Set)), Forget: make([]string, len(b.Forget))}
+	e := Batch{Set: make([]SourceItems, len(b.Set)), Forget: make([]string, len(b.Forget)), Fresh: b.Fresh}
 	for i, si := range b.Set {
 		si.Source.Path = c.enc(si.Source.Path)
 		e.Set[i] = si

@@ -173,8 +173,20 @@ func (s *SQLite) migrate(ctx context.Context) error {
 // Close closes the database.
 func (s *SQLite) Close() error { return s.db.Close() }
 
-// Apply implements Backend.
+// Apply implements Backend. A Fresh batch that meets a source already
+// there (another process rebuilt at the same time) is run again as a
+// replacing one.
 func (s *SQLite) Apply(ctx context.Context, b Batch) error {
+	err := s.apply(ctx, b)
+	var se *sqlite.Error
+	if b.Fresh && errors.As(err, &se) && se.Code()&0xff == 19 { // SQLITE_CONSTRAINT
+		b.Fresh = false
+		err = s.apply(ctx, b)
+	}
+	return err
+}
+
+func (s *SQLite) apply(ctx context.Context, b Batch) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(err)
@@ -185,7 +197,9 @@ func (s *SQLite) Apply(ctx context.Context, b Batch) error {
 		w.forget(p)
 	}
 	for _, si := range b.Set {
-		w.forget(si.Source.Path)
+		if !b.Fresh {
+			w.forget(si.Source.Path)
+		}
 		w.set(si)
 	}
 	w.countOrphans()
@@ -222,7 +236,7 @@ type writer struct {
 	tx  *sql.Tx
 	err error
 
-	insItem, insKey *sql.Stmt
+	insSource, insItem, insKey *sql.Stmt
 	orphaned        int // items whose keys were left behind
 }
 
@@ -268,13 +282,10 @@ func (w *writer) set(si SourceItems) {
 	if w.err != nil {
 		return
 	}
-	var src int64
-	w.err = w.tx.QueryRowContext(w.ctx, `INSERT INTO track_sources (path, conn, size, mtime) VALUES (?, ?, ?, ?) RETURNING id`,
-		si.Source.Path, si.Source.Conn, si.Source.Size, si.Source.MTime).Scan(&src)
-	if w.err != nil {
-		return
-	}
 	if w.insItem == nil {
+		if w.insSource, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_sources (path, conn, size, mtime) VALUES (?, ?, ?, ?) RETURNING id`); w.err != nil {
+			return
+		}
 		if w.insItem, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_items (source, conn, kind, ref, type, at, state, status, note, detail, convs)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`); w.err != nil {
 			return
@@ -282,6 +293,10 @@ func (w *writer) set(si SourceItems) {
 		if w.insKey, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_keys (value, at, item, kind) VALUES (?, ?, ?, ?)`); w.err != nil {
 			return
 		}
+	}
+	var src int64
+	if w.err = w.insSource.QueryRowContext(w.ctx, si.Source.Path, si.Source.Conn, si.Source.Size, si.Source.MTime).Scan(&src); w.err != nil {
+		return
 	}
 	for _, it := range si.Items {
 		at := it.At.UnixMilli()
