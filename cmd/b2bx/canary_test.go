@@ -46,6 +46,17 @@ func TestCanaryFullRun(t *testing.T) {
 	require.Positive(t, codes[exitIntegrity], "faulty deliveries were part of the run")
 	require.Positive(t, s.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
 	require.Positive(t, s.sim.RequestCount(partnersim.EndpointPayload, ""))
+	// the tracking index and the seen journal are searched too
+	local := func(args ...string) int {
+		code, out, errOut := runCmd(t, "", s.env, args...)
+		hay = append(hay, out, errOut)
+		return code
+	}
+	require.Equal(t, exitOK, local("find", "PO-CANARY"))
+	require.Equal(t, exitOK, local("find", "--timeline", "PO-CANARY", "--json"))
+	local("find", "--overdue")
+	require.FileExists(t, filepath.Join(s.dataDir, ".index", "track.db"))
+	require.FileExists(t, filepath.Join(s.dataDir, cliConn, "seen.jsonl"), "the refused deliveries were noted")
 	logs := strings.Join(hay, "\n")
 	require.Contains(t, logs, "level=DEBUG", "debug logging was captured")
 
