@@ -237,7 +237,7 @@ type writer struct {
 	err error
 
 	insSource, insItem, insKey *sql.Stmt
-	orphaned        int // items whose keys were left behind
+	orphaned                   int // items whose keys were left behind
 }
 
 func (w *writer) exec(q string, args ...any) sql.Result {
