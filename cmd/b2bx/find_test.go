@@ -174,3 +174,19 @@ func TestDemoOrdersWritten(t *testing.T) {
 		require.Contains(t, string(b), "BGM+220+"+strings.TrimSuffix(n, ".edi"))
 	}
 }
+
+// A delivery refused by an integrity check is not stored, but fetch notes
+// it in the seen journal: find names it with the failed check.
+func TestFindRefusedDeliveryCLI(t *testing.T) {
+	s := newSimEnv(t)
+	id := s.add(t, "ORDRSP", ediPayload(2<<10), partnersim.PayloadFault{WrongHashHeader: true})
+	code, _, errOut := s.run(t, "", "fetch", id, "--ack")
+	require.Equal(t, exitIntegrity, code, errOut)
+	require.Empty(t, s.deliveryFiles(t), "nothing stored")
+	code, out, errOut := runCmd(t, "", s.env, "find", "id:"+id)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "refused: hashHeader")
+	code, out, _ = runCmd(t, "", s.env, "find", "--timeline", "id:"+id)
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "(not stored, not acknowledged: due again when the lease ends)")
+}
