@@ -251,3 +251,47 @@ func TestConnFiguresAndMailboxPage(t *testing.T) {
 	require.Equal(t, "none due", f.DueText())
 	require.Empty(t, f.Chart())
 }
+
+// Events of a capture the inspector read join their order's conversation
+// (by subject) and timeline, and survive a rebuild (the list of captures
+// is a file, not the database).
+func TestEventCapturesJoinTheirOrder(t *testing.T) {
+	dir, _ := world(t)
+	x := openIndex(t, dir, &clock{t: t0}, nil)
+	_, err := x.Sync(t.Context())
+	require.NoError(t, err)
+	capture, err := filepath.Abs(filepath.Join("..", "events", "testdata", "valid_event.json"))
+	require.NoError(t, err)
+	require.NoError(t, x.NoteCaptures(t.Context(), []string{capture, capture}))
+	check := func() {
+		t.Helper()
+		r := mustFind(t, x, "po:PO-4711")
+		require.Len(t, r.Conversations, 1)
+		var ev *Item
+		for i, it := range r.Conversations[0].Items {
+			if it.Kind == KindEvent {
+				ev = &r.Conversations[0].Items[i]
+			}
+		}
+		require.NotNil(t, ev, "the event joins PO-4711 by its subject")
+		require.Equal(t, "evt-0001", ev.Ref)
+		require.Equal(t, "nutrab2b.orders.confirmed.v2", ev.Type)
+		steps := x.Timeline(t.Context(), r.Conversations[0])
+		var titles []string
+		for _, s := range steps {
+			if s.Kind == "event" {
+				titles = append(titles, s.Title)
+				require.Equal(t, OpenEvent, s.Open.Screen)
+				require.Equal(t, capture, s.Open.Path)
+			}
+		}
+		require.Len(t, titles, 1)
+		require.Contains(t, titles[0], "event nutrab2b.orders.confirmed.v2 evt-0001: processed, sequence 1")
+		require.Len(t, mustFind(t, x, "id:evt-0001").Conversations, 1)
+		require.Len(t, mustFind(t, x, "id:corr-PO-4711").Conversations, 1, "the correlation ID is a key")
+	}
+	check()
+	_, err = x.Rebuild(t.Context(), "test")
+	require.NoError(t, err)
+	check()
+}
