@@ -244,6 +244,49 @@ func (x *Index) IndexStored(ctx context.Context, root string, stored ...spool.St
 	return x.b.Apply(ctx, b)
 }
 
+// IndexHistory re-reads one connection's upload history (with the files
+// sent) and seen journal, not its deliveries: the update after an upload.
+// A pending rebuild is left to the next Sync.
+func (x *Index) IndexHistory(ctx context.Context, root, connectionID string) (err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.reason != "" {
+		return nil
+	}
+	defer func() {
+		if err != nil && !errors.Is(err, context.Canceled) && (isWriteErr(err) || errors.Is(err, ErrFull)) {
+			x.markStale(context.WithoutCancel(ctx), err)
+			err = fmt.Errorf("%w: %w", ErrStale, err)
+		}
+	}()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(abs, spool.SafeName(connectionID))
+	store, err := spool.Open(abs)
+	if err != nil {
+		return err
+	}
+	known := map[string]Source{}
+	for _, name := range []string{"uploads.jsonl", "seen.jsonl"} {
+		m, err := x.b.Sources(ctx, filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		for p, src := range m {
+			known[p] = src
+		}
+	}
+	b := &batcher{ctx: ctx, x: x}
+	conn := connectionID
+	var st Stats
+	if err := x.syncHistory(ctx, b, store, dir, &conn, known, &st); err != nil {
+		return err
+	}
+	return b.flush()
+}
+
 func (x *Index) sync(ctx context.Context, onlyConnDir string) (st Stats, err error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()

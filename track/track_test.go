@@ -295,3 +295,26 @@ func TestEventCapturesJoinTheirOrder(t *testing.T) {
 	require.NoError(t, err)
 	check()
 }
+
+// IndexHistory (the hook after an upload) reads the history only, and
+// leaves the same index as a rebuild.
+func TestIndexHistoryEqualsRebuild(t *testing.T) {
+	dir := t.TempDir()
+	s, err := spool.Open(dir)
+	require.NoError(t, err)
+	x := openIndex(t, dir, &clock{t: t0}, nil)
+	store(t, s, "conn-a", "d1", "CONTRL", contrl("CTL1", "ICR0001", false), t0.Add(time.Minute), true)
+	_, err = x.Sync(t.Context())
+	require.NoError(t, err)
+	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	require.NoError(t, x.IndexHistory(t.Context(), dir, "conn-a"))
+	r := mustFind(t, x, "po:PO-4711")
+	require.Len(t, r.Conversations, 1)
+	require.Len(t, r.Conversations[0].Items, 2, "the upload, and the CONTRL it bridges to")
+	uploaded(t, s, "conn-a", "ICR0002", "PO-4712", orders("ICR0002", "PO-4712"), t0.Add(time.Hour), spool.OutcomeAccepted)
+	require.NoError(t, x.IndexHistory(t.Context(), dir, "conn-a"))
+	inc := dump(t, x)
+	_, err = x.Rebuild(t.Context(), "test")
+	require.NoError(t, err)
+	require.Equal(t, inc, dump(t, x))
+}

@@ -332,7 +332,7 @@ func indexAfter(ctx context.Context, e *env, name string, t connTarget, stored .
 			}
 			err = x.IndexStored(ctx, root, sts...) // just the new delivery: milliseconds however large the store
 		} else {
-			_, err = x.SyncConn(ctx, root, t.ConnectionID)
+			err = x.IndexHistory(ctx, root, t.ConnectionID) // the history and the file sent, not every delivery
 		}
 	}
 	if err != nil {
