@@ -27,7 +27,6 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-
 // orders is an interchange with one ORDERS for doc, control reference ref.
 func orders(ref, doc string) []byte {
 	return fmt.Appendf(nil, "UNA:+.? 'UNB+UNOC:3+%s:14+%s:14+260312:1030+%s'UNH+M1+ORDERS:D:96A:UN'BGM+220+%s+9'"+
