@@ -134,6 +134,15 @@ func (x *Index) Find(ctx context.Context, q Query, sla SLAFunc) (Result, error) 
 	if err != nil {
 		return res, err
 	}
+	if q.Conn != "" { // -c: that connection's items only (events belong to none and stay)
+		kept := items[:0]
+		for _, it := range items {
+			if it.Conn == "" || it.Conn == q.Conn {
+				kept = append(kept, it)
+			}
+		}
+		items = kept
+	}
 	// items without any conversation key stand alone
 	have := map[int64]bool{}
 	for _, it := range items {

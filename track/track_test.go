@@ -38,7 +38,7 @@ func mustFind(t *testing.T, x *Index, text string) Result {
 }
 
 func TestFindAcrossConnections(t *testing.T) {
-	dir, _ := world(t)
+	dir, s := world(t)
 	c := &clock{t: t0.Add(30 * time.Hour)}
 	var said []string
 	x := openIndex(t, dir, c, &said)
@@ -79,6 +79,17 @@ func TestFindAcrossConnections(t *testing.T) {
 	r, err = x.Find(t.Context(), q, nil)
 	require.NoError(t, err)
 	require.Len(t, r.Conversations, 2)
+	// ... and to its items, even where an order lives on both
+	uploaded(t, s, "conn-b", "ICR0009", "PO-4711", orders("ICR0009", "PO-4711"), t0.Add(5*time.Hour), spool.OutcomeAccepted)
+	_, err = x.Sync(t.Context())
+	require.NoError(t, err)
+	q, _ = ParseQuery("po:PO-4711")
+	require.Len(t, mustFind(t, x, "po:PO-4711").Conversations[0].Conns, 2)
+	q.Conn = "conn-b"
+	r, err = x.Find(t.Context(), q, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"conn-b"}, r.Conversations[0].Conns)
+	require.Len(t, r.Conversations[0].Items, 1)
 
 	// needs action and overdue
 	r = mustFind(t, x, "PO-4712")
