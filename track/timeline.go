@@ -75,11 +75,16 @@ func (x *Index) Timeline(ctx context.Context, c Conversation) []Step {
 		case KindEvent:
 			add = []Step{eventStep(it)}
 		}
+		// an item's steps come in their own order (due, stored,
+		// acknowledged) whatever the clocks say: the partner's clock dates
+		// the answer and the receipt, this machine's the storing
+		floor := nb[it.ID]
 		for _, s := range add {
 			at := s.At
-			if floor, ok := nb[it.ID]; ok && floor.After(at) {
+			if floor.After(at) {
 				at = floor
 			}
+			floor = at
 			steps, sortAt = append(steps, s), append(sortAt, at)
 		}
 	}

@@ -79,3 +79,26 @@ func TestTimelineRejectedReasonsInWords(t *testing.T) {
 	require.Contains(t, joined, "message M1 (ORDERS D:96A): 4 rejected")
 	require.Contains(t, joined, "segment 3 of the message: 13 ")
 }
+
+// The partner's clock (the answer's createdAt, the receipt's time) and
+// this machine's (stored) disagree a little: one delivery's steps still
+// read due, stored, acknowledged.
+func TestTimelineStepsOfADeliveryKeepTheirOrder(t *testing.T) {
+	dir := t.TempDir()
+	s, err := spool.Open(dir)
+	require.NoError(t, err)
+	c := &clock{t: t0.Add(3 * time.Second)} // this machine stores 3 s after the server's clock
+	s.SetClock(c.now)
+	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	store(t, s, "conn-a", "d1", "CONTRL", contrl("C1", "ICR0001", false), t0.Add(time.Second), false)
+	_, err = s.MarkAcknowledged("conn-a", "d1", "rc-1", t0.Add(2*time.Second)) // the server's receipt time
+	require.NoError(t, err)
+	x := openIndex(t, dir, c, nil)
+	_, err = x.Sync(t.Context())
+	require.NoError(t, err)
+	var kinds []string
+	for _, st := range x.Timeline(t.Context(), mustFind(t, x, "po:PO-4711").Conversations[0]) {
+		kinds = append(kinds, st.Kind)
+	}
+	require.Equal(t, []string{"upload", "answer", "stored", "acknowledged"}, kinds)
+}
