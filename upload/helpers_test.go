@@ -43,7 +43,7 @@ func writeFile(t *testing.T, name string, data []byte) string {
 
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", name))
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "edifact", name))
 	require.NoError(t, err)
 	return b
 }
