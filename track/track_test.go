@@ -329,3 +329,21 @@ func TestIndexHistoryEqualsRebuild(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, inc, dump(t, x))
 }
+
+// --since keeps the conversations with a matching item in the window.
+func TestFindSince(t *testing.T) {
+	dir, _ := world(t)
+	x := openIndex(t, dir, &clock{t: t0}, nil)
+	_, err := x.Sync(t.Context())
+	require.NoError(t, err)
+	q, err := ParseQuery("gln:" + buyer)
+	require.NoError(t, err)
+	q.Since = t0.Add(90 * time.Minute) // PO-4712's CONTRL (1h1m) and upload (1h) are older; PO-4713's upload (2h) and PO-4711's ORDRSP (3h) are in
+	r, err := x.Find(t.Context(), q, nil)
+	require.NoError(t, err)
+	var labels []string
+	for _, c := range r.Conversations {
+		labels = append(labels, c.Label)
+	}
+	require.Equal(t, []string{"order PO-4711", "order PO-4713"}, labels)
+}
