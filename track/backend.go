@@ -45,8 +45,11 @@ type Match struct {
 
 // Backend is what the tracking index needs from a database. SQLite is the
 // one built; the SQL is kept portable (parameters only, no upserts, no
-// engine-specific functions in queries) so a shared PostgreSQL index can
-// implement it later.
+// LIKE, no engine-specific functions in queries, INSERT … RETURNING which
+// both engines have) so a shared PostgreSQL index can implement it later:
+// its DDL differs only in BIGSERIAL for "INTEGER PRIMARY KEY
+// AUTOINCREMENT" and a plain primary key for "WITHOUT ROWID", and its
+// driver wants $1, $2 … where SQLite takes ?.
 type Backend interface {
 	// Apply runs a batch in one write transaction.
 	Apply(ctx context.Context, b Batch) error
