@@ -122,7 +122,9 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 	c.Demo = opts.Demo
 	be := sessionBackend{wait: opts.Wait, env: opts.Env, logger: slog.New(opts.Log), newTab: opts.NewTab}
 	src := waitSource{Source: connlist.SessionSource{Env: opts.Env, StoreName: opts.StoreName}, wait: opts.Wait}
-	m := New(ctx, c, be, src, opts.Log, connlist.Options{StoreName: opts.StoreName}, opts.Open)
+	// the start screen's figures per connection (issue 14 §5), read in the background
+	dash := connlist.NewSessionDashboard(opts.Env, opts.Wait)
+	m := New(ctx, c, be, src, opts.Log, connlist.Options{StoreName: opts.StoreName, Dashboard: dash}, opts.Open)
 	m.onFirstFrame = opts.OnFirstFrame
 	m.evListenAddr, m.evDir = opts.EventsListenAddr, opts.EventsDir
 	return m, nil

@@ -38,6 +38,8 @@ const header = `# b2bx connection profiles (TOML). One table per profile:
 #   mailbox_key_id = "KEY-ID"             # API key for the mailbox; the same
 #                                         # ID when one key serves both
 #   store_dir      = "/abs/path"          # optional spool directory
+#   sla.contrl     = "15m"                # optional: a CONTRL later than this
+#   sla.ordrsp     = "24h"                # (an ORDRSP) makes an upload overdue
 #
 # Secrets never go in this file: b2bx refuses to read a file that has a
 # secret, password or token key. They live in the OS keyring (service "b2bx",
@@ -282,9 +284,13 @@ func (f *File) Encode() ([]byte, error) {
 			key = `"` + name + `"`
 		}
 		b.WriteString("[profile." + key + "]\n")
-		if err := toml.NewEncoder(&b).Encode(f.profiles[name]); err != nil {
+		p := f.profiles[name]
+		sla := encodeSLA(p)
+		p.SLA = nil
+		if err := toml.NewEncoder(&b).Encode(p); err != nil {
 			return nil, fmt.Errorf("profiles: encode %q: %w", name, err)
 		}
+		b.WriteString(sla)
 	}
 	return b.Bytes(), nil
 }

@@ -29,6 +29,9 @@ type Profile struct {
 	MailboxKeyID string `toml:"mailbox_key_id"`
 	// StoreDir is an optional absolute spool directory for this profile.
 	StoreDir string `toml:"store_dir,omitempty"`
+	// SLA is how long the partner has to answer an upload (sla.contrl,
+	// sla.ordrsp); nil: the defaults. See SLA.
+	SLA *SLA `toml:"sla,omitempty"`
 }
 
 // Use says what a key is for.
@@ -215,7 +218,7 @@ func (p Profile) Validate() error {
 	if p.StoreDir != "" && !filepath.IsAbs(p.StoreDir) {
 		return field("store_dir", fmt.Sprintf("%q must be an absolute path", p.StoreDir))
 	}
-	return nil
+	return p.validateSLA()
 }
 
 // secretPrefixes start well-known secret formats (API keys, tokens);

@@ -23,6 +23,7 @@ type Target struct {
 	Inbox        secret.Credential // key for POST /inbox
 	Mailbox      secret.Credential // key for the mailbox calls
 	StoreDir     string            // spool directory override; empty means the default
+	SLA          *credentials.SLA  // the profile's answer deadlines (sla.contrl, sla.ordrsp); nil: the defaults
 }
 
 // Env is what resolution may read of the outside world.
@@ -137,6 +138,7 @@ func ResolveProfile(ctx context.Context, env Env, name string) (Target, error) {
 		Inbox:        r.Inbox.Credential,
 		Mailbox:      r.Mailbox.Credential,
 		StoreDir:     p.StoreDir,
+		SLA:          p.SLA,
 	}, nil
 }
 

@@ -88,6 +88,17 @@ func TestCanaryFullRun(t *testing.T) {
 		}
 	}
 	require.Greater(t, bundles, 3, "bundles were written")
+	// the tracking index and the seen journal are searched too
+	search := func(args ...string) int {
+		code, out, errOut := runCmd(t, "", s.env, args...)
+		hay = append(hay, out, errOut)
+		return code
+	}
+	require.Equal(t, exitOK, search("find", "PO-CANARY"))
+	require.Equal(t, exitOK, search("find", "--timeline", "PO-CANARY", "--json"))
+	search("find", "--overdue")
+	require.FileExists(t, filepath.Join(s.dataDir, ".index", "track.db"))
+	require.FileExists(t, filepath.Join(s.dataDir, cliConn, "seen.jsonl"), "the refused deliveries were noted")
 	logs := strings.Join(hay, "\n")
 	require.Contains(t, logs, "level=DEBUG", "debug logging was captured")
 

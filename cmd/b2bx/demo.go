@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/nutrab2b/b2bx/events/simfeed"
 	"github.com/nutrab2b/b2bx/events/webhook"
 	"github.com/nutrab2b/b2bx/tui"
+	"github.com/nutrab2b/b2bx/tui/logview"
 )
 
 func init() {
@@ -44,6 +46,15 @@ replay after a HEARTBEAT, a bad signature, a stale timestamp, an
 oversized event and a burst over 100 events/s. The sender retries on the
 rules' schedule divided by 300 (0, 100 ms, 400 ms, 2 s, 12 s, 72 s,
 288 s); the webhook secret is made fresh each run.
+
+The partner answers every upload with a CONTRL and an ORDRSP, except two
+stories for tracking: it rejects order PO-4712 in its CONTRL and never
+answers PO-4713. Ready-made ORDERS for all three (PO-4711, PO-4712,
+PO-4713) are in the demo directory's orders/ folder; the session log (L)
+names it: ':upload' that folder, fetch the answers, then look them up with
+b2bx find (F or ':find PO-4711' in the app). The demo
+profiles set sla.contrl = "2m" and sla.ordrsp = "10m", so PO-4713 turns
+overdue within minutes.
 
 The demo is the terminal app; without a terminal, run the scripted CLI
 tour instead: make tour.
@@ -119,15 +130,21 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 		return exitStorage
 	}
 	defer w.Close()
+	if err := writeDemoOrders(filepath.Join(w.dir, "orders")); err != nil {
+		fmt.Fprintf(e.stderr, "b2bx demo: %v\n", err)
+		return exitStorage
+	}
 	// The simulator starts (about 0.2 s to generate the demo data) once
 	// the app's first frame is on screen, or after demoStartLatest
 	// whatever happens; the app's background work waits for it.
 	begin := func() { w.begin(ctx, opt) }
 	t := time.AfterFunc(demoStartLatest, begin)
 	defer t.Stop()
+	log := logview.New(logview.DefaultCapacity, slog.LevelInfo)
+	slog.New(log).Info("demo: ORDERS to upload (PO-4711 answered, PO-4712 rejected, PO-4713 never answered): :upload " + filepath.Join(w.dir, "orders"))
 	err = runTUI(ctx, tui.Options{Env: w.env, StoreName: demoStoreName, Open: w.names, Demo: true,
 		Wait: w.wait, OnFirstFrame: begin, Input: e.stdin, Output: e.stdout,
-		EventsListenAddr: w.eventsAddr, EventsDir: filepath.Join(w.dir, "webhook-captures")})
+		EventsListenAddr: w.eventsAddr, EventsDir: filepath.Join(w.dir, "webhook-captures"), Log: log})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx demo: %v\n", err)
 		return exitUsage
@@ -224,7 +241,9 @@ func (w *demoWorld) begin(ctx context.Context, opt demoOptions) {
 // closes w.ready when done.
 func (w *demoWorld) start(ctx context.Context, opt demoOptions) {
 	defer close(w.ready)
-	sim := partnersim.New(partnersim.WithResponseDelay(opt.replyDelay), partnersim.WithThrottle(opt.throttle))
+	sim := partnersim.New(partnersim.WithResponseDelay(opt.replyDelay), partnersim.WithThrottle(opt.throttle),
+		partnersim.WithResponder(partnersim.DemoStories()))
+
 	if w.demo, w.err = partnersim.SeedDemo(sim, partnersim.DemoOptions{Bulk: opt.entries}); w.err != nil {
 		w.err = fmt.Errorf("seeding the simulator: %w", w.err)
 		return
@@ -247,7 +266,8 @@ func (w *demoWorld) start(ctx context.Context, opt demoOptions) {
 			return
 		}
 		p := credentials.Profile{Name: c.Name, URL: w.srv.URL, ConnectionID: c.ConnectionID,
-			Partner: "ACME, demo partner", InboxKeyID: c.Key.ID, MailboxKeyID: c.Key.ID}
+			Partner: "ACME, demo partner", InboxKeyID: c.Key.ID, MailboxKeyID: c.Key.ID,
+			SLA: &credentials.SLA{Contrl: credentials.Duration(2 * time.Minute), Ordrsp: credentials.Duration(10 * time.Minute)}}
 		if err := session.AddProfile(ctx, file, p, map[string]secret.Value{c.Key.ID: secret.New(c.Key.Secret)}, w.env.Store); err != nil {
 			w.err = fmt.Errorf("demo profile %s: %w", c.Name, err)
 			return
@@ -289,4 +309,18 @@ func (w *demoWorld) Close() {
 	if strings.HasPrefix(filepath.Base(w.dir), "b2bx-demo-") {
 		_ = os.RemoveAll(w.dir)
 	}
+}
+
+// writeDemoOrders writes the demo's ready-made ORDERS (see
+// partnersim.DemoOrders) into dir.
+func writeDemoOrders(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("demo orders: %w", err)
+	}
+	for name, b := range partnersim.DemoOrders(time.Now()) {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			return fmt.Errorf("demo orders: %w", err)
+		}
+	}
+	return nil
 }

@@ -63,6 +63,7 @@ func runEventInspect(ctx context.Context, e *env, args []string) int {
 		ds = append(ds, d...)
 	}
 	rep := events.Inspect(ds, opts)
+	noteCaptures(ctx, e, pos) // the tracking index links the events to their orders
 	if *asJSON {
 		if c := emitJSON(e, name, inspectJSON{Inputs: pos, Report: rep}); c != exitOK {
 			return c

@@ -123,7 +123,10 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	}
 	w := worker.New(ac.client, store, ac.log)
 	f := &fetcher{e: e, store: store, ack: *ack, outDir: *out, asJSON: *asJSON,
-		r: worker.NewRunner(w.Backend(), worker.RunnerOptions{}), reported: map[string]bool{}}
+		r: worker.NewRunner(w.Backend(), worker.RunnerOptions{}), reported: map[string]bool{}, conn: t.ConnectionID}
+	// The index learns what was stored after the acknowledge and the
+	// output: never on the download path.
+	defer func() { indexAfter(ctx, e, "fetch", t, f.stored...) }()
 	if *all {
 		return f.all(ctx)
 	}
@@ -169,6 +172,8 @@ type fetcher struct {
 	outDir   string
 	asJSON   bool
 	reported map[string]bool // refused entries already named on stderr
+	conn     string          // the connection ID, for the seen journal
+	stored   []*spool.Stored // what this command stored, for the index after it
 }
 
 // all is fetch --all --ack: the runner's All, one report per delivery,
@@ -335,6 +340,14 @@ func (f *fetcher) result(er *entryRun, res *worker.Result) (fetchJSON, int) {
 		er.stopProgress()
 		er.stopProgress = nil
 	}
+	noteSeen(f.e, f.store, f.conn, res) // after the worker's steps: never between download, checks, store and acknowledge
+	if res != nil && res.Stored != nil {
+		st := res.Stored
+		if l, err := f.store.Lookup(f.conn, st.Meta.DeliveryAttemptID); err == nil {
+			st = l // with the receipt, when acknowledged
+		}
+		f.stored = append(f.stored, st)
+	}
 	j := fetchResult(res)
 	j.Out = er.exported
 	if er.skew != 0 {
@@ -442,5 +455,41 @@ func printFetch(e *env, j fetchJSON, ackRequested bool) {
 		fmt.Fprintf(w, "acknowledged  no (not requested: the lease expires at %s, then the delivery is due again; fetch it with --ack)\n", j.LeaseExpiresAt.Format(time.RFC3339))
 	default:
 		fmt.Fprintln(w, "acknowledged  no")
+	}
+}
+
+// noteSeen records in the seen journal what the worker saw of an entry it
+// did not store and acknowledge: the lease taken, the payload refused by
+// a check, the step that failed. A stored delivery's own sidecar tells
+// the rest. Failing to write the journal loses a line of the story only.
+func noteSeen(e *env, store *spool.Store, conn string, res *worker.Result) {
+	if res == nil || res.Acknowledged || res.Entry.DeliveryAttemptID == "" {
+		return
+	}
+	rec := spool.SeenRecord{ConnectionID: conn, DeliveryAttemptID: res.Entry.DeliveryAttemptID, InterchangeID: res.Entry.InterchangeID,
+		MessageType: res.Entry.MessageType, CreatedAt: res.Entry.CreatedAt, LeaseExpiresAt: res.LeaseExpiresAt}
+	switch {
+	case res.Report != nil && len(res.Report.Failed()) > 0:
+		rec.State, rec.Step = spool.SeenRefused, string(res.FailedStep)
+		for _, f := range res.Report.Failed() {
+			rec.Checks = append(rec.Checks, f.Name)
+		}
+	case res.FailedStep != "":
+		rec.State, rec.Step = spool.SeenFailed, string(res.FailedStep)
+	case res.Stored != nil:
+		return // stored, not acknowledged (no --ack): the sidecar says so
+	case !res.LeaseExpiresAt.IsZero():
+		rec.State = spool.SeenClaimed
+	default:
+		return
+	}
+	if res.Err != nil {
+		rec.Error = res.Err.Error()
+	}
+	if rec.ConnectionID == "" {
+		return
+	}
+	if err := store.NoteSeen(rec); err != nil {
+		fmt.Fprintf(e.stderr, "b2bx fetch: the seen journal was not written: %s\n", termsafe.String(err.Error()))
 	}
 }

@@ -105,7 +105,9 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if code := u.reserveKey(); code != exitOK {
 		return code
 	}
-	return u.send(ctx, ac.client)
+	code := u.send(ctx, ac.client)
+	indexAfter(ctx, e, "upload", t) // after the result is recorded and shown
+	return code
 }
 
 func (f *uploadFlags) validate(pos []string) error {

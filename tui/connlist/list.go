@@ -6,6 +6,7 @@ package connlist
 
 import (
 	"context"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -56,6 +57,10 @@ func DefaultKeyMap() KeyMap {
 type Options struct {
 	// StoreName names where the form stores secrets ("the OS keyring").
 	StoreName string
+	// Dashboard, when set, adds each connection's figures under its row
+	// (read in the background once the key states are known, again every
+	// RefreshEvery).
+	Dashboard Dashboard
 }
 
 // Model is the connection list.
@@ -79,6 +84,9 @@ type Model struct {
 	form     Form
 	formOpen bool
 	selectTo string // after a save: move the cursor to this name
+
+	figs map[string]figState // by profile name (Options.Dashboard)
+	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 }
 
 // New returns the list; Init starts loading.
@@ -86,7 +94,7 @@ func New(ctx context.Context, c *common.Common, src Source, opts Options) Model 
 	if opts.StoreName == "" {
 		opts.StoreName = "the OS keyring"
 	}
-	return Model{c: c, ctx: ctx, src: src, opts: opts, keys: DefaultKeyMap()}
+	return Model{c: c, ctx: ctx, src: src, opts: opts, keys: DefaultKeyMap(), figs: map[string]figState{}, tick: tea.Tick}
 }
 
 // Init reads the profiles in the background.
@@ -154,10 +162,25 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.checked = true
 		if msg.err != nil {
 			m.stateErr = termsafe.String(msg.err.Error())
-			return m, nil
+			return m, m.loadFigures()
 		}
 		m = m.setListing(msg.listing)
+		return m, m.loadFigures()
+	case figuresMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		fs := figState{fig: msg.fig, at: m.now()}
+		if msg.err != nil {
+			fs.err = termsafe.String(msg.err.Error())
+		}
+		m.figs[msg.name] = fs
 		return m, nil
+	case figuresTick:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		return m, m.loadFigures()
 	case submitMsg:
 		ctx, src, nc := m.ctx, m.src, msg.nc
 		return m, func() tea.Msg {
@@ -246,3 +269,10 @@ func (m Model) FullHelp() [][]key.Binding {
 
 // Count is the number of profiles (for the status bar).
 func (m Model) Count() int { return len(m.listing.Rows) }
+
+func (m Model) now() time.Time {
+	if m.c.Now != nil {
+		return m.c.Now()
+	}
+	return time.Now()
+}

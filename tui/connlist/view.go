@@ -64,7 +64,11 @@ func (m Model) rows(w int) string {
 	st := m.c.Styles
 	var b strings.Builder
 	b.WriteString(st.Header.Render("Connections") + st.Muted.Render(pathNote(m.listing.Path)) + "\n\n")
-	capacity := max((m.height-3)/2, 1) // two lines a row, under the heading
+	per := 2 // lines a row: the profile and its keys, then the figures
+	if m.opts.Dashboard != nil {
+		per = 4
+	}
+	capacity := max((m.height-3)/per, 1)
 	start := max(m.cursor-capacity+1, 0)
 	rows := m.listing.Rows[start:min(start+capacity, len(m.listing.Rows))]
 	if start > 0 {
@@ -86,6 +90,11 @@ func (m Model) rows(w int) string {
 		}
 		b.WriteString(ansi.Truncate(head, w, "…") + "\n")
 		b.WriteString(ansi.Truncate("    "+m.keyLine(r), w, "…") + "\n")
+		if m.opts.Dashboard != nil {
+			for _, l := range m.figureLines(r) {
+				b.WriteString(ansi.Truncate("    "+l, w, "…") + "\n")
+			}
+		}
 	}
 	if start+len(rows) < len(m.listing.Rows) {
 		b.WriteString(st.Muted.Render("  … more below (↓)") + "\n")
@@ -120,4 +129,37 @@ func (m Model) keyLine(r Row) string {
 		parts = append(parts, k.Uses+" key "+k.KeyID+": "+state)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// figureLines are a row's figures: what is due in its mailbox (page 1)
+// with the backlog's age, then what this machine's files say; each says
+// what it is based on.
+func (m Model) figureLines(r Row) []string {
+	st := m.c.Styles
+	fs, ok := m.figs[r.Name]
+	switch {
+	case !ok:
+		return []string{st.Muted.Render(st.Marks.Wait + " reading the mailbox's first page and this machine's files…"), ""}
+	case fs.err != "":
+		return []string{st.Warn.Render(st.Marks.Warn + " figures not available: " + fs.err), ""}
+	}
+	f, now := fs.fig, m.now()
+	due := f.DueText()
+	if o := f.OldestText(now); o != "" {
+		due += " · " + o
+	}
+	if c := f.Chart(); c != "" {
+		due += " · " + c
+	}
+	if f.MailboxErr != "" {
+		due = st.Warn.Render(st.Marks.Warn+" ") + due
+	}
+	store := f.StoreText()
+	switch {
+	case f.NeedsAction > 0:
+		store = st.Error.Render(st.Marks.Fail+" ") + store
+	case f.Overdue > 0 || f.Refused > 0:
+		store = st.Warn.Render(st.Marks.Warn+" ") + store
+	}
+	return []string{due + st.Muted.Render("  (read "+fs.at.Format("15:04:05")+")"), store}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nutrab2b/b2bx/answers"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 	up "github.com/nutrab2b/b2bx/upload"
 )
@@ -33,6 +34,7 @@ type answersScreen struct {
 	name   string // the tab's name, sanitised
 	linked *up.Linked
 	rows   []answerRow
+	sla    track.SLA // when an upload is overdue; zero: the defaults
 	cursor int
 	top    int
 	w, h   int
@@ -65,8 +67,8 @@ func (r answerRow) selectable() bool {
 	return r.kind != rowHeading && r.kind != rowNote
 }
 
-func newAnswersScreen(c *common.Common, tab common.TabID, store *spool.Store, name string, l *up.Linked) answersScreen {
-	a := answersScreen{c: c, tab: tab, store: store, name: name, cursor: -1}
+func newAnswersScreen(c *common.Common, tab common.TabID, store *spool.Store, name string, l *up.Linked, sla track.SLA) answersScreen {
+	a := answersScreen{c: c, tab: tab, store: store, name: name, cursor: -1, sla: sla}
 	return a.withLinked(l)
 }
 
@@ -139,9 +141,16 @@ func (a answersScreen) build() []answerRow {
 			what = "interchange " + rec.ControlRef
 		}
 		t := rec.Time.Local().Format("01-02 15:04:05")
+		state := ""
+		switch st := track.StateOf(x, i, a.sla, a.c.Now()); {
+		case st.IsNeedsAction():
+			mark, state = s.Error.Render(s.Marks.Fail), s.Error.Render("  NEEDS ACTION")
+		case st.IsOverdue():
+			mark, state = s.Warn.Render(s.Marks.Warn), s.Warn.Render("  OVERDUE: "+strings.Join(st.Overdue, "; "))
+		}
 		rows = append(rows, answerRow{kind: rowUpload, upload: i, answer: -1, id: "u\x00" + rec.Key + "\x00" + rec.Time.String(),
-			text: fmt.Sprintf("%s %s  %-14s  key %s  %s", mark, t, ansi.Truncate(termsafe.String(what), 14, "…"),
-				termsafe.String(rec.Key), l.UploadText(i))})
+			text: fmt.Sprintf("%s %s  %-14s  key %s  %s%s", mark, t, ansi.Truncate(termsafe.String(what), 14, "…"),
+				termsafe.String(rec.Key), l.UploadText(i), state)})
 		for _, j := range x.AnswersOf(i) {
 			an := x.Answers[j]
 			rows = append(rows, answerRow{kind: rowAnswer, upload: i, answer: j, id: answerID(an),
@@ -358,7 +367,7 @@ func (m Model) openAnswers() (Model, tea.Cmd) {
 	if m.links.store == nil {
 		return m, infoErrCmd("this tab has no local store, so it knows no uploads or stored answers")
 	}
-	push := m.stack.Push(newAnswersScreen(m.c, m.id, m.links.store, m.name, m.links.cur))
+	push := m.stack.Push(newAnswersScreen(m.c, m.id, m.links.store, m.name, m.links.cur, m.links.sla))
 	m, load := m.loadLinks()
 	return m, tea.Batch(push, load)
 }

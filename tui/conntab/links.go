@@ -8,6 +8,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 	up "github.com/nutrab2b/b2bx/upload"
 )
@@ -18,6 +19,7 @@ import (
 type links struct {
 	store  *spool.Store // nil: the tab has no local store (tests)
 	connID string
+	sla    track.SLA          // the profile's answer deadlines: when an upload is overdue (H)
 	cur    *up.Linked         // the last load; nil before the first
 	err    error              // the last load failed
 	req    uint64             // the load the tab waits for; 0 when none

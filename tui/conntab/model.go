@@ -20,10 +20,12 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab/table"
 )
@@ -127,6 +129,8 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	}
 	m := newModel(c, id, be, opts)
 	m.links.store, m.links.connID, m.conn = conn.Spool, conn.Target.ConnectionID, conn
+	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
+	m.links.sla = track.SLA{Contrl: contrl, Ordrsp: ordrsp}
 	// The links are read with the first page: what was downloaded before
 	// is linked as soon as the table shows.
 	var linkCmd tea.Cmd

@@ -1,0 +1,4 @@
+package track
+
+// WriteStore is writeStore for the external benchmarks (package track_test).
+var WriteStore = writeStore

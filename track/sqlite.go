@@ -1,0 +1,603 @@
+package track
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+)
+
+// SchemaName marks a database as b2bx's tracking index; a database
+// without it (another program's file at our path) is foreign and rebuilt.
+const SchemaName = "b2bx-track"
+
+// busyTimeout is how long a statement waits for another process's write
+// transaction before failing: far above any one batch (batches are kept
+// small so a rebuild never holds the lock for long), so two b2bx
+// processes never see "database is locked".
+const busyTimeout = 30 * time.Second
+
+// migrations bring a database from version i to i+1 (migrations[i]); the
+// schema version is len(migrations). The index is derived data, so a
+// migration that cannot carry rows over may simply empty them (a sync
+// refills). The DDL uses types both SQLite and PostgreSQL accept; only
+// "INTEGER PRIMARY KEY" would be "BIGSERIAL PRIMARY KEY" there.
+var migrations = [][]string{
+	{ // 0 → 1: the first schema
+		`CREATE TABLE track_sources (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, conn TEXT NOT NULL, size BIGINT NOT NULL, mtime BIGINT NOT NULL)`,
+		`CREATE TABLE track_items (id INTEGER PRIMARY KEY AUTOINCREMENT, source BIGINT NOT NULL, conn TEXT NOT NULL, kind TEXT NOT NULL, ref TEXT NOT NULL,
+			type TEXT NOT NULL, at BIGINT NOT NULL, state TEXT NOT NULL, status TEXT NOT NULL, note TEXT NOT NULL, detail TEXT NOT NULL, convs TEXT NOT NULL)`,
+		`CREATE INDEX track_items_source ON track_items (source)`,
+		`CREATE INDEX track_items_kind ON track_items (kind, at)`,
+		// the keys are one b-tree ordered by value and time (no rowid, no
+		// second index): a lookup walks it newest first. Keys of a
+		// replaced item are left behind (items ids are never reused, the
+		// join drops them) and swept in bulk (sweepOrphans).
+		`CREATE TABLE track_keys (value TEXT NOT NULL, at BIGINT NOT NULL, item BIGINT NOT NULL, kind TEXT NOT NULL,
+			PRIMARY KEY (value, at, item, kind)) WITHOUT ROWID`,
+	},
+}
+
+// keysPerItem bounds the keys of one item: a hostile file cannot flood
+// the index.
+const keysPerItem = 4096
+
+// orphanSweep is how many left-behind keys trigger a sweep.
+const orphanSweep = 20000
+
+// SchemaVersion is the version this b2bx writes.
+var SchemaVersion = len(migrations)
+
+// Errors the index tells apart with errors.Is.
+var (
+	// ErrCorrupt: the database file is damaged or not a database.
+	ErrCorrupt = errors.New("track: the index database is damaged")
+	// ErrForeign: the file is a database, but not b2bx's index, or of a
+	// schema version this b2bx does not know.
+	ErrForeign = errors.New("track: the index database has another schema")
+	// ErrFull: the disk (or quota) is full.
+	ErrFull = errors.New("track: no space left for the index")
+)
+
+// classify maps SQLite's result codes to the errors above.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case 11, 26: // SQLITE_CORRUPT, SQLITE_NOTADB
+			return fmt.Errorf("%w: %w", ErrCorrupt, err)
+		case 13: // SQLITE_FULL
+			return fmt.Errorf("%w: %w", ErrFull, err)
+		}
+	}
+	if strings.Contains(err.Error(), "no space left on device") {
+		return fmt.Errorf("%w: %w", ErrFull, err)
+	}
+	return err
+}
+
+// SQLite is the Backend on an SQLite file.
+type SQLite struct {
+	db *sql.DB
+}
+
+// OpenSQLite opens (creating) the database at path in WAL mode with a
+// busy timeout, and brings its schema to SchemaVersion. It fails with
+// ErrCorrupt or ErrForeign when the file is not a usable index; the caller
+// (Open) moves such a file aside and starts afresh.
+func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busyTimeout/time.Millisecond))+")")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)") // derived data: a power cut may lose the last batch, a sync redoes it
+	q.Add("_pragma", "foreign_keys(OFF)")
+	q.Set("_txlock", "immediate") // take the write lock at BEGIN: no deadlock upgrading a read
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, classify(err)
+	}
+	db.SetMaxOpenConns(4)
+	s := &SQLite{db: db}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// migrate checks the schema marker and version and applies the missing
+// migrations in one transaction.
+func (s *SQLite) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'`).Scan(&n); err != nil {
+		return classify(err)
+	}
+	version := 0
+	if n > 0 {
+		var name, v string
+		err := tx.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, "schema").Scan(&name)
+		if err == nil {
+			err = tx.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, "version").Scan(&v)
+		}
+		if err != nil {
+			if c := classify(err); errors.Is(c, ErrCorrupt) {
+				return c
+			}
+			return fmt.Errorf("%w: no b2bx schema marker (%v)", ErrForeign, err)
+		}
+		if name != SchemaName {
+			return fmt.Errorf("%w: schema %q", ErrForeign, name)
+		}
+		if version, err = strconv.Atoi(v); err != nil || version < 1 || version > SchemaVersion {
+			return fmt.Errorf("%w: version %q (this b2bx writes %d)", ErrForeign, v, SchemaVersion)
+		}
+	} else {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE track_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`); err != nil {
+			return classify(err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO track_meta (name, value) VALUES (?, ?), (?, ?)`, "schema", SchemaName, "version", "0"); err != nil {
+			return classify(err)
+		}
+	}
+	if version == SchemaVersion {
+		return nil
+	}
+	for _, m := range migrations[version:] {
+		for _, stmt := range m {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return classify(fmt.Errorf("track: migrate to version %d: %w", SchemaVersion, err))
+			}
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE track_meta SET value = ? WHERE name = ?`, strconv.Itoa(SchemaVersion), "version"); err != nil {
+		return classify(err)
+	}
+	return classify(tx.Commit())
+}
+
+// Close closes the database.
+func (s *SQLite) Close() error { return s.db.Close() }
+
+// Apply implements Backend. A Fresh batch that meets a source already
+// there (another process rebuilt at the same time) is run again as a
+// replacing one.
+func (s *SQLite) Apply(ctx context.Context, b Batch) error {
+	err := s.apply(ctx, b)
+	var se *sqlite.Error
+	if b.Fresh && errors.As(err, &se) && se.Code()&0xff == 19 { // SQLITE_CONSTRAINT
+		b.Fresh = false
+		err = s.apply(ctx, b)
+	}
+	return err
+}
+
+func (s *SQLite) apply(ctx context.Context, b Batch) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(err)
+	}
+	defer tx.Rollback()
+	w := writer{ctx: ctx, tx: tx}
+	for _, p := range b.Forget {
+		w.forget(p)
+	}
+	for _, si := range b.Set {
+		if !b.Fresh {
+			w.forget(si.Source.Path)
+		}
+		w.set(si)
+	}
+	w.countOrphans()
+	if w.err != nil {
+		return classify(w.err)
+	}
+	return classify(tx.Commit())
+}
+
+// countOrphans adds the batch's left-behind keys to the count kept in
+// track_meta and sweeps them all once there are orphanSweep.
+func (w *writer) countOrphans() {
+	if w.err != nil || w.orphaned == 0 {
+		return
+	}
+	var v string
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT value FROM track_meta WHERE name = ?`, "orphans").Scan(&v); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		w.err = err
+		return
+	}
+	n, _ := strconv.Atoi(v)
+	n += w.orphaned
+	if n >= orphanSweep {
+		w.exec(`DELETE FROM track_keys WHERE NOT EXISTS (SELECT 1 FROM track_items i WHERE i.id = track_keys.item)`)
+		n = 0
+	}
+	w.exec(`DELETE FROM track_meta WHERE name = ?`, "orphans")
+	w.exec(`INSERT INTO track_meta (name, value) VALUES (?, ?)`, "orphans", strconv.Itoa(n))
+}
+
+// writer runs the statements of one batch, keeping the first error.
+type writer struct {
+	ctx context.Context
+	tx  *sql.Tx
+	err error
+
+	insSource, insItem, insKey *sql.Stmt
+	orphaned                   int // items whose keys were left behind
+}
+
+func (w *writer) exec(q string, args ...any) sql.Result {
+	if w.err != nil {
+		return nil
+	}
+	r, err := w.tx.ExecContext(w.ctx, q, args...)
+	w.err = err
+	return r
+}
+
+func (w *writer) forget(path string) {
+	if w.err != nil {
+		return
+	}
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT i.id FROM track_items i JOIN track_sources s ON s.id = i.source WHERE s.path = ?`, path)
+	if err != nil {
+		w.err = err
+		return
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if w.err = rows.Scan(&id); w.err != nil {
+			rows.Close()
+			return
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if w.err = rows.Err(); w.err != nil {
+		return
+	}
+	w.orphaned += len(ids)
+	if len(ids) > 0 {
+		w.exec(`DELETE FROM track_items WHERE source IN (SELECT id FROM track_sources WHERE path = ?)`, path)
+	}
+	w.exec(`DELETE FROM track_sources WHERE path = ?`, path)
+}
+
+func (w *writer) set(si SourceItems) {
+	if w.err != nil {
+		return
+	}
+	if w.insItem == nil {
+		if w.insSource, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_sources (path, conn, size, mtime) VALUES (?, ?, ?, ?) RETURNING id`); w.err != nil {
+			return
+		}
+		if w.insItem, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_items (source, conn, kind, ref, type, at, state, status, note, detail, convs)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`); w.err != nil {
+			return
+		}
+		if w.insKey, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_keys (value, at, item, kind) VALUES (?, ?, ?, ?)`); w.err != nil {
+			return
+		}
+	}
+	var src int64
+	if w.err = w.insSource.QueryRowContext(w.ctx, si.Source.Path, si.Source.Conn, si.Source.Size, si.Source.MTime).Scan(&src); w.err != nil {
+		return
+	}
+	for _, it := range si.Items {
+		at := it.At.UnixMilli()
+		var id int64
+		var convs []string
+		for _, k := range it.Keys {
+			if k.Kind == KeyConv {
+				convs = append(convs, k.Value)
+			}
+		}
+		if w.err = w.insItem.QueryRowContext(w.ctx, src, it.Conn, string(it.Kind), it.Ref, it.Type, at, it.State, it.Status, it.Note, it.Detail, mustJSON(convs)).Scan(&id); w.err != nil {
+			return
+		}
+		for n, k := range it.Keys {
+			if n == keysPerItem {
+				break // bounded (see keysPerItem); a hostile file cannot flood the index
+			}
+			if _, w.err = w.insKey.ExecContext(w.ctx, k.Value, it.At.Unix(), id, string(k.Kind)); w.err != nil {
+				return
+			}
+		}
+	}
+}
+
+// Sources implements Backend.
+func (s *SQLite) Sources(ctx context.Context, prefix string) (map[string]Source, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path, conn, size, mtime FROM track_sources WHERE path >= ? AND path < ?`, prefix, prefix+"\U0010FFFF")
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	out := map[string]Source{}
+	for rows.Next() {
+		var src Source
+		if err := rows.Scan(&src.Path, &src.Conn, &src.Size, &src.MTime); err != nil {
+			return nil, classify(err)
+		}
+		out[src.Path] = src
+	}
+	return out, classify(rows.Err())
+}
+
+const itemCols = `i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, i.convs, s.path`
+
+func scanItems(rows *sql.Rows) ([]Item, error) {
+	defer rows.Close()
+	var out []Item
+	for rows.Next() {
+		var it Item
+		var kind, convs string
+		var at int64
+		if err := rows.Scan(&it.ID, &it.Conn, &kind, &it.Ref, &it.Type, &at, &it.State, &it.Status, &it.Note, &it.Detail, &convs, &it.Path); err != nil {
+			return nil, classify(err)
+		}
+		it.Kind, it.At = Kind(kind), time.UnixMilli(at).UTC()
+		var cs []string
+		_ = json.Unmarshal([]byte(convs), &cs)
+		for _, c := range cs {
+			it.Keys = append(it.Keys, Key{Kind: KeyConv, Value: c})
+		}
+		out = append(out, it)
+	}
+	return out, classify(rows.Err())
+}
+
+// Match implements Backend. The value is compared by equality or as a
+// range (prefix), never with LIKE, so '%', '_' and '*' in it are plain
+// characters.
+func (s *SQLite) Match(ctx context.Context, m Match) ([]Item, error) {
+	var where []string
+	var args []any
+	if m.Value == "" {
+		return s.matchType(ctx, m)
+	}
+	if m.Prefix {
+		where = append(where, `k.value >= ? AND k.value < ?`)
+		args = append(args, m.Value, m.Value+"\U0010FFFF")
+	} else {
+		where = append(where, `k.value = ?`)
+		args = append(args, m.Value)
+	}
+	if len(m.Kinds) > 0 {
+		ph := make([]string, len(m.Kinds))
+		for i, k := range m.Kinds {
+			ph[i] = "?"
+			args = append(args, string(k))
+		}
+		where = append(where, `k.kind IN (`+strings.Join(ph, ", ")+`)`)
+	} else {
+		where = append(where, `k.kind <> ?`)
+		args = append(args, string(KeyConv))
+	}
+	if !m.Since.IsZero() {
+		where = append(where, `k.at >= ?`)
+		args = append(args, m.Since.Unix())
+	}
+	if m.Conn != "" {
+		where = append(where, `i.conn = ?`)
+		args = append(args, m.Conn)
+	}
+	if m.Type != "" {
+		where = append(where, `i.type = ?`)
+		args = append(args, m.Type)
+	}
+	limit := m.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	args = append(args, limit)
+	// walk the value index newest first and stop at the limit; the
+	// items are read by id afterwards
+	rows, err := s.db.QueryContext(ctx, `SELECT k.item FROM track_keys k JOIN track_items i ON i.id = k.item
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY k.at DESC, k.item DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	var ids []int64
+	seen := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, classify(err)
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, classify(err)
+	}
+	byID := map[int64]Item{}
+	err = inChunks(ids, func(ph string, args []any) error {
+		rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source WHERE i.id IN (`+ph+`)`, args...)
+		if err != nil {
+			return classify(err)
+		}
+		items, err := scanItems(rows)
+		for _, it := range items {
+			byID[it.ID] = it
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Item, 0, len(ids))
+	for _, id := range ids {
+		if it, ok := byID[id]; ok {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// matchType lists the items of one type (a type: query without value).
+func (s *SQLite) matchType(ctx context.Context, m Match) ([]Item, error) {
+	where, args := []string{`i.type = ?`, `i.at >= ?`}, []any{m.Type, m.Since.UnixMilli()}
+	if m.Since.IsZero() {
+		args[1] = int64(-1 << 62)
+	}
+	if m.Conn != "" {
+		where = append(where, `i.conn = ?`)
+		args = append(args, m.Conn)
+	}
+	limit := m.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY i.at DESC, i.id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return scanItems(rows)
+}
+
+// inChunks runs fn over vals in slices small enough for any engine's
+// parameter limit.
+func inChunks[T any](vals []T, fn func(ph string, args []any) error) error {
+	const chunk = 500
+	for len(vals) > 0 {
+		n := min(chunk, len(vals))
+		ph := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+		args := make([]any, n)
+		for i, v := range vals[:n] {
+			args[i] = v
+		}
+		if err := fn(ph, args); err != nil {
+			return err
+		}
+		vals = vals[n:]
+	}
+	return nil
+}
+
+// ByConv implements Backend.
+func (s *SQLite) ByConv(ctx context.Context, convs []string) ([]Item, error) {
+	seen := map[int64]bool{}
+	var out []Item
+	err := inChunks(convs, func(ph string, args []any) error {
+		rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_keys k
+			JOIN track_items i ON i.id = k.item JOIN track_sources s ON s.id = i.source
+			WHERE k.value IN (`+ph+`) AND k.kind = ?`, append(args, string(KeyConv))...)
+		if err != nil {
+			return classify(err)
+		}
+		items, err := scanItems(rows)
+		for _, it := range items {
+			if !seen[it.ID] {
+				seen[it.ID] = true
+				out = append(out, it)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ByKind implements Backend.
+func (s *SQLite) ByKind(ctx context.Context, kind Kind, since time.Time) ([]Item, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
+		WHERE i.kind = ? AND i.at >= ? ORDER BY i.at, i.id`, string(kind), since.UnixMilli())
+	if err != nil {
+		return nil, classify(err)
+	}
+	return scanItems(rows)
+}
+
+// Meta implements Backend.
+func (s *SQLite) Meta(ctx context.Context, name string) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, name).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, classify(err)
+}
+
+// SetMeta implements Backend.
+func (s *SQLite) SetMeta(ctx context.Context, name, value string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM track_meta WHERE name = ?`, name); err != nil {
+		return classify(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO track_meta (name, value) VALUES (?, ?)`, name, value); err != nil {
+		return classify(err)
+	}
+	return classify(tx.Commit())
+}
+
+// Metas implements Backend.
+func (s *SQLite) Metas(ctx context.Context, prefix string) (map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, value FROM track_meta WHERE name >= ? AND name < ?`, prefix, prefix+"\U0010FFFF")
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var n, v string
+		if err := rows.Scan(&n, &v); err != nil {
+			return nil, classify(err)
+		}
+		out[n] = v
+	}
+	return out, classify(rows.Err())
+}
+
+// Reset implements Backend.
+func (s *SQLite) Reset(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(err)
+	}
+	defer tx.Rollback()
+	for _, t := range []string{"track_keys", "track_items", "track_sources"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+			return classify(err)
+		}
+	}
+	// the schema marker and the root numbering (paths are stored relative
+	// to numbered roots) stay
+	if _, err := tx.ExecContext(ctx, `DELETE FROM track_meta WHERE name NOT IN (?, ?) AND (name < ? OR name >= ?)`, "schema", "version", rootPrefix, rootPrefix+"\U0010FFFF"); err != nil {
+		return classify(err)
+	}
+	return classify(tx.Commit())
+}
+
+// Counts implements Backend.
+func (s *SQLite) Counts(ctx context.Context) (sources, items, keys int64, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM track_sources), (SELECT COUNT(*) FROM track_items), (SELECT COUNT(*) FROM track_keys)`).
+		Scan(&sources, &items, &keys)
+	return sources, items, keys, classify(err)
+}

@@ -1,0 +1,179 @@
+// Package find is the app's face of the tracking index: the results of a
+// find (conversations, newest first, with where each stands: answered,
+// awaiting, overdue, needs action) and the timeline of one conversation,
+// whose steps open their own screens (viewer, diff, claim panel, event
+// detail). Both are common.Screen values for the screen stacks.
+//
+// How the root opens it (wired by the app shell, not here): on `F`, or
+// `:find QUERY` on the command line, the root calls
+//
+//	s, cmd := find.New(c, owner, find.FromIndex(idx, machine.SLA()), query, openers)
+//	return common.Push(owner, s), cmd   // or tea.Batch of both
+//
+// with idx the machine's track.Index (track.LoadMachine(env).Open) and
+// openers building the step screens (see Openers); New runs the query in
+// a tea.Cmd, so the first frame never waits for the index.
+package find
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/track"
+	"github.com/nutrab2b/b2bx/tui/common"
+)
+
+// Source is what the screens need of the tracking index.
+type Source interface {
+	// Find syncs the index with the files (cheap when nothing changed)
+	// and runs the query.
+	Find(ctx context.Context, q track.Query) (track.Result, track.Stats, error)
+	// Timeline tells one conversation (reads the files of its steps).
+	Timeline(ctx context.Context, c track.Conversation) []track.Step
+}
+
+// FromIndex is the Source of a track.Index with the machine's SLAs.
+func FromIndex(x *track.Index, sla track.SLAFunc) Source { return indexSource{x: x, sla: sla} }
+
+type indexSource struct {
+	x   *track.Index
+	sla track.SLAFunc
+}
+
+func (s indexSource) Find(ctx context.Context, q track.Query) (track.Result, track.Stats, error) {
+	st, err := s.x.Sync(ctx)
+	if err != nil {
+		return track.Result{}, st, err
+	}
+	r, err := s.x.Find(ctx, q, s.sla)
+	return r, st, err
+}
+
+func (s indexSource) Timeline(ctx context.Context, c track.Conversation) []track.Step {
+	return s.x.Timeline(ctx, c)
+}
+
+// Openers build the screens a timeline step opens; each returns the
+// command that yields a common.Opened (or nil when the screen is not
+// available). A nil field means that kind of step opens nothing.
+type Openers struct {
+	Viewer func(owner common.TabID, path string) tea.Cmd             // the segment viewer on a stored file
+	Diff   func(owner common.TabID, orders, ordrsp string) tea.Cmd   // the order diff
+	Claim  func(owner common.TabID, conn, delivery string) tea.Cmd   // the claim panel of a delivery
+	Event  func(owner common.TabID, capture, eventID string) tea.Cmd // the event inspector at one event
+}
+
+// Open is the command for a step's screen, nil when there is none.
+func (o Openers) Open(owner common.TabID, op track.Opens) tea.Cmd {
+	switch op.Screen {
+	case track.OpenViewer:
+		if o.Viewer != nil {
+			return o.Viewer(owner, op.Path)
+		}
+	case track.OpenDiff:
+		if o.Diff != nil {
+			return o.Diff(owner, op.Orders, op.Path)
+		}
+	case track.OpenClaim:
+		if o.Claim != nil {
+			return o.Claim(owner, op.Conn, op.Delivery)
+		}
+	case track.OpenEvent:
+		if o.Event != nil {
+			return o.Event(owner, op.Path, op.Event)
+		}
+	}
+	return nil
+}
+
+// keyMap is the keys of both screens.
+type keyMap struct {
+	Up, Down, Top, Bottom, Open, Refresh, Close key.Binding
+}
+
+func newKeyMap() keyMap {
+	return keyMap{
+		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Top:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "first")),
+		Bottom:  key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "last")),
+		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Refresh: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "search again")),
+		Close:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q/esc", "back")),
+	}
+}
+
+// Timeout bounds one query or timeline read; said on screen when it runs
+// out.
+const Timeout = 30 * time.Second
+
+// resultMsg is a finished query, for the screen that asked (Req).
+type resultMsg struct {
+	owner common.TabID
+	req   uint64
+	res   track.Result
+	stats track.Stats
+	err   error
+}
+
+func (m resultMsg) Owner() common.TabID { return m.owner }
+
+// reqs numbers requests app-wide, so a late answer is told from a new one.
+var reqs atomic.Uint64
+
+func nextReq() uint64 { return reqs.Add(1) }
+
+// safe is the one sanitiser, for every string from the index.
+func safe(s string) string { return termsafe.String(s) }
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+// cut shortens s to w runes ("…" at the end).
+func cut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	if w == 1 {
+		return "…"
+	}
+	return string(r[:w-1]) + "…"
+}
+
+func pad(s string, w int) string {
+	s = cut(s, w)
+	if n := len([]rune(s)); n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// flagWord is a conversation's state in words (upper case, as in b2bx find).
+func flagWord(st track.UploadState) string {
+	if f := st.Flag(); f != "" {
+		return strings.ToUpper(f)
+	}
+	return "-"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
