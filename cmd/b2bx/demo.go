@@ -95,8 +95,10 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	begin := func() { w.begin(ctx, opt) }
 	t := time.AfterFunc(demoStartLatest, begin)
 	defer t.Stop()
+	release := holdTerminal(e.stdin, e.stdout)
 	err = runTUI(ctx, tui.Options{Env: w.env, StoreName: demoStoreName, Open: w.names, Demo: true,
 		Wait: w.wait, OnFirstFrame: begin, Input: e.stdin, Output: e.stdout})
+	release()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx demo: %v\n", err)
 		return exitUsage
