@@ -139,14 +139,24 @@ func (c *Client) wait(ctx context.Context, d time.Duration) error {
 func (c *Client) attempt(ctx context.Context, cl *call, n int) (resp *http.Response, err error, retriable bool) {
 	start := time.Now()
 	defer func() { c.logAttempt(ctx, cl, n, start, resp, err) }()
-	req, err := c.newRequest(ctx, cl)
+	// The attempt's own context: reading a JSON answer cancels it when
+	// the body stalls (readAnswer); closing the body releases it.
+	actx, cancel := context.WithCancelCause(ctx)
+	req, err := c.newRequest(actx, cl)
 	if err != nil {
+		cancel(nil)
 		return nil, err, false
 	}
 	if err := c.limiter.Wait(ctx); err != nil {
+		cancel(nil)
 		return nil, fmt.Errorf("%s: rate limiter: %w", cl.op, err), false
 	}
 	resp, err = c.hc.Do(req)
+	if err == nil {
+		wrapAnswer(actx, cancel, resp)
+	} else {
+		cancel(nil)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s [correlation %s]: %w", cl.op, cl.corr, context.Cause(ctx)), false
