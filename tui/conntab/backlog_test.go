@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -83,4 +85,43 @@ func TestBacklogKeepsPagesReadBeforeTheCap(t *testing.T) {
 	m = withPages(t, m, be, pages[:1], fmt.Errorf("list mailbox: %w", apiclient.ErrPaging))
 	m, _ = press(t, m, "A")
 	require.False(t, m.Status().Backlog)
+}
+
+// BenchmarkBacklogMemory loads a backlog of 100,000 entries (1000 pages,
+// the page cap at 100 per page) with A and reports the heap the tab
+// retains for it: typical entries, and every field at the longest the
+// client accepts (256-byte IDs, 64-byte informational fields).
+func BenchmarkBacklogMemory(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		max  bool
+	}{{"typical", false}, {"max-fields", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var retained float64
+			for b.Loop() {
+				m, be, _ := newTest(b, 100, 100)
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				es := testEntries(100000)
+				if bc.max {
+					for i := range es {
+						es[i].DeliveryAttemptID = fmt.Sprintf("%0256d", i)
+						es[i].MessageType = strings.Repeat("M", apiclient.MaxInfoField)
+						es[i].InterchangeID = strings.Repeat("I", apiclient.MaxInfoField)
+						es[i].Status = strings.Repeat("S", apiclient.MaxInfoField)
+					}
+				}
+				be.entries = es
+				m, _ = press(b, m, "A")
+				require.Equal(b, 100000, m.table.Len())
+				be.entries, es = nil, nil
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				retained = float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
+				runtime.KeepAlive(m)
+			}
+			b.ReportMetric(retained, "MB-held")
+		})
+	}
 }
