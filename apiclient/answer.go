@@ -54,9 +54,11 @@ func wrapAnswer(ctx context.Context, cancel context.CancelCauseFunc, resp *http.
 }
 
 // readAnswer reads at most limit bytes of resp's body, failing with an
-// error matching ErrAnswerStalled when no byte comes for c.answerIdle or
-// the body is not complete within c.answerTotal. The error says which.
-func (c *Client) readAnswer(resp *http.Response, limit int64) ([]byte, error) {
+// error matching ErrAnswerStalled when no byte comes for c.answerIdle,
+// the body is not complete within c.answerTotal, or (lease not zero: a
+// call carrying a claim token) the claim's lease ends first (at least a
+// second is given). The error says which.
+func (c *Client) readAnswer(resp *http.Response, limit int64, lease time.Time) ([]byte, error) {
 	b, ok := resp.Body.(*answerBody)
 	if !ok {
 		return io.ReadAll(io.LimitReader(resp.Body, limit))
@@ -72,6 +74,12 @@ func (c *Client) readAnswer(resp *http.Response, limit int64) ([]byte, error) {
 	if c.answerTotal > 0 {
 		timers = append(timers, time.AfterFunc(c.answerTotal, func() {
 			b.cancel(fmt.Errorf("%w: the answer was not complete within %s (the answer timeout)", ErrAnswerStalled, c.answerTotal))
+		}))
+	}
+	if !lease.IsZero() {
+		d := max(lease.Sub(c.now()), time.Second)
+		timers = append(timers, time.AfterFunc(d, func() {
+			b.cancel(fmt.Errorf("%w: the claim's lease ended (%s) before the answer was complete", ErrAnswerStalled, lease.UTC().Format(time.RFC3339)))
 		}))
 	}
 	raw, err := io.ReadAll(io.LimitReader(b, limit))

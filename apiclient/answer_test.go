@@ -122,3 +122,22 @@ func TestAnswerTimeoutDefaults(t *testing.T) {
 	require.Negative(t, env.c.answerIdle)
 	require.Negative(t, env.c.answerTotal)
 }
+
+// TestStalledAcknowledgeEndsWithTheLease: the answer of a call carrying
+// the claim token (acknowledge) is not waited for past the claim's
+// lease, even when the idle timeout is longer: the app said
+// "acknowledging…" after the lease had run out.
+func TestStalledAcknowledgeEndsWithTheLease(t *testing.T) {
+	now := time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
+	env := newEnv(t, stallingHandler(t, http.StatusOK, `{"deliveryAttemptId":`), func(cfg *Config) {
+		cfg.AnswerIdleTimeout, cfg.AnswerTimeout = time.Hour, time.Hour
+		cfg.Now = func() time.Time { return now }
+	})
+	claim := testClaim("d-1")
+	claim.ExpiresAt = now.Add(-time.Minute) // by the client's clock, the lease is over: the 1 s minimum applies
+	c := bounded(t)
+	_, err := env.c.Acknowledge(c, claim)
+	require.NoError(t, c.Err(), "ended by the lease, not the test's deadline")
+	require.ErrorIs(t, err, ErrAnswerStalled)
+	require.ErrorContains(t, err, "the claim's lease ended (2026-12-01T21:59:00Z) before the answer was complete")
+}

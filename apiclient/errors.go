@@ -139,7 +139,7 @@ const maxErrorBody = 64 << 10
 // non-JSON bodies fall back to the status.
 func (c *Client) readAPIError(cl *call, resp *http.Response) *APIError {
 	defer resp.Body.Close()
-	raw, err := c.readAnswer(resp, maxErrorBody)
+	raw, err := c.readAnswer(resp, maxErrorBody, cl.lease)
 	if err == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody)) // let the connection be reused
 	}
