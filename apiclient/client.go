@@ -95,6 +95,14 @@ type Config struct {
 	// StallTimeout aborts a payload download when no byte arrives for this
 	// long. 0 → DefaultStallTimeout; negative disables the watchdog.
 	StallTimeout time.Duration
+	// AnswerIdleTimeout fails a JSON answer (or an error's body) when no
+	// byte of its body arrives for this long after the headers; 0 →
+	// DefaultAnswerIdleTimeout, negative disables it.
+	AnswerIdleTimeout time.Duration
+	// AnswerTimeout fails a JSON answer whose body is not complete this
+	// long after the headers; 0 → DefaultAnswerTimeout, negative
+	// disables it.
+	AnswerTimeout time.Duration
 	// MaxPages bounds Pages; 0 → MaxPages.
 	MaxPages int
 }
@@ -121,6 +129,8 @@ type Client struct {
 	now     func() time.Time
 	after   func(time.Duration) <-chan time.Time
 	stall   time.Duration
+	// answerIdle and answerTotal bound reading a JSON answer's body.
+	answerIdle, answerTotal time.Duration
 }
 
 // New checks cfg and builds a Client.
@@ -171,6 +181,8 @@ func New(cfg Config) (*Client, error) {
 	if c.stall == 0 {
 		c.stall = DefaultStallTimeout
 	}
+	c.answerIdle = orDefault(cfg.AnswerIdleTimeout, DefaultAnswerIdleTimeout)
+	c.answerTotal = orDefault(cfg.AnswerTimeout, DefaultAnswerTimeout)
 	return c, nil
 }
 
@@ -275,4 +287,12 @@ func (c *Client) endpoint(query url.Values, segs ...string) string {
 		b.WriteString(query.Encode())
 	}
 	return b.String()
+}
+
+// orDefault is d, or def when d is 0.
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }

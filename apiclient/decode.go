@@ -17,7 +17,7 @@ const maxJSONBody = 4 << 20
 // or a truncated body is noticed instead of decoded into zero values.
 func (c *Client) decodeJSON(cl *call, resp *http.Response, v any) error {
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxJSONBody+1))
+	raw, err := c.readAnswer(resp, maxJSONBody+1, cl.lease)
 	if err != nil {
 		return &NetworkError{Op: cl.op, CorrelationID: cl.corr, Unclear: true, Err: fmt.Errorf("reading the answer: %w", err)}
 	}

@@ -139,8 +139,10 @@ const maxErrorBody = 64 << 10
 // non-JSON bodies fall back to the status.
 func (c *Client) readAPIError(cl *call, resp *http.Response) *APIError {
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody)) // let the connection be reused
+	raw, err := c.readAnswer(resp, maxErrorBody, cl.lease)
+	if err == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody)) // let the connection be reused
+	}
 	e := &APIError{Op: cl.op, HTTPStatus: resp.StatusCode, CorrelationID: cl.corr}
 	var body struct {
 		Error *struct {

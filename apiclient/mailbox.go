@@ -3,15 +3,20 @@ package apiclient
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
 // MaxListLimit is the largest page size the mailbox accepts.
@@ -42,7 +47,18 @@ type Page struct {
 	// it could not act on them safely (see ListMailbox); Entries holds
 	// the rest, in order.
 	Skipped []SkippedEntry `json:"skipped,omitempty"`
+	// Repeated (Pages only) are the deliveryAttemptIds (capped at 128
+	// characters, raw and untrusted) of valid entries an earlier page of
+	// the same walk already listed: the server repeated them, so they are
+	// left out of Entries and counted once.
+	Repeated []string `json:"repeated,omitempty"`
 }
+
+// MaxInfoField bounds interchangeId, messageType, status and createdAt:
+// an EDIFACT message type is 6 letters, an interchange reference 14
+// characters. An entry with a longer one is skipped (a 30 KB
+// "messageType" is not one, and a listing of them filled gigabytes).
+const MaxInfoField = 64
 
 // SkippedEntry is a listed entry the client refused.
 type SkippedEntry struct {
@@ -67,6 +83,16 @@ const MaxPages = 1000
 // the server already returned, hasMore without a nextCursor, or more than
 // MaxPages pages.
 var ErrPaging = errors.New("mailbox paging does not end")
+
+// ErrPageCap matches (besides ErrPaging) the error of a walk stopped at
+// Config.MaxPages: the pages read before it are real entries (a backlog
+// of 100,000 fills 1000 pages), to show with the error, not drop.
+var ErrPageCap = errors.New("mailbox listing stopped at the page cap")
+
+type pageCapError struct{ error }
+
+func (e pageCapError) Unwrap() error        { return e.error }
+func (e pageCapError) Is(target error) bool { return target == ErrPageCap }
 
 // mailboxBody is the wire shape; pointers notice missing members. Entries
 // are decoded one by one so one bad entry does not hide the others.
@@ -104,7 +130,12 @@ type wireEntry struct {
 //     safely);
 //   - payloadSha256 missing or not 64 hex digits (nothing to verify
 //     against);
-//   - an entry that is not a JSON object or has a member of the wrong type.
+//   - an entry that is not a JSON object or has a member of the wrong type;
+//   - interchangeId, messageType, status or createdAt longer than
+//     MaxInfoField bytes.
+//
+// A page with more than MaxListLimit entries breaks the contract and is
+// an error (ErrUnexpected): what the client holds stays bounded.
 //
 // interchangeId, messageType and status are informational and kept as
 // sent (untrusted text); a missing or unreadable createdAt becomes the
@@ -136,6 +167,9 @@ func (c *Client) ListMailbox(ctx context.Context, limit int, cursor string) (*Pa
 	}
 	if *body.Meta.HasMore && body.Meta.NextCursor == "" {
 		return nil, fmt.Errorf("%w: %w", ErrPaging, garbage(cl, resp, "mailbox says hasMore but gives no nextCursor"))
+	}
+	if n := len(*body.Data); n > MaxListLimit {
+		return nil, garbage(cl, resp, "mailbox page holds %d entries, more than the limit of %d", n, MaxListLimit)
 	}
 	p := &Page{Entries: make([]Entry, 0, len(*body.Data)), HasMore: *body.Meta.HasMore, CorrelationID: cl.corr}
 	if p.HasMore {
@@ -190,14 +224,22 @@ func decodeEntry(raw json.RawMessage, seen map[string]bool) (e Entry, id, reason
 	case !isSHA256Hex(*w.PayloadSHA256):
 		return Entry{}, id, "payloadSha256 is not 64 hex digits"
 	}
+	for _, f := range []struct{ name, v string }{{"interchangeId", w.InterchangeID}, {"messageType", w.MessageType},
+		{"status", w.Status}, {"createdAt", w.CreatedAt}} {
+		if len(f.v) > MaxInfoField {
+			return Entry{}, id, fmt.Sprintf("%s is %d bytes long, more than %d", f.name, len(f.v), MaxInfoField)
+		}
+	}
 	seen[id] = true
 	created, _ := time.Parse(time.RFC3339Nano, w.CreatedAt)
 	return Entry{DeliveryAttemptID: id, InterchangeID: w.InterchangeID, MessageType: w.MessageType,
 		PayloadSize: *w.PayloadSize, PayloadSHA256: *w.PayloadSHA256, Status: w.Status, CreatedAt: created}, id, ""
 }
 
-// Pages iterates over all pages, following the cursor unchanged. It stops
-// after the first error, which it yields with a nil page. Paging that
+// Pages iterates over all pages, following the cursor unchanged. An
+// entry an earlier page already listed (same deliveryAttemptId) is moved
+// from Entries to the page's Repeated: each delivery is counted once. It
+// stops after the first error, which it yields with a nil page. Paging that
 // would not end is an error matching ErrPaging: a cursor the server
 // already returned (also ErrUnexpected), hasMore without a nextCursor, or
 // more than Config.MaxPages (default MaxPages) pages.
@@ -209,12 +251,22 @@ func (c *Client) Pages(ctx context.Context, limit int) iter.Seq2[*Page, error] {
 	return func(yield func(*Page, error) bool) {
 		cursor := ""
 		seen := map[string]bool{}
+		ids := map[[sha256.Size]byte]struct{}{} // IDs listed so far, hashed: bounded memory
 		for n := 1; ; n++ {
 			p, err := c.ListMailbox(ctx, limit, cursor)
 			if err != nil {
 				yield(nil, err)
 				return
 			}
+			p.Entries = slices.DeleteFunc(p.Entries, func(e Entry) bool {
+				k := sha256.Sum256([]byte(e.DeliveryAttemptID))
+				if _, dup := ids[k]; dup {
+					p.Repeated = append(p.Repeated, capRunes(e.DeliveryAttemptID, 128))
+					return true
+				}
+				ids[k] = struct{}{}
+				return false
+			})
 			if !yield(p, nil) || !p.HasMore {
 				return
 			}
@@ -225,9 +277,9 @@ func (c *Client) Pages(ctx context.Context, limit int) iter.Seq2[*Page, error] {
 					Action:  "the server's answer breaks the API contract; tell the operator with the correlation ID"}))
 				return
 			case n >= maxPages:
-				yield(nil, fmt.Errorf("list mailbox: %w: stopped after %d pages and the server still says hasMore [correlation %s]; "+
+				yield(nil, pageCapError{fmt.Errorf("list mailbox: %w: stopped after %d pages and the server still says hasMore [correlation %s]; "+
 					"process or acknowledge entries to shrink the mailbox, or continue from the last page's cursor; if it never ends, tell the operator (the server breaks the API contract)",
-					ErrPaging, n, p.CorrelationID))
+					ErrPaging, n, p.CorrelationID)})
 				return
 			}
 			seen[p.NextCursor] = true
@@ -247,4 +299,42 @@ func isSHA256Hex(s string) bool {
 		}
 	}
 	return true
+}
+
+// RepeatTally counts the entries a walk of Pages found repeated (Page.Repeated)
+// in bounded memory: how many, and the first few distinct IDs.
+type RepeatTally struct {
+	N     int      // repeated listings in all
+	First []string // up to 5 distinct IDs, raw (sanitised by Note)
+}
+
+// Add counts one page's Repeated.
+func (t *RepeatTally) Add(ids []string) {
+	for _, id := range ids {
+		t.N++
+		if len(t.First) < 5 && !slices.Contains(t.First, id) {
+			t.First = append(t.First, id)
+		}
+	}
+}
+
+// Note is the one text both faces show ("" when nothing was repeated).
+func (t RepeatTally) Note() string {
+	if t.N == 0 {
+		return ""
+	}
+	names := make([]string, len(t.First))
+	for i, id := range t.First {
+		names[i] = termsafe.String(id)
+	}
+	more := ""
+	if t.N > len(t.First) {
+		more = ", …"
+	}
+	what := "entries"
+	if t.N == 1 {
+		what = "entry"
+	}
+	return fmt.Sprintf("the server listed %d %s again on a later page (%s%s); each delivery is counted once",
+		t.N, what, strings.Join(names, ", "), more)
 }

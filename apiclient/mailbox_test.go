@@ -77,6 +77,7 @@ func TestPagesStopsOnRepeatedCursorAndErrors(t *testing.T) {
 			require.ErrorIs(t, err, ErrUnexpected)
 			require.ErrorIs(t, err, ErrPaging)
 			require.ErrorContains(t, err, "already returned")
+			require.NotErrorIs(t, err, ErrPageCap, "a looping cursor is not a cap")
 			require.Nil(t, p)
 			continue
 		}
@@ -125,6 +126,7 @@ func TestPagesStopsAfterMaxPages(t *testing.T) {
 			require.Equal(t, int64(tt.want), n.Load(), "no request after the limit")
 			require.ErrorIs(t, last, ErrPaging)
 			require.ErrorContains(t, last, fmt.Sprintf("stopped after %d pages", tt.want))
+			require.ErrorIs(t, last, ErrPageCap, "the pages read are real: callers keep them")
 		})
 	}
 }

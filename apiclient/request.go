@@ -103,17 +103,20 @@ func (c *Client) planRetry(ctx context.Context, cl *call, attempt int, lastErr e
 	now := c.now()
 	ev.NextAt = now.Add(ev.Wait)
 	dl, hasDeadline := ctx.Deadline()
+	refuse := func(why string, errs ...error) (RetryEvent, error) {
+		return ev, &RetryRefusedError{Op: cl.op, Why: why, Wait: ev.Wait, NextAt: ev.NextAt, errs: append(errs, lastErr)}
+	}
 	switch {
 	case ev.FromRetryAfter && ev.Wait > MaxRetryAfter:
-		return ev, fmt.Errorf("%s: not retrying: the server asks to wait %s (Retry-After), longer than the %s the client waits; try again after %s: %w: %w",
-			cl.op, ev.Wait, MaxRetryAfter, ev.NextAt.UTC().Format(time.RFC3339), ErrRetryTooLong, lastErr)
+		return refuse(fmt.Sprintf("the server asks to wait %s (Retry-After), longer than the %s the client waits; try again after %s",
+			ev.Wait, MaxRetryAfter, ev.NextAt.UTC().Format(time.RFC3339)), ErrRetryTooLong)
 	case !cl.lease.IsZero() && now.Add(ev.Wait+LeaseMargin).After(cl.lease):
-		return ev, fmt.Errorf("%s: not retrying: the next attempt in %s (plus a %s margin) would end after the claim's lease (expires %s); nothing was acknowledged and the entry becomes due again when the lease runs out: %w: %w",
-			cl.op, ev.Wait, LeaseMargin, cl.lease.UTC().Format(time.RFC3339), ErrLeaseTooShort, lastErr)
+		return refuse(fmt.Sprintf("the next attempt in %s (plus a %s margin) would end after the claim's lease (expires %s); nothing was acknowledged and the entry becomes due again when the lease runs out",
+			ev.Wait, LeaseMargin, cl.lease.UTC().Format(time.RFC3339)), ErrLeaseTooShort)
 	case hasDeadline && ev.Wait > 0 && ev.Wait > time.Until(dl):
 		// The deadline is on the real clock, whatever c.now says.
-		return ev, fmt.Errorf("%s: not retrying: the next attempt in %s would start after the deadline (%s left): %w: %w: %w",
-			cl.op, ev.Wait, time.Until(dl).Round(time.Millisecond), ErrRetryTooLong, context.DeadlineExceeded, lastErr)
+		return refuse(fmt.Sprintf("the next attempt in %s would start after the deadline (%s left)",
+			ev.Wait, time.Until(dl).Round(time.Millisecond)), ErrRetryTooLong, context.DeadlineExceeded)
 	}
 	return ev, nil
 }
@@ -139,14 +142,24 @@ func (c *Client) wait(ctx context.Context, d time.Duration) error {
 func (c *Client) attempt(ctx context.Context, cl *call, n int) (resp *http.Response, err error, retriable bool) {
 	start := time.Now()
 	defer func() { c.logAttempt(ctx, cl, n, start, resp, err) }()
-	req, err := c.newRequest(ctx, cl)
+	// The attempt's own context: reading a JSON answer cancels it when
+	// the body stalls (readAnswer); closing the body releases it.
+	actx, cancel := context.WithCancelCause(ctx)
+	req, err := c.newRequest(actx, cl)
 	if err != nil {
+		cancel(nil)
 		return nil, err, false
 	}
 	if err := c.limiter.Wait(ctx); err != nil {
+		cancel(nil)
 		return nil, fmt.Errorf("%s: rate limiter: %w", cl.op, err), false
 	}
 	resp, err = c.hc.Do(req)
+	if err == nil {
+		wrapAnswer(actx, cancel, resp)
+	} else {
+		cancel(nil)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s [correlation %s]: %w", cl.op, cl.corr, context.Cause(ctx)), false

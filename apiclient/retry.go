@@ -44,6 +44,38 @@ var ErrLeaseTooShort = errors.New("the claim's lease ends before the next attemp
 // retried (and context.DeadlineExceeded for the deadline case).
 var ErrRetryTooLong = errors.New("the next attempt would come too late")
 
+// RetryRefusedError is a retry that was not scheduled (it matches
+// ErrRetryTooLong or ErrLeaseTooShort, and wraps the failure that would
+// have been retried). Refusal is the sentence both faces show: what the
+// wait was and when to try again.
+type RetryRefusedError struct {
+	Op string
+	// Why says why there is no retry, e.g. "the server asks to wait 48h0m0s
+	// (Retry-After), longer than the 24h0m0s the client waits; try again
+	// after 2026-12-03T23:29:29Z".
+	Why string
+	// Wait is the wait that was refused; NextAt when the attempt would
+	// have been (the server's Retry-After says to try again then).
+	Wait   time.Duration
+	NextAt time.Time
+	errs   []error // the sentinels, then the failure
+}
+
+// Error is the CLI's text: "op: not retrying: why: sentinel: failure".
+func (e *RetryRefusedError) Error() string {
+	s := e.Op + ": " + e.Refusal()
+	for _, err := range e.errs {
+		s += ": " + err.Error()
+	}
+	return s
+}
+
+// Refusal is "not retrying: " + Why.
+func (e *RetryRefusedError) Refusal() string { return "not retrying: " + e.Why }
+
+// Unwrap gives the sentinels and the failure.
+func (e *RetryRefusedError) Unwrap() []error { return e.errs }
+
 // RetryPolicy controls retries of transient failures (network errors where
 // repeating is safe, 503, 429). 4xx answers are never retried.
 //

@@ -91,7 +91,7 @@ func TestIssuesCappedSplit(t *testing.T) {
 	require.Equal(t, 2000, omittedIssue(t, d, CodeUNAInvalid).Omitted)
 	// Prefixes that end in each segment of an interchange, so that some
 	// split guesses hold and the second half's scan is joined.
-	require.Positive(t, checkSplits(t, data, []int{splitPrefix, splitPrefix + 10, splitPrefix + 20, splitPrefix + 40}, spread(data, 8)))
+	require.Positive(t, checkSplits(t, data, []int{splitPrefix, splitPrefix + 10, splitPrefix + 20, splitPrefix + 40}, spread(data, 3)))
 }
 
 // TestStructureOmittedCounts: a message with more structure problems than

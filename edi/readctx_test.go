@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 func TestReadAllContextLimit(t *testing.T) {
@@ -89,7 +89,7 @@ func TestReadAllContextWakesPipe(t *testing.T) {
 	defer r.Close()
 	_, err = w.Write([]byte("UNB+"))
 	require.NoError(t, err)
-	before := runtime.NumGoroutine()
+	before := goleak.IgnoreCurrent()
 	ctx, cancel := context.WithCancel(context.Background())
 	got := make(chan error, 1)
 	go func() {
@@ -182,7 +182,7 @@ func TestOpenFileContextFIFO(t *testing.T) {
 	// A writer that holds the FIFO open and sends nothing: the read is
 	// woken (its goroutine ends before anything is written) and the FIFO
 	// closed.
-	before := runtime.NumGoroutine()
+	before := goleak.IgnoreCurrent()
 	opened := make(chan *os.File, 1)
 	go func() {
 		w, _ := os.OpenFile(fifo, os.O_WRONLY, 0)
@@ -202,13 +202,20 @@ func TestOpenFileContextFIFO(t *testing.T) {
 	requireReaderGone(t, w)
 }
 
-// requireGoroutines waits at most 10 s until no more than n goroutines
-// run (not with Eventually: its own goroutine would count).
-func requireGoroutines(t *testing.T, n int, what string) {
+// requireGoroutines waits at most 10 s until no goroutine runs but those
+// that ran at before (goleak.IgnoreCurrent): only the goroutines started
+// since count, not the whole process's (the count of all goroutines
+// rose and fell with other tests' leftovers and failed 1 run in 3).
+func requireGoroutines(t *testing.T, before goleak.Option, what string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > n; time.Sleep(time.Millisecond) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := goleak.Find(before) // retries for a while itself
+		if err == nil {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: its goroutine still runs", what)
+			t.Fatalf("%s: its goroutine still runs: %v", what, err)
 		}
 	}
 }

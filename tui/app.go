@@ -134,12 +134,18 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 // (SIGINT/SIGTERM). The alternate screen is used, the mouse is left to
 // the terminal (so IDs and hashes can be selected and copied). When Run
 // returns, every tab is closed: running work cancelled, leases released.
+//
+// Run catches no signal itself: the caller owns them and cancels ctx
+// (cmd/b2bx's notifyInterrupt). Bubble Tea's own handler would race the
+// caller's for the same SIGTERM and could hang the app: it blocks sending
+// its quit to an event loop already ended by the cancelled ctx, and the
+// program waits for it forever.
 func Run(ctx context.Context, opts Options) error {
 	m, err := NewApp(ctx, opts)
 	if err != nil {
 		return err
 	}
-	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}
+	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}

@@ -187,7 +187,8 @@ func TestReserveUploadAcrossProcesses(t *testing.T) {
 	cmds := make([]*exec.Cmd, procs)
 	for i := range cmds {
 		cmds[i] = exec.Command(os.Args[0], "-test.run=^TestReserveUploadAcrossProcesses$", "-test.count=1")
-		cmds[i].Env = append(os.Environ(), "SPOOL_HELPER_ROOT="+s.Root(), fmt.Sprintf("SPOOL_HELPER_ID=p%d", i))
+		cmds[i].Env = append(os.Environ(), "SPOOL_HELPER_ROOT="+s.Root(), fmt.Sprintf("SPOOL_HELPER_ID=p%d", i),
+			"GORACE=atexit_sleep_ms=0") // a race-enabled child would sleep 1 s at exit
 		require.NoError(t, cmds[i].Start())
 	}
 	for _, c := range cmds {

@@ -50,8 +50,10 @@ func runApp(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "b2bx: %v\n", err)
 		return exitUsage
 	}
+	release := holdTerminal(e.stdin, e.stdout)
 	err = runTUI(ctx, tui.Options{Env: session.Env{Getenv: e.getenv, Store: store}, StoreName: "the OS keyring",
 		Input: e.stdin, Output: e.stdout})
+	release()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(e.stderr, "b2bx: %v\n", err)
 		return exitUsage

@@ -142,9 +142,11 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	defer t.Stop()
 	log := logview.New(logview.DefaultCapacity, slog.LevelInfo)
 	slog.New(log).Info("demo: ORDERS to upload (PO-4711 answered, PO-4712 rejected, PO-4713 never answered): :upload " + filepath.Join(w.dir, "orders"))
+	release := holdTerminal(e.stdin, e.stdout)
 	err = runTUI(ctx, tui.Options{Env: w.env, StoreName: demoStoreName, Open: w.names, Demo: true,
 		Wait: w.wait, OnFirstFrame: begin, Input: e.stdin, Output: e.stdout,
 		EventsListenAddr: w.eventsAddr, EventsDir: filepath.Join(w.dir, "webhook-captures"), Log: log})
+	release()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx demo: %v\n", err)
 		return exitUsage

@@ -24,6 +24,9 @@ type mailboxJSON struct {
 	// Skipped are listed entries the client refused (bad ID, size or
 	// hash; above 16 MiB): not processable, reported, never dropped silently.
 	Skipped []apiclient.SkippedEntry `json:"skipped,omitempty"`
+	// Repeated (--all) counts entries the server listed again on a later
+	// page: each is in entries once.
+	Repeated int `json:"repeated,omitempty"`
 }
 
 func runMailboxLs(ctx context.Context, e *env, args []string) int {
@@ -58,12 +61,18 @@ func runMailboxLs(ctx context.Context, e *env, args []string) int {
 	}
 	out := mailboxJSON{Entries: []apiclient.Entry{}}
 	if *all {
+		var rep apiclient.RepeatTally
 		for page, err := range ac.client.Pages(ctx, *limit) {
 			if err != nil {
 				return fail(e, "mailbox ls", *asJSON, exitAPI, err)
 			}
 			out.Entries = append(out.Entries, page.Entries...)
 			out.Skipped = append(out.Skipped, page.Skipped...)
+			rep.Add(page.Repeated)
+		}
+		out.Repeated = rep.N
+		if note := rep.Note(); note != "" {
+			fmt.Fprintf(e.stderr, "b2bx mailbox ls: %s\n", note)
 		}
 	} else {
 		page, err := ac.client.ListMailbox(ctx, *limit, *cursor)

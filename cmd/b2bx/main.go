@@ -58,9 +58,16 @@ func main() { os.Exit(realMain(os.Args[1:])) }
 
 // realMain runs one command with the process's stdio and environment.
 func realMain(args []string) int {
-	ctx, stop := notifyInterrupt(context.Background(), os.Stderr, os.Exit)
+	ctx, stop := notifyInterrupt(context.Background(), os.Stderr, hardExit)
 	defer stop()
 	return run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, args)
+}
+
+// hardExit ends the process at once (a second signal): the terminal of a
+// running app is restored first (holdTerminal).
+func hardExit(code int) {
+	runHardExitHooks()
+	os.Exit(code)
 }
 
 // exitInterrupted is the exit code of a second Ctrl-C (128 + SIGINT).
@@ -70,6 +77,12 @@ const exitInterrupted = 130
 // cancels, so the command stops cleanly (nothing acknowledged, staged
 // files removed). A second signal exits at once with 130: the way out of
 // a step that does not honour the context. stop ends the watch.
+//
+// It is the process's one owner of SIGINT and SIGTERM: the full-screen
+// programs (the app, view) run without Bubble Tea's own handler, which
+// raced this one and could hang the app on a single SIGTERM (its
+// handler blocked sending a quit to an event loop that had already
+// ended on the cancelled context).
 func notifyInterrupt(parent context.Context, stderr io.Writer, exit func(int)) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sigs := make(chan os.Signal, 2)

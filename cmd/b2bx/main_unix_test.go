@@ -34,6 +34,8 @@ func TestInterruptChild(t *testing.T) {
 		time.Sleep(time.Hour) // deaf to the context from here on
 		return exitOK
 	}})
+	// What an app registers (holdTerminal): run before the hard exit.
+	onHardExit(func() { fmt.Println("terminal restored") })
 	os.Exit(realMain([]string{"zz-stuck"}))
 }
 
@@ -55,8 +57,14 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	require.Equal(t, "cancelled", lines.Text(), "the first signal cancels the command's context")
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	var rest []string
 	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+	go func() {
+		for lines.Scan() { // read to the end before Wait closes the pipe
+			rest = append(rest, lines.Text())
+		}
+		waited <- cmd.Wait()
+	}()
 	select {
 	case err = <-waited:
 	case <-time.After(20 * time.Second):
@@ -65,6 +73,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	var ee *exec.ExitError
 	require.True(t, errors.As(err, &ee), "%v", err)
 	require.Equal(t, exitInterrupted, ee.ExitCode(), stderr.String())
+	require.Equal(t, []string{"terminal restored"}, rest, "the hard exit restores the terminal first")
 	require.Contains(t, stderr.String(), "press Ctrl-C again to quit at once")
 	require.Contains(t, stderr.String(), "quitting now")
 }

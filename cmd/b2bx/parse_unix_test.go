@@ -71,7 +71,8 @@ func startParseChild(t *testing.T, stdin io.Reader, signalAt string, args ...str
 	t.Helper()
 	c := &parseChild{stderr: make(chan string, 100), waited: make(chan error, 1)}
 	c.cmd = exec.Command(os.Args[0], "-test.run=^TestParseChild$", "-test.count=1")
-	c.cmd.Env = append(os.Environ(), envParseChild+"="+strings.Join(append([]string{"parse"}, args...), "\x1f"), envParseSignalAt+"="+signalAt)
+	c.cmd.Env = append(os.Environ(), envParseChild+"="+strings.Join(append([]string{"parse"}, args...), "\x1f"), envParseSignalAt+"="+signalAt,
+		"GORACE=atexit_sleep_ms=0") // a race-enabled child would sleep 1 s at exit
 	c.cmd.Stdin = stdin
 	c.cmd.Stdout = &c.stdout
 	errPipe, err := c.cmd.StderrPipe()

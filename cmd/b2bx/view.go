@@ -19,11 +19,12 @@ func init() {
 	register(&command{name: "view", summary: "browse an EDIFACT file in the terminal: envelope, verdict, summary, segments, issues, search, raw bytes", run: runView})
 }
 
-// runViewer runs the viewer program until the user quits; tests replace
-// it (they have no terminal).
+// runViewer runs the viewer program until the user quits or ctx ends;
+// tests replace it (they have no terminal). Signals are notifyInterrupt's
+// alone (see tui.Run for why Bubble Tea's handler is off).
 var runViewer = func(ctx context.Context, in io.Reader, out io.Writer, src *viewer.Source) error {
 	m := viewer.NewStandalone(common.New(), src, viewer.Options{})
-	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)).Run()
+	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithInput(in), tea.WithOutput(out)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // interrupted: a normal end
 	}
@@ -53,7 +54,10 @@ func runView(ctx context.Context, e *env, args []string) int {
 	}
 	// The viewer owns the file (a mapping for large ones) until here.
 	defer src.Close()
-	if err := runViewer(ctx, e.stdin, e.stdout, src); err != nil {
+	release := holdTerminal(e.stdin, e.stdout)
+	err = runViewer(ctx, e.stdin, e.stdout, src)
+	release()
+	if err != nil {
 		fmt.Fprintf(e.stderr, "b2bx view: %s\n", termsafe.String(err.Error()))
 		return exitUsage
 	}

@@ -3,6 +3,7 @@ package conntab
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +26,10 @@ type backlogState struct {
 	byStatus []count
 	oldest   time.Time
 	loadedAt time.Time
+	repeat   string // the server listed entries again ("" when not)
+	// cut: the load stopped at the page cap (apiclient.MaxPages) while
+	// the server still listed more; the totals count what was read.
+	cut bool
 }
 
 type count struct {
@@ -50,6 +55,7 @@ func (m Model) loadBacklog() (Model, tea.Cmd) {
 			msg.pages++
 			msg.entries = append(msg.entries, p.Entries...)
 			msg.skipped = append(msg.skipped, p.Skipped...)
+			msg.repeat.Add(p.Repeated)
 			j.pages.Store(int64(msg.pages))
 			j.entries.Store(int64(len(msg.entries)))
 		}
@@ -64,7 +70,10 @@ func (m Model) onBacklog(msg backlogMsg) (Model, tea.Cmd) {
 	j := m.list
 	j.finish()
 	m.list = nil
-	if msg.err != nil {
+	// Stopped at the page cap: what was read is a real backlog (100,000
+	// entries at 1000 pages), shown with the error instead of dropped.
+	cut := errors.Is(msg.err, apiclient.ErrPageCap)
+	if msg.err != nil && !cut {
 		if j.cancelled && j.retry == nil {
 			return m, infoCmd(fmt.Sprintf("backlog load cancelled after %d pages; the page view is unchanged", msg.pages))
 		}
@@ -72,17 +81,23 @@ func (m Model) onBacklog(msg backlogMsg) (Model, tea.Cmd) {
 	}
 	m.view = viewBacklog
 	m.back = totals(msg, m.c.Now())
+	m.back.cut = cut
 	m.table.SetRows(msg.entries, nil)
 	m.markClaimed()
-	if len(msg.skipped) > 0 {
-		return m, m.skippedNote(msg.skipped, "")
+	var cmds []tea.Cmd
+	if cut {
+		_, c := m.listFailed(j, msg.err, false)
+		cmds = append(cmds, c)
 	}
-	return m, nil
+	if len(msg.skipped) > 0 {
+		cmds = append(cmds, m.skippedNote(msg.skipped, ""))
+	}
+	return m, tea.Batch(cmds...)
 }
 
 // totals counts the backlog by type and status and finds the oldest entry.
 func totals(msg backlogMsg, now time.Time) *backlogState {
-	b := &backlogState{pages: msg.pages, entries: len(msg.entries), skipped: len(msg.skipped), loadedAt: now}
+	b := &backlogState{pages: msg.pages, entries: len(msg.entries), skipped: len(msg.skipped), loadedAt: now, repeat: msg.repeat.Note()}
 	types, statuses := map[string]int{}, map[string]int{}
 	for _, e := range msg.entries {
 		types[e.MessageType]++
@@ -142,6 +157,12 @@ func (m Model) backlogLines() []string {
 	}
 	if b.skipped > 0 {
 		lines = append(lines, s.Warn.Render(fmt.Sprintf("  %s %d listed entries could not be used and are not shown", s.Marks.Warn, b.skipped)))
+	}
+	if b.repeat != "" {
+		lines = append(lines, s.Warn.Render(fmt.Sprintf("  %s %s", s.Marks.Warn, b.repeat)))
+	}
+	if b.cut {
+		lines = append(lines, s.Warn.Render(fmt.Sprintf("  %s stopped after %d pages: the server lists more; these totals count the entries read", s.Marks.Warn, b.pages)))
 	}
 	return lines
 }

@@ -1,6 +1,7 @@
 package conntab
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -105,6 +106,17 @@ func describe(err error, corr string) apiErrorMsg {
 	}
 	if errors.Is(err, apiclient.ErrLeaseTooShort) {
 		e.action = "nothing was acknowledged; the entry becomes due again when the lease runs out: claim it again then"
+	}
+	// A retry that was not made: the same sentence as the CLI's (the wait,
+	// and when to try again), not just the answer that was not retried.
+	var rr *apiclient.RetryRefusedError
+	if errors.As(err, &rr) {
+		if ae != nil { // the text is the answer's alone: add the refusal
+			e.text = capText(e.text + " — " + termsafe.String(rr.Refusal()))
+		}
+		if errors.Is(err, apiclient.ErrRetryTooLong) && !errors.Is(err, context.DeadlineExceeded) {
+			e.action = "try again after " + rr.NextAt.Local().Format("2006-01-02 15:04") + " (the server's Retry-After)"
+		}
 	}
 	return e
 }

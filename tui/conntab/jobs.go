@@ -38,6 +38,7 @@ type (
 		entries []apiclient.Entry
 		skipped []apiclient.SkippedEntry
 		pages   int
+		repeat  apiclient.RepeatTally // entries a later page listed again (counted once)
 		err     error
 	}
 	claimMsg struct {
