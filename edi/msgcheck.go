@@ -280,7 +280,7 @@ func (c *msgChecker) namesResolver(m *Message, syntax int) (dict.Resolver, strin
 // segments always resolve.
 func namesResolverFor(m *Message, syntax int, id string) (dict.Resolver, string) {
 	r, _ := dict.NewResolver(m.Version, m.Release, syntax)
-	note := "no directory structure for " + id + " (b2bx checks ORDERS, ORDRSP, APERAK in D.96A and D.24A/D.25A, and CONTRL); envelope checks only"
+	note := "no directory structure for " + id + " (b2bx checks every D.96A message, ORDERS, ORDRSP, APERAK in D.24A/D.25A, and CONTRL); envelope checks only"
 	if r.Dir != 0 || m.Version != "D" || len(m.Release) != 3 {
 		return r, note
 	}
