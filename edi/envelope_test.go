@@ -134,6 +134,11 @@ func TestEnvelopeRules(t *testing.T) {
 		{"bom.edi", []wantIssue{{CodeBOM, W, 0, -1, "", 0}}},
 		{"hard_wrapped.edi", []wantIssue{{CodeLineBreakInSegment, W, 0, 1, "UNB", 0}}},
 		{"bare_message.edi", []wantIssue{{CodeBareMessage, W, 0, 0, "UNH", 0}}},
+		{"errors/duplicate_refs.edi", []wantIssue{
+			{CodeGroupRefDuplicate, E, 26, 8, "1030+G1+UN+D:96A'\nUNH+7+ORDERS:D:96A:UN'\nBGM+220+PO-2", 5},
+			{CodeMessageRefDuplicate, E, 26, 9, "7+ORDERS:D:96A:UN'\nBGM+220+PO-2", 0},
+			{CodeInterchangeRefDuplicate, E, 26, 16, "DUP1'\nUNH+7+ORDERS:D:96A:UN'\nBGM+220+PO-3", 0},
+		}},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {

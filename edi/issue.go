@@ -96,6 +96,11 @@ const (
 	CodeContrlVersion        Code = "CONTRL_VERSION_MISMATCH"      // CONTRL 4:1 under syntax 3, or 2:2/D:3 under syntax 4
 	CodeContrlVersionUnknown Code = "CONTRL_VERSION_UNKNOWN"       // CONTRL version other than 2:2, D:3, 4:1 (warning)
 
+	// References that must be unique (errors, 0085 code 26: duplicate detected).
+	CodeMessageRefDuplicate     Code = "MESSAGE_REF_DUPLICATE"     // two UNH with the same 0062 in one interchange
+	CodeGroupRefDuplicate       Code = "GROUP_REF_DUPLICATE"       // two UNG with the same 0048 in one interchange
+	CodeInterchangeRefDuplicate Code = "INTERCHANGE_REF_DUPLICATE" // two UNB with the same sender, recipient and 0020 in one input
+
 	// CodeIssuesOmitted stands for the issues of one code (and severity)
 	// beyond the first maxIssuesPerCode (1000), which are counted, not
 	// listed; Issue.Omitted says how many.

@@ -47,6 +47,7 @@ func (d *Document) checkMessages() *issueLog {
 		m := &d.Messages[k]
 		c.checkStructure(m)
 	}
+	c.checkDuplicates()
 	return &c.log
 }
 

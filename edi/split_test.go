@@ -218,7 +218,10 @@ func TestIndexSplitRandom(t *testing.T) {
 // joined in place and sized exactly.
 func TestIndexSplitLarge(t *testing.T) {
 	one := generateOrders(2*splitMin, "\r\n")
-	many := bytes.Repeat(generateOrders(40<<10, "\n"), 60)
+	var many []byte // 60 interchanges, each with its own control reference
+	for i := 0; i < 60; i++ {
+		many = append(many, bytes.ReplaceAll(generateOrders(40<<10, "\n"), []byte("BENCH000001"), fmt.Appendf(nil, "BENCH%06d", i))...)
+	}
 	for _, data := range [][]byte{one, many} {
 		want, err := indexWith(data, (*scanner).run)
 		require.NoError(t, err)
