@@ -33,8 +33,8 @@ func classTable(id string, cs Charset, dia *dialect) *[256]uint8 {
 			}
 		case cs == CharsetASCII:
 			t[c] = chEightBit
-		case cs == CharsetUTF8:
-			t[c] = chOK // utf8.Valid decides
+		case cs == CharsetUTF8, cs == CharsetISO2022:
+			t[c] = chOK // utf8.Valid decides; ISO 2022 code extension is not checked byte by byte
 		case c < 0xA0:
 			t[c] = chC1
 		default:
@@ -55,6 +55,9 @@ func classTable(id string, cs Charset, dia *dialect) *[256]uint8 {
 	}
 	if s.HasRepetition {
 		t[s.Repetition] = chOK
+	}
+	if cs == CharsetISO2022 {
+		t[0x1B] = chOK // ESC starts the code extension sequences of UNOX
 	}
 	if dia.crGap {
 		t['\r'] = chOK

@@ -39,21 +39,22 @@ type Code string
 
 // Issue codes found by Parse. See the package documentation for the rules.
 const (
-	CodeEmptyInput          Code = "EMPTY_INPUT"             // the data is empty or only line breaks
-	CodeBOM                 Code = "UTF8_BOM"                // a UTF-8 byte order mark precedes the data
-	CodeJunk                Code = "JUNK_BEFORE_INTERCHANGE" // bytes that are not EDIFACT before UNA/UNB
-	CodeTrailingData        Code = "TRAILING_DATA"           // padding (spaces, NUL, ^Z) after the last segment
-	CodeUnterminated        Code = "SEGMENT_UNTERMINATED"    // the data ends inside a segment
-	CodeDanglingRelease     Code = "RELEASE_DANGLING"        // the data ends with a release character that escapes nothing
-	CodeReleaseInvalid      Code = "RELEASE_INVALID"         // release character before a character that needs no escaping
-	CodeLineBreakInSegment  Code = "LINE_BREAK_IN_SEGMENT"   // CR/LF inside a segment (hard-wrapped file)
-	CodeTagInvalid          Code = "TAG_INVALID"             // segment tag is not 3 upper-case letters/digits
-	CodeSegmentEmpty        Code = "SEGMENT_EMPTY"           // two segment terminators in a row
-	CodeTrailingSeparator   Code = "TRAILING_SEPARATOR"      // a segment or composite ends with a separator
-	CodeUNAInvalid          Code = "UNA_INVALID"             // service string advice unusable or truncated
-	CodeUNANotFollowedByUNB Code = "UNA_WITHOUT_UNB"         // UNA followed by something other than UNB
-	CodeSyntaxUnknown       Code = "SYNTAX_IDENTIFIER_UNKNOWN"
-	CodeSyntaxVersion       Code = "SYNTAX_VERSION_INVALID" // UNB syntax version not 1..4
+	CodeEmptyInput          Code = "EMPTY_INPUT"                      // the data is empty or only line breaks
+	CodeBOM                 Code = "UTF8_BOM"                         // a UTF-8 byte order mark precedes the data
+	CodeJunk                Code = "JUNK_BEFORE_INTERCHANGE"          // bytes that are not EDIFACT before UNA/UNB
+	CodeTrailingData        Code = "TRAILING_DATA"                    // padding (spaces, NUL, ^Z) after the last segment
+	CodeUnterminated        Code = "SEGMENT_UNTERMINATED"             // the data ends inside a segment
+	CodeDanglingRelease     Code = "RELEASE_DANGLING"                 // the data ends with a release character that escapes nothing
+	CodeReleaseInvalid      Code = "RELEASE_INVALID"                  // release character before a character that needs no escaping
+	CodeLineBreakInSegment  Code = "LINE_BREAK_IN_SEGMENT"            // CR/LF inside a segment (hard-wrapped file)
+	CodeTagInvalid          Code = "TAG_INVALID"                      // segment tag is not 3 upper-case letters/digits
+	CodeSegmentEmpty        Code = "SEGMENT_EMPTY"                    // two segment terminators in a row
+	CodeTrailingSeparator   Code = "TRAILING_SEPARATOR"               // a segment or composite ends with a separator
+	CodeUNAInvalid          Code = "UNA_INVALID"                      // service string advice unusable or truncated
+	CodeUNANotFollowedByUNB Code = "UNA_WITHOUT_UNB"                  // UNA followed by something other than UNB
+	CodeSyntaxUnknown       Code = "SYNTAX_IDENTIFIER_UNKNOWN"        // UNB 0001 not in the syntax version's list (warning)
+	CodeSyntaxIDVersion     Code = "SYNTAX_IDENTIFIER_NOT_IN_VERSION" // a syntax 4 level (UNOG-UNOL, UNOW-UNOY) under syntax 1-3 (warning)
+	CodeSyntaxVersion       Code = "SYNTAX_VERSION_INVALID"           // UNB syntax version not 1..4
 	CodeUNBElementMissing   Code = "UNB_ELEMENT_MISSING"
 	CodeUNGElementMissing   Code = "UNG_ELEMENT_MISSING"
 	CodeUNHElementMissing   Code = "UNH_ELEMENT_MISSING"
