@@ -13,6 +13,10 @@ func (b *builder) readUNB(i int) {
 	ic.Separators, ic.Charset = s.dia.seps, s.dia.charset
 	ic.SyntaxID = s.Text(1, 1)
 	ic.SyntaxVersion = s.dia.version
+	if v := s.Text(1, 2); ic.SyntaxVersion == 0 && v != "" {
+		ic.badVersion = v
+		b.kept(v)
+	}
 	ic.Sender = Party{ID: s.Text(2, 1), Qualifier: s.Text(2, 2), Routing: s.Text(2, 3)}
 	ic.Recipient = Party{ID: s.Text(3, 1), Qualifier: s.Text(3, 2), Routing: s.Text(3, 3)}
 	ic.PreparedDate, ic.PreparedTime = s.Text(4, 1), s.Text(4, 2)

@@ -76,7 +76,7 @@ func (c *msgChecker) checkStructure(m *Message) {
 	}
 	m.structure, m.Structure, m.DirectoryNote = st, st.Label, note.Text
 	m.Directory = directoryID(st.Directory)
-	m.resolver = dict.Resolver{Dir: st.Directory, Service: dict.ServiceDirectory(syntax)}
+	m.resolver = dict.Resolver{Dir: st.Directory, Service: dict.ServiceDirectory(syntax), Fallback: dict.D96A}
 	if st.Type == "CONTRL" {
 		m.resolver = dict.Resolver{Service: st.Directory}
 	}
@@ -276,18 +276,33 @@ func (c *msgChecker) namesResolver(m *Message, syntax int) (dict.Resolver, strin
 
 // namesResolverFor picks the directory that names the segments of a
 // message without a structure, and the note that says so (id names the
-// message kind): its own release when b2bx has it (INVOIC D.96A), else the
-// nearest one for a D release (D.96A for 199x, D.24A for 20xx); service
-// segments always resolve.
+// message kind): its own release when b2bx has it (ORDERS D.24A has a
+// structure; INVOIC D.24A only names), else the nearest one for a D
+// release (D.96A for 199x, D.24A for 20xx), D.96A for the UN standard
+// directory S (S:93A) and, for a message type or version no directory
+// has (IATA PADIS, EDIG@S, private types), D.96A for the tags that are UN
+// segments. D.96A also names what a later directory dropped (PAT, GIS).
+// Service segments always resolve.
 func namesResolverFor(m *Message, syntax int, id string) (dict.Resolver, string) {
 	r, _ := dict.NewResolver(m.Version, m.Release, syntax)
+	r.Fallback = dict.D96A
 	note := "no directory structure for " + id + " (b2bx checks every D.96A message, ORDERS, ORDRSP, APERAK in D.24A/D.25A, and CONTRL); envelope checks only"
-	if r.Dir != 0 || m.Version != "D" || len(m.Release) != 3 {
+	switch {
+	case r.Dir != 0:
 		return r, note
-	}
-	r.Dir = dict.D24A
-	if m.Release[0] == '9' {
+	case m.Version == "D" && len(m.Release) == 3:
+		r.Dir = dict.D24A
+		if m.Release[0] == '9' {
+			r.Dir = dict.D96A
+		}
+		if r.Dir == dict.D24A {
+			return r, note + "; segment names from D.24A (D.96A for segments D.24A no longer has)"
+		}
+		return r, note + "; segment names from D.96A"
+	case m.Version == "S":
 		r.Dir = dict.D96A
+		return r, note + "; segment names from D.96A (S is the UN standard directory, whose segments D.96A has)"
 	}
-	return r, note + "; segment names from " + r.Dir.String()
+	r.Dir = dict.D96A
+	return r, note + "; service segments named by the service directory, UN segments by D.96A (the message type is in no directory b2bx has)"
 }
