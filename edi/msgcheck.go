@@ -22,6 +22,7 @@ type msgChecker struct {
 	matchers []*dict.Matcher // one per structure seen, reused across messages
 	notes    map[noteKey]noted
 	generic  map[string]string // the notes past maxNotes
+	aheadBuf [3]uint32         // ahead's result, reused
 }
 
 // noteKey and noted cache namesResolver per message kind: a million
@@ -134,7 +135,7 @@ func (c *msgChecker) match(m *Message, mt *dict.Matcher) {
 			rec.path = id + 1
 			continue
 		}
-		st := mt.NextKey(key)
+		st := mt.NextKeyAhead(key, c.ahead(m, i))
 		if st.PathID != dict.NoPath {
 			rec.path = st.PathID + 1
 		}
@@ -149,6 +150,20 @@ func (c *msgChecker) match(m *Message, mt *dict.Matcher) {
 		r.add(mt, m.Last, p, true)
 	}
 	r.finish()
+}
+
+// ahead returns the keys of the (up to three) segments after segment i in
+// message m, for the matcher's resynchronisation; bad tags are skipped as
+// the matcher skips them. It only runs on the slow path.
+func (c *msgChecker) ahead(m *Message, i int) []uint32 {
+	out := c.aheadBuf[:0]
+	for j := i + 1; j <= m.Last && len(out) < len(c.aheadBuf); j++ {
+		rec := &c.d.segs[j]
+		if rec.flags&(fBadTag|fUNA) == 0 {
+			out = append(out, dict.PackTag(rec.tag[0], rec.tag[1], rec.tag[2]))
+		}
+	}
+	return out
 }
 
 // structureRoom reports whether a structure issue of some kind can still

@@ -236,3 +236,13 @@ func TestEveryD96AMessageChecked(t *testing.T) {
 		require.Contains(t, missing[0], "mandatory segment BGM (position 0020) is missing", typ)
 	}
 }
+
+// TestOneMisplacedSegmentOneFinding: a MOA in the header of an ORDERS
+// gives one SEGMENT_UNEXPECTED that says where MOA would be allowed,
+// not one for every later line item segment.
+func TestOneMisplacedSegmentOneFinding(t *testing.T) {
+	d := mustParse(t, fixture(t, "misplaced_moa.edi"))
+	require.Equal(t, []string{"SEGMENT_UNEXPECTED seg 4 @93 [15]"}, structureIssues(d))
+	require.Contains(t, d.Issues()[0].Message, "the next place ORDERS D.96A allows it is position 2100 (MOA)")
+	require.Equal(t, "SG25/LIN", d.Segment(6).Path(), "the line items still get their paths")
+}
