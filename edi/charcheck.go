@@ -107,6 +107,12 @@ func (d *Document) checkCharacters(ic *Interchange) {
 	strict := ic.SyntaxID == "UNOA"
 
 	t := classify(data, start, table, strict)
+	if t[chControl].n > 0 {
+		// Tabs (and spaces) that indent a segment after its line break
+		// are layout, between segments: count only control characters
+		// inside segments. A rare path, taken only when there are any.
+		t[chControl] = d.controlsInSegments(first, ic.Last, table)
+	}
 	d.reportCharacters(ic, cs, data, start, &t)
 }
 
@@ -198,4 +204,21 @@ func firstInvalidUTF8(b []byte) int {
 		i += n
 	}
 	return len(b)
+}
+
+// controlsInSegments tallies the control characters inside the segments
+// first..last (their bodies, terminators excluded), so layout between
+// segments is not counted.
+func (d *Document) controlsInSegments(first, last int, table *[256]uint8) tally {
+	var t tally
+	for i := first; i <= last; i++ {
+		r := &d.segs[i]
+		body := d.data[r.off : r.off+r.n]
+		for j, c := range body {
+			if table[c] == chControl {
+				t.add(-1, int(r.off)+j, c)
+			}
+		}
+	}
+	return t
 }

@@ -36,6 +36,7 @@ const (
 	fBadTag                       // tag is not 3 upper-case letters/digits followed by a separator
 	fUNA                          // the UNA service string advice
 	fDangling                     // unterminated and ends with an unpaired release character
+	fIndented                     // spaces or tabs after the line break before it (layout, see scanRange)
 )
 
 // Document is the index of one input: every segment's position and tag,

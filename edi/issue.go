@@ -47,6 +47,7 @@ const (
 	CodeDanglingRelease     Code = "RELEASE_DANGLING"                 // the data ends with a release character that escapes nothing
 	CodeReleaseInvalid      Code = "RELEASE_INVALID"                  // release character before a character that needs no escaping
 	CodeLineBreakInSegment  Code = "LINE_BREAK_IN_SEGMENT"            // CR/LF inside a segment (hard-wrapped file)
+	CodeIndented            Code = "SEGMENTS_INDENTED"                // spaces/tabs after the line break between segments (layout; warning)
 	CodeTagInvalid          Code = "TAG_INVALID"                      // segment tag is not 3 upper-case letters/digits
 	CodeSegmentEmpty        Code = "SEGMENT_EMPTY"                    // two segment terminators in a row
 	CodeTrailingSeparator   Code = "TRAILING_SEPARATOR"               // a segment or composite ends with a separator

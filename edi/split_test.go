@@ -146,6 +146,7 @@ func TestIndexSplitCases(t *testing.T) {
 		{"bare messages", strings.Repeat("UNH+1+ORDERS:D:96A:UN'BGM+220+1'UNT+3+1'", 15), true},
 		{"no terminator", "UNB+UNOC:3+S+R" + strings.Repeat("+x", 300), false},
 		{"byte order mark", "\xef\xbb\xbf" + head + body + tail, true},
+		{"indented segments", head + strings.Repeat("\r\n    FTX+AAA+++text'\n\t \t", 30) + tail, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := []byte(tc.data)
