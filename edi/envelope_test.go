@@ -59,11 +59,12 @@ const (
 )
 
 // envelopeIssues leaves out the message-structure issues (tested in
-// msgcheck_test.go), so the envelope fixtures can stay minimal messages.
+// msgcheck_test.go) and the element checks (elemcheck_test.go), so the
+// envelope fixtures can stay minimal messages.
 func envelopeIssues(d *Document) []Issue {
 	var out []Issue
 	for _, is := range d.Issues() {
-		if !is.Code.IsStructure() {
+		if !is.Code.IsStructure() && !is.Code.IsElement() {
 			out = append(out, is)
 		}
 	}
@@ -179,7 +180,20 @@ func TestCleanFixtures(t *testing.T) {
 	} {
 		t.Run(f, func(t *testing.T) {
 			d := mustParse(t, fixture(t, f))
-			require.Empty(t, d.Issues())
+			var got []string
+			for _, is := range d.Issues() {
+				got = append(got, fmt.Sprintf("%s %s seg %d", is.Severity, is.Code, is.Segment))
+			}
+			// Two fixtures were written for something else and break a
+			// directory rule: the element checks say so, as warnings.
+			switch f {
+			case "aperak_d96a.edi": // 313 came to UNCL 1001 after D.96A
+				require.Equal(t, []string{"warning CODE_NOT_IN_LIST seg 2"}, got)
+			case "release_chains.edi": // text in FTX 3453 (language, an..3)
+				require.Equal(t, []string{"warning ELEMENT_FORMAT seg 5", "warning ELEMENT_FORMAT seg 6"}, got)
+			default:
+				require.Empty(t, d.Issues())
+			}
 			require.False(t, d.HasErrors())
 		})
 	}

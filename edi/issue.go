@@ -98,6 +98,14 @@ const (
 	CodeContrlVersion        Code = "CONTRL_VERSION_MISMATCH"      // CONTRL 4:1 under syntax 3, or 2:2/D:3 under syntax 4
 	CodeContrlVersionUnknown Code = "CONTRL_VERSION_UNKNOWN"       // CONTRL version other than 2:2, D:3, 4:1 (warning)
 
+	// Data elements against the directory: representation (a, n, an,
+	// length) and closed code lists. Service segments' are errors, message
+	// segments' warnings (the 0085 code says which rule: 12, 37, 39, 40).
+	CodeServiceElementFormat Code = "SERVICE_ELEMENT_FORMAT"   // a service segment's element breaks its format, e.g. 0054 longer than an..3 (error)
+	CodeServiceCodeNotInList Code = "SERVICE_CODE_NOT_IN_LIST" // a service segment's coded element is not in the service code list (error)
+	CodeElementFormat        Code = "ELEMENT_FORMAT"           // a message element breaks its format (warning)
+	CodeCodeNotInList        Code = "CODE_NOT_IN_LIST"         // a message element's code is not in its closed code list (warning)
+
 	// References that must be unique (errors, 0085 code 26: duplicate detected).
 	CodeMessageRefDuplicate     Code = "MESSAGE_REF_DUPLICATE"     // two UNH with the same 0062 in one interchange
 	CodeGroupRefDuplicate       Code = "GROUP_REF_DUPLICATE"       // two UNG with the same 0048 in one interchange
@@ -114,6 +122,17 @@ const (
 func (c Code) IsStructure() bool {
 	switch c {
 	case CodeSegmentUnexpected, CodeSegmentMissing, CodeGroupMissing, CodeSegmentRepeats, CodeGroupRepeats, CodeStructureOmitted:
+		return true
+	}
+	return false
+}
+
+// IsElement reports whether the code comes from the element checks
+// (representation and code lists) rather than from the envelope or the
+// structure checks.
+func (c Code) IsElement() bool {
+	switch c {
+	case CodeServiceElementFormat, CodeServiceCodeNotInList, CodeElementFormat, CodeCodeNotInList:
 		return true
 	}
 	return false
@@ -206,6 +225,7 @@ const maxIssuesPerCode = 1000
 // their own goroutine (characters, message structure) fill their own and
 // are merged into it.
 type issueLog struct {
+	taken  int // issues added, listed or omitted (see count)
 	issues []Issue
 	kept   map[Code]int
 	over   map[overKey]*overflow
@@ -223,13 +243,18 @@ type overflow struct {
 	first Issue // the one with the lowest offset (first found among equals)
 }
 
+// count is how many issues l has taken, listed or counted.
+func (l *issueLog) count() int { return l.taken }
+
 // room reports whether one more issue of code is listed.
 func (l *issueLog) room(code Code) bool { return l.kept[code] < maxIssuesPerCode }
 
 // add lists is, or counts it when its code is full; it reports whether
 // is was listed (and is now the last of l.issues).
 func (l *issueLog) add(is Issue) bool {
+	l.taken++
 	if !l.room(is.Code) {
+		l.taken-- // omit counts it
 		l.omit(is)
 		return false
 	}
@@ -243,6 +268,7 @@ func (l *issueLog) add(is Issue) bool {
 
 // omit counts is as left out; its text is not kept.
 func (l *issueLog) omit(is Issue) {
+	l.taken++
 	is.Message = ""
 	k := overKey{is.Code, is.Severity}
 	o := l.over[k]

@@ -101,7 +101,7 @@ func parseElementID(s string) (uint16, bool) {
 // notes such as "User or association defined code", "Use ISO 3166",
 // "May be used in combination with 1131/3055" make a list open; see
 // internal/gen/openlist.go). D.24A lists are all open (its source has no
-// such notes), and so are the service identifiers 0001, 0051, 0052, 0054
+// such notes), and so are the service identifiers 0001, 0002, 0051, 0052, 0054
 // and 0065, which Parse checks in its own way.
 func CodeListClosed(d Directory, elementID string) bool {
 	t := tableOf(d)

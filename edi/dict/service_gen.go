@@ -163,7 +163,7 @@ var svc3Table = table{
 	},
 	codeLists: []codeList{
 		{1, 6, 0, true},
-		{2, 3, 6, false},
+		{2, 3, 6, true},
 		{7, 48, 9, false},
 		{13, 13, 57, false},
 		{25, 2, 70, false},
@@ -1149,7 +1149,7 @@ var svc4Table = table{
 	},
 	codeLists: []codeList{
 		{1, 15, 0, true},
-		{2, 4, 15, false},
+		{2, 4, 15, true},
 		{7, 47, 19, false},
 		{25, 2, 66, false},
 		{29, 1, 68, false},

@@ -11,12 +11,12 @@ import "regexp"
 // none of that; everything else is open, and an unknown code in it is
 // not reported. D.24A's XML carries no such notes, so all its lists count
 // as open (names only). For the service directories, the message and
-// syntax identifiers (0001, 0052, 0054, 0065, 0051) are open: Parse checks
+// syntax identifiers (0001, 0002, 0051, 0052, 0054, 0065) are open: Parse checks
 // them itself and names unknown ones in a note instead.
 var reOpenNote = regexp.MustCompile(`(?i)user or association|association defined|\bISO \d|UN/ECE Recommendation|national (code|authority)|external code|1131/3055|1131 and 3055|relevant code|organisation concerned|code set|code values to be provided|no code values|no international codes`)
 
 // openServiceLists are the service elements whose lists are not checked.
-var openServiceLists = map[string]bool{"0001": true, "0051": true, "0052": true, "0054": true, "0065": true}
+var openServiceLists = map[string]bool{"0001": true, "0002": true, "0051": true, "0052": true, "0054": true, "0065": true}
 
 // markOpenD96A marks the D.96A lists that are open by their TRED note, and
 // the service identifiers.
