@@ -1,7 +1,6 @@
 package edi
 
 import (
-	"encoding/binary"
 	"fmt"
 	"sort"
 	"strconv"
@@ -67,6 +66,7 @@ type segRule struct {
 	dir     dict.Directory // where codes are looked up
 	service bool
 	elems   []elemRule
+	last    []byte // the body of the last segment found clean (a view of the input)
 }
 
 // ruleKey identifies a compiled rule.
@@ -85,9 +85,6 @@ type elemChecker struct {
 	tables []*[256]uint8  // per dialect: class and clSpecial, built on first use
 	w      walk           // checkSegment's state, reused
 	slots  [256]cacheSlot // see cached
-	// clean remembers segments found clean, by a hash of their bytes: a
-	// repeat (QTY+21:2, UNS+S, the same DTM) is clean without a walk.
-	clean [cleanSlots]cleanSlot
 
 	lastDia   uint16
 	lastTable *[256]uint8
@@ -411,10 +408,8 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 	}
 	base := int(rec.off) + 4
 	data := d.data[base : rec.off+n]
-	h := hashBytes(data)
-	slot := &ec.clean[h&(cleanSlots-1)]
-	if slot.rule == r && slot.hash == h && slot.n == uint32(len(data)) && string(d.data[slot.off:slot.off+slot.n]) == string(data) {
-		return // the same bytes as a segment already found clean with this rule
+	if string(r.last) == string(data) && r.last != nil {
+		return // the same bytes as the last segment found clean with this rule
 	}
 	dia := &d.dialects[dk]
 	seps := &dia.seps
@@ -475,7 +470,7 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 		w.flush()
 	}
 	if ec.log.count() == before {
-		*slot = cleanSlot{hash: h, off: uint32(base), n: uint32(len(data)), rule: r}
+		r.last = data
 	}
 }
 
@@ -676,29 +671,3 @@ var tagIndex = func() (t [256]uint8) {
 	}
 	return t
 }()
-
-// cleanSlots is the size of elemChecker.clean.
-const cleanSlots = 16384
-
-// cleanSlot is a segment body (a view of the input) found clean with rule.
-type cleanSlot struct {
-	hash   uint64
-	off, n uint32
-	rule   *segRule
-}
-
-// hashBytes is a fast non-cryptographic hash of b, 8 bytes at a time.
-func hashBytes(b []byte) uint64 {
-	h := uint64(len(b)) * 0x9E3779B97F4A7C15
-	for len(b) >= 8 {
-		h = (h ^ binary.LittleEndian.Uint64(b)) * 0xBF58476D1CE4E5B9
-		h ^= h >> 31
-		b = b[8:]
-	}
-	var t uint64
-	for k, c := range b {
-		t |= uint64(c) << (8 * k)
-	}
-	h = (h ^ t) * 0x94D049BB133111EB
-	return h ^ h>>29
-}
