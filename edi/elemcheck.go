@@ -257,6 +257,19 @@ func (ec *elemChecker) checkMessage(m *Message, from, to int) {
 			svc = dir // CONTRL: its own syntax version's segments
 		}
 	}
+	if to-from < 4096 { // a small message: the slot cache, no 46,656-entry index to clear
+		for i := from; i < to; i++ {
+			p := &d.segs[i]
+			tag, flags := p.tag, p.flags
+			if flags&(fBadTag|fUNA) != 0 || (dir == 0 && tag[0] != 'U') {
+				continue
+			}
+			if r := ec.cached(dir, svc, tag); r != nil {
+				ec.checkSegment(i, r)
+			}
+		}
+		return
+	}
 	if ec.byTag == nil || ec.byDir != dir || ec.bySvc != svc {
 		if ec.byTag == nil {
 			ec.byTag, ec.byTagDone = make([]*segRule, 36*36*36), make([]bool, 36*36*36)
