@@ -229,3 +229,20 @@ func benchAnalyse(b *testing.B, min int) {
 		}
 	}
 }
+
+// BenchmarkElementChecks measures the element checks (representation and
+// code lists) alone, on one goroutine, over the whole benchmark file.
+func BenchmarkElementChecks(b *testing.B) {
+	d, err := index(benchData())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(d.Data())))
+	b.ReportAllocs()
+	for b.Loop() {
+		if log := d.elementIssues(0, d.Len()); len(log.issues) != 0 {
+			b.Fatal(log.issues[0])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.Len()), "ns/segment")
+}

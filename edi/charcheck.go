@@ -33,8 +33,8 @@ func classTable(id string, cs Charset, dia *dialect) *[256]uint8 {
 			}
 		case cs == CharsetASCII:
 			t[c] = chEightBit
-		case cs == CharsetUTF8:
-			t[c] = chOK // utf8.Valid decides
+		case cs == CharsetUTF8, cs == CharsetISO2022:
+			t[c] = chOK // utf8.Valid decides; ISO 2022 code extension is not checked byte by byte
 		case c < 0xA0:
 			t[c] = chC1
 		default:
@@ -55,6 +55,9 @@ func classTable(id string, cs Charset, dia *dialect) *[256]uint8 {
 	}
 	if s.HasRepetition {
 		t[s.Repetition] = chOK
+	}
+	if cs == CharsetISO2022 {
+		t[0x1B] = chOK // ESC starts the code extension sequences of UNOX
 	}
 	if dia.crGap {
 		t['\r'] = chOK
@@ -104,6 +107,12 @@ func (d *Document) checkCharacters(ic *Interchange) {
 	strict := ic.SyntaxID == "UNOA"
 
 	t := classify(data, start, table, strict)
+	if t[chControl].n > 0 {
+		// Tabs (and spaces) that indent a segment after its line break
+		// are layout, between segments: count only control characters
+		// inside segments. A rare path, taken only when there are any.
+		t[chControl] = d.controlsInSegments(first, ic.Last, table)
+	}
 	d.reportCharacters(ic, cs, data, start, &t)
 }
 
@@ -195,4 +204,21 @@ func firstInvalidUTF8(b []byte) int {
 		i += n
 	}
 	return len(b)
+}
+
+// controlsInSegments tallies the control characters inside the segments
+// first..last (their bodies, terminators excluded), so layout between
+// segments is not counted.
+func (d *Document) controlsInSegments(first, last int, table *[256]uint8) tally {
+	var t tally
+	for i := first; i <= last; i++ {
+		r := &d.segs[i]
+		body := d.data[r.off : r.off+r.n]
+		for j, c := range body {
+			if table[c] == chControl {
+				t.add(-1, int(r.off)+j, c)
+			}
+		}
+	}
+	return t
 }

@@ -21,9 +21,18 @@ const (
 	CharsetCyrillic         // UNOE: ISO 8859-5
 	CharsetGreek            // UNOF: ISO 8859-7
 	CharsetUTF8             // UNOW, UNOY: UTF-8; invalid sequences become U+FFFD
+	// The further levels of syntax version 4 (ISO 9735-1:2002, 0001):
+	CharsetLatin3  // UNOG: ISO 8859-3
+	CharsetLatin4  // UNOH: ISO 8859-4
+	CharsetArabic  // UNOI: ISO 8859-6
+	CharsetHebrew  // UNOJ: ISO 8859-8
+	CharsetLatin5  // UNOK: ISO 8859-9
+	CharsetLatin9  // UNOL: ISO 8859-15
+	CharsetISO2022 // UNOX: ISO 2022 code extension; shown like CharsetUnknown (UTF-8 when valid, else ISO 8859-1)
 )
 
-var charsetNames = [...]string{"unknown", "ASCII", "ISO-8859-1", "ISO-8859-2", "ISO-8859-5", "ISO-8859-7", "UTF-8"}
+var charsetNames = [...]string{"unknown", "ASCII", "ISO-8859-1", "ISO-8859-2", "ISO-8859-5", "ISO-8859-7", "UTF-8",
+	"ISO-8859-3", "ISO-8859-4", "ISO-8859-6", "ISO-8859-8", "ISO-8859-9", "ISO-8859-15", "ISO-2022"}
 
 // String names the encoding, e.g. "ISO-8859-1".
 func (c Charset) String() string {
@@ -50,8 +59,37 @@ func CharsetFor(syntaxID string) (c Charset, ok bool) {
 		return CharsetGreek, true
 	case "UNOW", "UNOY":
 		return CharsetUTF8, true
+	case "UNOG":
+		return CharsetLatin3, true
+	case "UNOH":
+		return CharsetLatin4, true
+	case "UNOI":
+		return CharsetArabic, true
+	case "UNOJ":
+		return CharsetHebrew, true
+	case "UNOK":
+		return CharsetLatin5, true
+	case "UNOL":
+		return CharsetLatin9, true
+	case "UNOX":
+		return CharsetISO2022, true
 	}
 	return CharsetUnknown, false
+}
+
+// SyntaxIDVersion is the syntax version that introduced a syntax
+// identifier: 4 for UNOG-UNOL, UNOW, UNOX and UNOY (ISO 9735-1:2002), 1
+// for UNOA-UNOF and the IATA levels, 0 for an identifier b2bx does not
+// know. A version 3 interchange that declares UNOL uses a character set
+// its own syntax version does not list.
+func SyntaxIDVersion(syntaxID string) int {
+	switch syntaxID {
+	case "UNOA", "UNOB", "UNOC", "UNOD", "UNOE", "UNOF", "IATA", "IATB":
+		return 1
+	case "UNOG", "UNOH", "UNOI", "UNOJ", "UNOK", "UNOL", "UNOW", "UNOX", "UNOY":
+		return 4
+	}
+	return 0
 }
 
 // Decode turns bytes in this encoding into valid UTF-8. Control characters
@@ -62,6 +100,11 @@ func (c Charset) Decode(b []byte) string {
 	}
 	switch c {
 	case CharsetASCII:
+		if utf8.Valid(b) {
+			// UTF-8 in a 7-bit interchange: the sender meant UNOY (the
+			// EIGHT_BIT_IN_7BIT_LEVEL issue says so); show what was meant.
+			return string(b)
+		}
 		return decodeTable(b, nil)
 	case CharsetLatin1:
 		return decodeLatin1(b)
@@ -71,6 +114,18 @@ func (c Charset) Decode(b []byte) string {
 		return decodeTable(b, &cyrillic)
 	case CharsetGreek:
 		return decodeTable(b, &greek)
+	case CharsetLatin3:
+		return decodeTable(b, &latin3)
+	case CharsetLatin4:
+		return decodeTable(b, &latin4)
+	case CharsetArabic:
+		return decodeTable(b, &arabic)
+	case CharsetHebrew:
+		return decodeTable(b, &hebrew)
+	case CharsetLatin5:
+		return decodeTable(b, &latin5)
+	case CharsetLatin9:
+		return decodeTable(b, &latin9)
 	case CharsetUTF8:
 		return strings.ToValidUTF8(string(b), "\uFFFD")
 	default:

@@ -19,7 +19,7 @@ func TestCharsetFor(t *testing.T) {
 		require.True(t, ok, id)
 		require.Equal(t, want, got, id)
 	}
-	got, ok := CharsetFor("UNOX")
+	got, ok := CharsetFor("UNOZ")
 	require.False(t, ok)
 	require.Equal(t, CharsetUnknown, got)
 }
@@ -99,4 +99,54 @@ func TestClassifyMatchesByteTable(t *testing.T) {
 			require.Equal(t, want, got, "%s %q", id, data)
 		}
 	}
+}
+
+// TestSyntax4Levels: UNOG-UNOL and UNOX are syntax 4 levels, decoded as
+// their ISO 8859 part; under syntax 3 they get one warning that says so,
+// and an identifier no version lists is still unknown.
+func TestSyntax4Levels(t *testing.T) {
+	for _, tt := range []struct {
+		id, want string
+		in       []byte
+		cs       Charset
+	}{
+		{"UNOG", "ĦĝŻ", []byte{0xA1, 0xF8, 0xAF}, CharsetLatin3},
+		{"UNOH", "ĀĒą", []byte{0xC0, 0xAA, 0xB1}, CharsetLatin4},
+		{"UNOI", "ابي", []byte{0xC7, 0xC8, 0xEA}, CharsetArabic},
+		{"UNOJ", "אבת", []byte{0xE0, 0xE1, 0xFA}, CharsetHebrew},
+		{"UNOK", "ĞŞİ", []byte{0xD0, 0xDE, 0xDD}, CharsetLatin5},
+		{"UNOL", "€ŠŒ", []byte{0xA4, 0xA6, 0xBC}, CharsetLatin9},
+	} {
+		cs, ok := CharsetFor(tt.id)
+		require.True(t, ok, tt.id)
+		require.Equal(t, tt.cs, cs)
+		require.Equal(t, tt.want, cs.Decode(tt.in), tt.id)
+		require.Equal(t, 4, SyntaxIDVersion(tt.id))
+		d := mustParse(t, []byte("UNB+"+tt.id+":4+A:14+B:14+20250312:1030+R'UNH+1+ORDERS:D:96A:UN'BGM+220+"+string(tt.in)+"+9'DTM+137:20250312:102'UNS+S'UNT+5+1'UNZ+1+R'"))
+		require.Empty(t, d.Issues(), tt.id)
+		require.Equal(t, cs.String(), d.Interchanges[0].Charset.String())
+		require.NotEqual(t, "unknown", d.Interchanges[0].Charset.String())
+	}
+	cs, ok := CharsetFor("UNOX")
+	require.True(t, ok)
+	require.Equal(t, "ISO-2022", cs.String())
+
+	d := mustParse(t, []byte("UNB+UNOL:3+A:14+B:14+250312:1030+R'UNH+1+ORDERS:D:96A:UN'BGM+220+X+9'DTM+137:20250312:102'UNS+S'UNT+5+1'UNZ+1+R'"))
+	require.Len(t, d.Issues(), 1)
+	require.Equal(t, CodeSyntaxIDVersion, d.Issues()[0].Code)
+	require.Contains(t, d.Issues()[0].Message, "UNOL belongs to syntax version 4, but UNB declares version 3")
+
+	d = mustParse(t, []byte("UNB+UNOZ:4+A:14+B:14+20250312:1030+R'UNH+1+ORDERS:D:96A:UN'BGM+220+X+9'DTM+137:20250312:102'UNS+S'UNT+5+1'UNZ+1+R'"))
+	require.Len(t, d.Issues(), 1)
+	require.Equal(t, CodeSyntaxUnknown, d.Issues()[0].Code)
+	require.Contains(t, d.Issues()[0].Message, "not in the list of syntax version 4")
+}
+
+// TestUTF8InUNOAShownAsUTF8: UTF-8 bytes in a 7-bit interchange are
+// shown as the UTF-8 the sender meant (and the issue says UNOY).
+func TestUTF8InUNOAShownAsUTF8(t *testing.T) {
+	d := mustParse(t, []byte("UNB+UNOA:3+A:14+B:14+250312:1030+R'UNH+1+ORDERS:D:96A:UN'BGM+220+B\xc3\x9cTTNER+9'DTM+137:20250312:102'UNS+S'UNT+5+1'UNZ+1+R'"))
+	require.Equal(t, "BÜTTNER", findSeg(t, d, "BGM", 0).Text(2, 1))
+	require.Equal(t, CodeEightBitInSevenBit, d.Issues()[0].Code)
+	require.Contains(t, d.Issues()[0].Message, "the sender probably meant UNOY")
 }

@@ -25,8 +25,13 @@ type SegmentInfo struct {
 	// knows the tag.
 	Directory string `json:"directory,omitempty"`
 	// Note is the message's DirectoryNote (D.25A described with D.24A...).
-	Note   string  `json:"note,omitempty"`
-	Fields []Field `json:"fields"`
+	Note string `json:"note,omitempty"`
+	// Unknown says, once for the segment, why its values have no names:
+	// "no directory for this message", "segment XYZ is not in D.96A or
+	// service syntax 3", "not a valid segment tag". Empty when a
+	// directory describes the segment. It quotes no data.
+	Unknown string  `json:"unknown,omitempty"`
+	Fields  []Field `json:"fields"`
 	// More counts the non-empty values after the first maxFields (1000),
 	// which Fields leaves out: only a broken or hostile segment has them.
 	More int `json:"more,omitempty"`
@@ -140,7 +145,10 @@ func (d *Document) Describe(i int) SegmentInfo {
 	if m := s.Message(); m >= 0 {
 		info.Note = d.Messages[m].DirectoryNote
 	}
-	if s.IsUNA() || !s.TagValid() {
+	if !known && !s.IsUNA() {
+		info.Unknown = unknownSegmentText(r, s.TagValid())
+	}
+	if s.IsUNA() {
 		return info
 	}
 	fd := fieldDescriber{r: r, s: s, out: make([]Field, 0, 8)}
@@ -149,7 +157,7 @@ func (d *Document) Describe(i int) SegmentInfo {
 	// those components, each split as it is reached (Segment.Element(e)
 	// would scan from the start of the segment for every element).
 	els := newSplitter(s.body, seps.Element, s.dia, s.hasRelease())
-	els.next() // the tag
+	els.next() // the tag (a bad one too: the elements after it are listed all the same)
 	for e := 1; ; e++ {
 		raw, ok := els.next()
 		if !ok {
@@ -247,7 +255,7 @@ func (fd *fieldDescriber) value(e, c, rep int, v Value, def *dict.SegmentElement
 	f.ID = id
 	if id != "" {
 		f.CodeName, _ = fd.r.CodeName(id, f.Value) // codes are ASCII: the text is the code
-		f.CodeList = dict.HasCodeList(fd.r.Dir, id) || dict.HasCodeList(fd.r.Service, id)
+		f.CodeList = fd.r.HasCodeList(id)
 	}
 	fd.out = append(fd.out, f)
 }
@@ -273,3 +281,14 @@ var positions = func() (p [100]string) {
 	}
 	return p
 }()
+
+// unknownSegmentText says why no directory describes a segment.
+func unknownSegmentText(r dict.Resolver, tagValid bool) string {
+	switch {
+	case !tagValid:
+		return "not a valid segment tag: its values have no directory names"
+	case r.Dir == 0:
+		return "no directory for this message"
+	}
+	return "segment not in " + r.Dir.String() + " or " + r.Service.String()
+}

@@ -187,7 +187,7 @@ func TestDescribeFieldsBounded(t *testing.T) {
 // walk must match.
 func describeNaive(d *Document, i int) []Field {
 	s := d.Segment(i)
-	if s.IsUNA() || !s.TagValid() {
+	if s.IsUNA() { // a bad tag's elements are described too
 		return nil
 	}
 	r := d.resolverFor(i)

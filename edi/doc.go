@@ -103,11 +103,13 @@
 // # Message structure
 //
 // Parse also checks every message against its directory structure
-// (edi/dict): ORDERS, ORDRSP and APERAK of D.96A and D.24A, D.25A with
-// the D.24A structure (Message.DirectoryNote says "D.25A checked with the
-// D.24A structure" and must be shown), and CONTRL 2:2 / D:3 (syntax 3) and
-// 4:1 (syntax 4). Each segment of such a message gets its segment group
-// path (Segment.Path "SG2/NAD", Segment.FullPath "SG25/SG28/PRI",
+// (edi/dict): every message of D.96A (the 125 types of the UNTDID D.96A
+// message directory: ORDERS, DESADV, INVOIC, IFTMIN...), ORDERS, ORDRSP
+// and APERAK of D.24A, D.25A with the D.24A structure (Message.DirectoryNote
+// says "D.25A checked with the D.24A structure" and must be shown), and
+// CONTRL 2:2 / D:3 (syntax 3) and 4:1 (syntax 4). Each segment of such a
+// message gets its segment group path
+// (Segment.Path "SG2/NAD", Segment.FullPath "SG25/SG28/PRI",
 // Segment.Entry for the whole table entry); the path id stored in the
 // index is the entry's index in dict.Message.Entries plus one, 0 meaning
 // none (no structure, or the segment did not fit). Problems are errors
@@ -118,7 +120,38 @@
 // is only UNT_MISSING. At most 100 structure issues are listed per
 // message; STRUCTURE_PROBLEMS_OMITTED counts the rest (a message of the
 // wrong type would otherwise bury every other issue), and
-// Message.StructureProblems counts them all.
+// Message.StructureProblems counts them all. After a segment that does not
+// fit, the matcher resynchronises (dict.Matcher.NextKeyAhead): when the
+// only place a segment fits would skip mandatory entries and the segments
+// that follow fit better from where the matcher stood, that one segment is
+// SEGMENT_UNEXPECTED ("the next place ... allows it is position 2100") and
+// the rest of the message is matched as before, so one mistake gives one
+// finding.
+//
+// # Elements and codes
+//
+// Every data element and component is checked against its directory's
+// representation (a: no digits; n: digits, one decimal mark and a leading
+// minus sign, which do not count toward the length; an; fixed "an3" or
+// maximum "an..35" length, in characters) and, where the directory's list
+// is closed (dict.CodeListClosed), against the code list. Service segments
+// (UNB, UNG, UNH, UNT, UCI, UCS...) use the service directory of the
+// syntax version and give errors: SERVICE_ELEMENT_FORMAT and
+// SERVICE_CODE_NOT_IN_LIST. Message segments of a message with a
+// structure give warnings: ELEMENT_FORMAT and CODE_NOT_IN_LIST. The 0085
+// code says which rule: 39 too long, 40 too short, 37 wrong type of
+// characters, 12 not in the code list. The message names the segment,
+// the position ("020:3"), the reference and name ("S009.0054 Message
+// release number"), the value and the rule ("its format an..3 allows at
+// most 3"). The codes of a composite that gives 1131 or a 3055 other than
+// 6 (UN/ECE) come from the list it names and are not checked. Elements
+// Parse checks its own way (0002, 0036, 0060, 0074) get no second issue.
+//
+// Duplicate references are errors with 0085 code 26 (duplicate detected)
+// at the repeat, naming the first occurrence: MESSAGE_REF_DUPLICATE (two
+// UNH 0062 in one interchange), GROUP_REF_DUPLICATE (two UNG 0048 in one
+// interchange), INTERCHANGE_REF_DUPLICATE (two UNB with the same sender,
+// recipient and 0020 in one input).
 //
 // CONTRL: 2:2 and D:3 belong to syntax 3 (and below), 4:1 to syntax 4. A
 // CONTRL whose version does not fit the UNB syntax version is the error
@@ -130,8 +163,12 @@
 // Other messages get envelope checks only and no issue for that: their
 // DirectoryNote says "no directory structure for INVOIC D:01B ...". Their
 // segments are still named (Segment.Name, Describe) from their own
-// release when b2bx has it (INVOIC D.96A), else from D.96A for 199x
-// releases and D.24A for later ones, and the note says which.
+// release when b2bx has it, else from D.96A for 199x releases and the UN
+// standard directory S (S:93A) and D.24A for later ones, with D.96A for
+// segments D.24A dropped (PAT, GIS); a message type no directory has (IATA
+// PADIS, EDIG@S, private types) gets the service segments and D.96A names
+// for UN tags. The note says which directory named them, and
+// SegmentInfo.Directory which one named each segment.
 //
 // # Names, meanings, summaries
 //

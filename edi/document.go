@@ -36,6 +36,7 @@ const (
 	fBadTag                       // tag is not 3 upper-case letters/digits followed by a separator
 	fUNA                          // the UNA service string advice
 	fDangling                     // unterminated and ends with an unpaired release character
+	fIndented                     // spaces or tabs after the line break before it (layout, see scanRange)
 )
 
 // Document is the index of one input: every segment's position and tag,
@@ -141,12 +142,19 @@ var parallelMin = 8192
 // The error is ErrFileChanged when the character check's goroutine found
 // the input shortened (see Guard).
 func (d *Document) analyse() error {
+	// The element checks take as long as the rest of the message layer:
+	// they go in two halves, one on each goroutine, always split at the
+	// same place so that both ways give the same issues.
+	mid := len(d.segs) / 2
 	var chars *charIssues
+	var elemsB *issueLog
 	if len(d.segs) < parallelMin {
 		chars = d.characterIssues()
+		elemsB = d.elementIssues(mid, len(d.segs))
 	} else {
 		done := goGuarded(d.data, func() error {
 			chars = d.characterIssues()
+			elemsB = d.elementIssues(mid, len(d.segs))
 			return nil
 		})
 		waited := false
@@ -156,16 +164,21 @@ func (d *Document) analyse() error {
 			}
 		}()
 		more := d.checkMessages()
+		elemsA := d.elementIssues(0, mid)
 		waited = true
 		if err := <-done; err != nil {
 			return err
 		}
 		d.mergeEnvelope(chars)
 		d.merge(more)
+		d.merge(elemsA)
+		d.merge(elemsB)
 		return nil
 	}
 	d.mergeEnvelope(chars)
 	d.merge(d.checkMessages())
+	d.merge(d.elementIssues(0, mid))
+	d.merge(elemsB)
 	return nil
 }
 

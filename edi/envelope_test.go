@@ -2,6 +2,7 @@ package edi
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,11 +59,12 @@ const (
 )
 
 // envelopeIssues leaves out the message-structure issues (tested in
-// msgcheck_test.go), so the envelope fixtures can stay minimal messages.
+// msgcheck_test.go) and the element checks (elemcheck_test.go), so the
+// envelope fixtures can stay minimal messages.
 func envelopeIssues(d *Document) []Issue {
 	var out []Issue
 	for _, is := range d.Issues() {
-		if !is.Code.IsStructure() {
+		if !is.Code.IsStructure() && !is.Code.IsElement() {
 			out = append(out, is)
 		}
 	}
@@ -134,6 +136,12 @@ func TestEnvelopeRules(t *testing.T) {
 		{"bom.edi", []wantIssue{{CodeBOM, W, 0, -1, "", 0}}},
 		{"hard_wrapped.edi", []wantIssue{{CodeLineBreakInSegment, W, 0, 1, "UNB", 0}}},
 		{"bare_message.edi", []wantIssue{{CodeBareMessage, W, 0, 0, "UNH", 0}}},
+		{"indented.edi", []wantIssue{{CodeIndented, W, 0, 1, "UNH", 0}}},
+		{"errors/duplicate_refs.edi", []wantIssue{
+			{CodeGroupRefDuplicate, E, 26, 8, "1030+G1+UN+D:96A'\nUNH+7+ORDERS:D:96A:UN'\nBGM+220+PO-2", 5},
+			{CodeMessageRefDuplicate, E, 26, 9, "7+ORDERS:D:96A:UN'\nBGM+220+PO-2", 0},
+			{CodeInterchangeRefDuplicate, E, 26, 16, "DUP1'\nUNH+7+ORDERS:D:96A:UN'\nBGM+220+PO-3", 0},
+		}},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
@@ -172,7 +180,20 @@ func TestCleanFixtures(t *testing.T) {
 	} {
 		t.Run(f, func(t *testing.T) {
 			d := mustParse(t, fixture(t, f))
-			require.Empty(t, d.Issues())
+			var got []string
+			for _, is := range d.Issues() {
+				got = append(got, fmt.Sprintf("%s %s seg %d", is.Severity, is.Code, is.Segment))
+			}
+			// Two fixtures were written for something else and break a
+			// directory rule: the element checks say so, as warnings.
+			switch f {
+			case "aperak_d96a.edi": // 313 came to UNCL 1001 after D.96A
+				require.Equal(t, []string{"warning CODE_NOT_IN_LIST seg 2"}, got)
+			case "release_chains.edi": // text in FTX 3453 (language, an..3)
+				require.Equal(t, []string{"warning ELEMENT_FORMAT seg 5", "warning ELEMENT_FORMAT seg 6"}, got)
+			default:
+				require.Empty(t, d.Issues())
+			}
 			require.False(t, d.HasErrors())
 		})
 	}
@@ -224,4 +245,35 @@ func TestIssuesReadOnly(t *testing.T) {
 	_ = append(d.Issues(), Issue{Code: "CALLER"})
 	require.Equal(t, before, d.issues[:len(d.issues)+1][:len(before)])
 	require.NotEqual(t, Code("CALLER"), d.issues[:len(d.issues)+1][len(before)].Code, "the caller's append did not land in the spare capacity")
+}
+
+// TestIndentedSegments: spaces and tabs after the line break between
+// segments are layout with one warning; the messages keep their tags and
+// structure, a tab there is no control character, and one inside a
+// segment still is.
+func TestIndentedSegments(t *testing.T) {
+	d := mustParse(t, fixture(t, "indented.edi"))
+	require.Len(t, d.Issues(), 1, "%v", d.Issues())
+	require.Equal(t, CodeIndented, d.Issues()[0].Code)
+	require.Contains(t, d.Issues()[0].Message, "5 segment(s) are indented")
+	require.Len(t, d.Messages, 1)
+	require.Equal(t, "UNH", d.Segment(1).Tag())
+	require.Equal(t, "DTM", d.Segment(3).Tag())
+	require.Equal(t, "ORDERS D.96A", d.Messages[0].Structure)
+	require.Equal(t, 0, d.Messages[0].StructureProblems)
+	require.True(t, bytes.Equal(fixture(t, "indented.edi"), reserialise(d)))
+
+	d = mustParse(t, []byte("UNB+UNOA:3+A:14+B:14+250312:1030+R1'\n\tUNH+1+ORDERS:D:96A:UN'BGM+220+P\tO+9'DTM+137:20250312:102'UNS+S'UNT+5+1'UNZ+1+R1'"))
+	var codes []Code
+	for _, is := range d.Issues() {
+		codes = append(codes, is.Code)
+	}
+	require.Equal(t, []Code{CodeIndented, CodeControlChar}, codes)
+	require.Contains(t, d.Issues()[1].Message, "1 control character(s) inside segments")
+
+	// Spaces after a terminator without a line break are no layout: the
+	// tag is bad, as before.
+	d = mustParse(t, []byte("UNB+UNOA:3+A:14+B:14+250312:1030+R1'  UNH+1+ORDERS:D:96A:UN'UNT+2+1'UNZ+1+R1'"))
+	require.False(t, d.Segment(1).TagValid())
+	require.NotContains(t, fmt.Sprint(d.Issues()), string(CodeIndented))
 }

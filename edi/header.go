@@ -13,6 +13,10 @@ func (b *builder) readUNB(i int) {
 	ic.Separators, ic.Charset = s.dia.seps, s.dia.charset
 	ic.SyntaxID = s.Text(1, 1)
 	ic.SyntaxVersion = s.dia.version
+	if v := s.Text(1, 2); ic.SyntaxVersion == 0 && v != "" {
+		ic.badVersion = v
+		b.kept(v)
+	}
 	ic.Sender = Party{ID: s.Text(2, 1), Qualifier: s.Text(2, 2), Routing: s.Text(2, 3)}
 	ic.Recipient = Party{ID: s.Text(3, 1), Qualifier: s.Text(3, 2), Routing: s.Text(3, 3)}
 	ic.PreparedDate, ic.PreparedTime = s.Text(4, 1), s.Text(4, 2)
@@ -29,9 +33,16 @@ func (b *builder) readUNB(i int) {
 		{5, 1, "interchange control reference (0020)"},
 	})
 	if ic.SyntaxID != "" {
-		if _, ok := CharsetFor(ic.SyntaxID); !ok {
+		switch intro := SyntaxIDVersion(ic.SyntaxID); {
+		case intro == 0 && ic.SyntaxVersion >= 4:
 			b.d.issuef(SeverityWarning, CodeSyntaxUnknown, SyntaxVersionNotSupported, i, s.ElementOffset(1),
-				"syntax identifier %q is not one b2bx knows (UNOA-UNOF, UNOW, UNOY, IATA, IATB); text is shown as UTF-8 where valid, else as ISO 8859-1", ic.SyntaxID)
+				"syntax identifier %q is not in the list of syntax version 4 (UNOA-UNOL, UNOW, UNOX, UNOY; and IATA, IATB); text is shown as UTF-8 where valid, else as ISO 8859-1", ic.SyntaxID)
+		case intro == 0:
+			b.d.issuef(SeverityWarning, CodeSyntaxUnknown, SyntaxVersionNotSupported, i, s.ElementOffset(1),
+				"syntax identifier %q is not in the list of syntax version %s (UNOA-UNOF; and IATA, IATB; version 4 adds UNOG-UNOL, UNOW, UNOX, UNOY); text is shown as UTF-8 where valid, else as ISO 8859-1", ic.SyntaxID, versionText(s.Text(1, 2)))
+		case intro == 4 && ic.SyntaxVersion >= 1 && ic.SyntaxVersion < 4:
+			b.d.issuef(SeverityWarning, CodeSyntaxIDVersion, SyntaxVersionNotSupported, i, s.ElementOffset(1),
+				"syntax identifier %s belongs to syntax version 4, but UNB declares version %d, whose list ends at UNOF; declare %s:4 (text is decoded as %s anyway)", ic.SyntaxID, ic.SyntaxVersion, ic.SyntaxID, ic.Charset)
 		}
 	}
 	if v := s.Text(1, 2); v != "" && (ic.SyntaxVersion < 1 || ic.SyntaxVersion > 4) {
@@ -202,4 +213,12 @@ func atoi(s string) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, true
+}
+
+// versionText shows a syntax version as written, or "(missing)".
+func versionText(v string) string {
+	if v == "" {
+		return "(missing)"
+	}
+	return v
 }

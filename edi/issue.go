@@ -39,21 +39,23 @@ type Code string
 
 // Issue codes found by Parse. See the package documentation for the rules.
 const (
-	CodeEmptyInput          Code = "EMPTY_INPUT"             // the data is empty or only line breaks
-	CodeBOM                 Code = "UTF8_BOM"                // a UTF-8 byte order mark precedes the data
-	CodeJunk                Code = "JUNK_BEFORE_INTERCHANGE" // bytes that are not EDIFACT before UNA/UNB
-	CodeTrailingData        Code = "TRAILING_DATA"           // padding (spaces, NUL, ^Z) after the last segment
-	CodeUnterminated        Code = "SEGMENT_UNTERMINATED"    // the data ends inside a segment
-	CodeDanglingRelease     Code = "RELEASE_DANGLING"        // the data ends with a release character that escapes nothing
-	CodeReleaseInvalid      Code = "RELEASE_INVALID"         // release character before a character that needs no escaping
-	CodeLineBreakInSegment  Code = "LINE_BREAK_IN_SEGMENT"   // CR/LF inside a segment (hard-wrapped file)
-	CodeTagInvalid          Code = "TAG_INVALID"             // segment tag is not 3 upper-case letters/digits
-	CodeSegmentEmpty        Code = "SEGMENT_EMPTY"           // two segment terminators in a row
-	CodeTrailingSeparator   Code = "TRAILING_SEPARATOR"      // a segment or composite ends with a separator
-	CodeUNAInvalid          Code = "UNA_INVALID"             // service string advice unusable or truncated
-	CodeUNANotFollowedByUNB Code = "UNA_WITHOUT_UNB"         // UNA followed by something other than UNB
-	CodeSyntaxUnknown       Code = "SYNTAX_IDENTIFIER_UNKNOWN"
-	CodeSyntaxVersion       Code = "SYNTAX_VERSION_INVALID" // UNB syntax version not 1..4
+	CodeEmptyInput          Code = "EMPTY_INPUT"                      // the data is empty or only line breaks
+	CodeBOM                 Code = "UTF8_BOM"                         // a UTF-8 byte order mark precedes the data
+	CodeJunk                Code = "JUNK_BEFORE_INTERCHANGE"          // bytes that are not EDIFACT before UNA/UNB
+	CodeTrailingData        Code = "TRAILING_DATA"                    // padding (spaces, NUL, ^Z) after the last segment
+	CodeUnterminated        Code = "SEGMENT_UNTERMINATED"             // the data ends inside a segment
+	CodeDanglingRelease     Code = "RELEASE_DANGLING"                 // the data ends with a release character that escapes nothing
+	CodeReleaseInvalid      Code = "RELEASE_INVALID"                  // release character before a character that needs no escaping
+	CodeLineBreakInSegment  Code = "LINE_BREAK_IN_SEGMENT"            // CR/LF inside a segment (hard-wrapped file)
+	CodeIndented            Code = "SEGMENTS_INDENTED"                // spaces/tabs after the line break between segments (layout; warning)
+	CodeTagInvalid          Code = "TAG_INVALID"                      // segment tag is not 3 upper-case letters/digits
+	CodeSegmentEmpty        Code = "SEGMENT_EMPTY"                    // two segment terminators in a row
+	CodeTrailingSeparator   Code = "TRAILING_SEPARATOR"               // a segment or composite ends with a separator
+	CodeUNAInvalid          Code = "UNA_INVALID"                      // service string advice unusable or truncated
+	CodeUNANotFollowedByUNB Code = "UNA_WITHOUT_UNB"                  // UNA followed by something other than UNB
+	CodeSyntaxUnknown       Code = "SYNTAX_IDENTIFIER_UNKNOWN"        // UNB 0001 not in the syntax version's list (warning)
+	CodeSyntaxIDVersion     Code = "SYNTAX_IDENTIFIER_NOT_IN_VERSION" // a syntax 4 level (UNOG-UNOL, UNOW-UNOY) under syntax 1-3 (warning)
+	CodeSyntaxVersion       Code = "SYNTAX_VERSION_INVALID"           // UNB syntax version not 1..4
 	CodeUNBElementMissing   Code = "UNB_ELEMENT_MISSING"
 	CodeUNGElementMissing   Code = "UNG_ELEMENT_MISSING"
 	CodeUNHElementMissing   Code = "UNH_ELEMENT_MISSING"
@@ -96,6 +98,19 @@ const (
 	CodeContrlVersion        Code = "CONTRL_VERSION_MISMATCH"      // CONTRL 4:1 under syntax 3, or 2:2/D:3 under syntax 4
 	CodeContrlVersionUnknown Code = "CONTRL_VERSION_UNKNOWN"       // CONTRL version other than 2:2, D:3, 4:1 (warning)
 
+	// Data elements against the directory: representation (a, n, an,
+	// length) and closed code lists. Service segments' are errors, message
+	// segments' warnings (the 0085 code says which rule: 12, 37, 39, 40).
+	CodeServiceElementFormat Code = "SERVICE_ELEMENT_FORMAT"   // a service segment's element breaks its format, e.g. 0054 longer than an..3 (error)
+	CodeServiceCodeNotInList Code = "SERVICE_CODE_NOT_IN_LIST" // a service segment's coded element is not in the service code list (error)
+	CodeElementFormat        Code = "ELEMENT_FORMAT"           // a message element breaks its format (warning)
+	CodeCodeNotInList        Code = "CODE_NOT_IN_LIST"         // a message element's code is not in its closed code list (warning)
+
+	// References that must be unique (errors, 0085 code 26: duplicate detected).
+	CodeMessageRefDuplicate     Code = "MESSAGE_REF_DUPLICATE"     // two UNH with the same 0062 in one interchange
+	CodeGroupRefDuplicate       Code = "GROUP_REF_DUPLICATE"       // two UNG with the same 0048 in one interchange
+	CodeInterchangeRefDuplicate Code = "INTERCHANGE_REF_DUPLICATE" // two UNB with the same sender, recipient and 0020 in one input
+
 	// CodeIssuesOmitted stands for the issues of one code (and severity)
 	// beyond the first maxIssuesPerCode (1000), which are counted, not
 	// listed; Issue.Omitted says how many.
@@ -107,6 +122,17 @@ const (
 func (c Code) IsStructure() bool {
 	switch c {
 	case CodeSegmentUnexpected, CodeSegmentMissing, CodeGroupMissing, CodeSegmentRepeats, CodeGroupRepeats, CodeStructureOmitted:
+		return true
+	}
+	return false
+}
+
+// IsElement reports whether the code comes from the element checks
+// (representation and code lists) rather than from the envelope or the
+// structure checks.
+func (c Code) IsElement() bool {
+	switch c {
+	case CodeServiceElementFormat, CodeServiceCodeNotInList, CodeElementFormat, CodeCodeNotInList:
 		return true
 	}
 	return false
@@ -199,6 +225,7 @@ const maxIssuesPerCode = 1000
 // their own goroutine (characters, message structure) fill their own and
 // are merged into it.
 type issueLog struct {
+	taken  int // issues added, listed or omitted (see count)
 	issues []Issue
 	kept   map[Code]int
 	over   map[overKey]*overflow
@@ -216,13 +243,18 @@ type overflow struct {
 	first Issue // the one with the lowest offset (first found among equals)
 }
 
+// count is how many issues l has taken, listed or counted.
+func (l *issueLog) count() int { return l.taken }
+
 // room reports whether one more issue of code is listed.
 func (l *issueLog) room(code Code) bool { return l.kept[code] < maxIssuesPerCode }
 
 // add lists is, or counts it when its code is full; it reports whether
 // is was listed (and is now the last of l.issues).
 func (l *issueLog) add(is Issue) bool {
+	l.taken++
 	if !l.room(is.Code) {
+		l.taken-- // omit counts it
 		l.omit(is)
 		return false
 	}
@@ -236,6 +268,7 @@ func (l *issueLog) add(is Issue) bool {
 
 // omit counts is as left out; its text is not kept.
 func (l *issueLog) omit(is Issue) {
+	l.taken++
 	is.Message = ""
 	k := overKey{is.Code, is.Severity}
 	o := l.over[k]

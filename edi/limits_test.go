@@ -286,11 +286,11 @@ func TestNotesShared(t *testing.T) {
 	}
 	d := mustParse(t, []byte(b.String()))
 	first, second := d.Messages[0].DirectoryNote, d.Messages[1].DirectoryNote
-	require.Equal(t, "no directory structure for T0 D:96A (b2bx checks ORDERS, ORDRSP, APERAK in D.96A and D.24A/D.25A, and CONTRL); envelope checks only", first)
+	require.Equal(t, "no directory structure for T0 D:96A (b2bx checks every D.96A message, ORDERS, ORDRSP, APERAK in D.24A/D.25A, and CONTRL); envelope checks only", first)
 	require.Same(t, unsafe.StringData(first), unsafe.StringData(second))
 	require.Equal(t, d.Messages[0].Type, d.Messages[1].Type)
 	require.Same(t, unsafe.StringData(d.Messages[0].Type), unsafe.StringData(d.Messages[1].Type), "interned")
 	last, beforeLast := d.Messages[len(d.Messages)-1].DirectoryNote, d.Messages[len(d.Messages)-3].DirectoryNote
-	require.Equal(t, "no directory structure for this message type (b2bx checks ORDERS, ORDRSP, APERAK in D.96A and D.24A/D.25A, and CONTRL); envelope checks only", last)
+	require.Equal(t, "no directory structure for this message type (b2bx checks every D.96A message, ORDERS, ORDRSP, APERAK in D.24A/D.25A, and CONTRL); envelope checks only", last)
 	require.Same(t, unsafe.StringData(last), unsafe.StringData(beforeLast))
 }

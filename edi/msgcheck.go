@@ -22,6 +22,7 @@ type msgChecker struct {
 	matchers []*dict.Matcher // one per structure seen, reused across messages
 	notes    map[noteKey]noted
 	generic  map[string]string // the notes past maxNotes
+	aheadBuf [3]uint32         // ahead's result, reused
 }
 
 // noteKey and noted cache namesResolver per message kind: a million
@@ -47,6 +48,7 @@ func (d *Document) checkMessages() *issueLog {
 		m := &d.Messages[k]
 		c.checkStructure(m)
 	}
+	c.checkDuplicates()
 	return &c.log
 }
 
@@ -75,7 +77,7 @@ func (c *msgChecker) checkStructure(m *Message) {
 	}
 	m.structure, m.Structure, m.DirectoryNote = st, st.Label, note.Text
 	m.Directory = directoryID(st.Directory)
-	m.resolver = dict.Resolver{Dir: st.Directory, Service: dict.ServiceDirectory(syntax)}
+	m.resolver = dict.Resolver{Dir: st.Directory, Service: dict.ServiceDirectory(syntax), Fallback: dict.D96A}
 	if st.Type == "CONTRL" {
 		m.resolver = dict.Resolver{Service: st.Directory}
 	}
@@ -133,7 +135,7 @@ func (c *msgChecker) match(m *Message, mt *dict.Matcher) {
 			rec.path = id + 1
 			continue
 		}
-		st := mt.NextKey(key)
+		st := mt.NextKeyAhead(key, c.ahead(m, i))
 		if st.PathID != dict.NoPath {
 			rec.path = st.PathID + 1
 		}
@@ -148,6 +150,20 @@ func (c *msgChecker) match(m *Message, mt *dict.Matcher) {
 		r.add(mt, m.Last, p, true)
 	}
 	r.finish()
+}
+
+// ahead returns the keys of the (up to three) segments after segment i in
+// message m, for the matcher's resynchronisation; bad tags are skipped as
+// the matcher skips them. It only runs on the slow path.
+func (c *msgChecker) ahead(m *Message, i int) []uint32 {
+	out := c.aheadBuf[:0]
+	for j := i + 1; j <= m.Last && len(out) < len(c.aheadBuf); j++ {
+		rec := &c.d.segs[j]
+		if rec.flags&(fBadTag|fUNA) == 0 {
+			out = append(out, dict.PackTag(rec.tag[0], rec.tag[1], rec.tag[2]))
+		}
+	}
+	return out
 }
 
 // structureRoom reports whether a structure issue of some kind can still
@@ -275,18 +291,33 @@ func (c *msgChecker) namesResolver(m *Message, syntax int) (dict.Resolver, strin
 
 // namesResolverFor picks the directory that names the segments of a
 // message without a structure, and the note that says so (id names the
-// message kind): its own release when b2bx has it (INVOIC D.96A), else the
-// nearest one for a D release (D.96A for 199x, D.24A for 20xx); service
-// segments always resolve.
+// message kind): its own release when b2bx has it (ORDERS D.24A has a
+// structure; INVOIC D.24A only names), else the nearest one for a D
+// release (D.96A for 199x, D.24A for 20xx), D.96A for the UN standard
+// directory S (S:93A) and, for a message type or version no directory
+// has (IATA PADIS, EDIG@S, private types), D.96A for the tags that are UN
+// segments. D.96A also names what a later directory dropped (PAT, GIS).
+// Service segments always resolve.
 func namesResolverFor(m *Message, syntax int, id string) (dict.Resolver, string) {
 	r, _ := dict.NewResolver(m.Version, m.Release, syntax)
-	note := "no directory structure for " + id + " (b2bx checks ORDERS, ORDRSP, APERAK in D.96A and D.24A/D.25A, and CONTRL); envelope checks only"
-	if r.Dir != 0 || m.Version != "D" || len(m.Release) != 3 {
+	r.Fallback = dict.D96A
+	note := "no directory structure for " + id + " (b2bx checks every D.96A message, ORDERS, ORDRSP, APERAK in D.24A/D.25A, and CONTRL); envelope checks only"
+	switch {
+	case r.Dir != 0:
 		return r, note
-	}
-	r.Dir = dict.D24A
-	if m.Release[0] == '9' {
+	case m.Version == "D" && len(m.Release) == 3:
+		r.Dir = dict.D24A
+		if m.Release[0] == '9' {
+			r.Dir = dict.D96A
+		}
+		if r.Dir == dict.D24A {
+			return r, note + "; segment names from D.24A (D.96A for segments D.24A no longer has)"
+		}
+		return r, note + "; segment names from D.96A"
+	case m.Version == "S":
 		r.Dir = dict.D96A
+		return r, note + "; segment names from D.96A (S is the UN standard directory, whose segments D.96A has)"
 	}
-	return r, note + "; segment names from " + r.Dir.String()
+	r.Dir = dict.D96A
+	return r, note + "; service segments named by the service directory, UN segments by D.96A (the message type is in no directory b2bx has)"
 }

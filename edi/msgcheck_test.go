@@ -131,10 +131,16 @@ func TestPathIDs(t *testing.T) {
 		strings.Join(paths, " "))
 	require.Equal(t, "SG28/PRI", d.Segment(11).Path())
 
-	// No structure: no path, but names still.
+	// Every D.96A message has its structure: the INVOIC of the groups fixture too.
 	d = mustParse(t, fixture(t, "groups_ung_une.edi"))
 	inv := findSeg(t, d, "BGM", 2)
 	require.Equal(t, "INVOIC", d.Messages[inv.Message()].Type)
+	require.Equal(t, "BGM", inv.Path())
+	require.Equal(t, "Beginning of message", inv.Name())
+
+	// No structure (INVOIC D.01B): no path, but names still.
+	d = mustParse(t, []byte("UNH+1+INVOIC:D:01B:UN'BGM+380+1+9'UNT+3+1'"))
+	inv = findSeg(t, d, "BGM", 0)
 	require.Equal(t, "", inv.Path())
 	require.Equal(t, uint16(0), inv.PathID())
 	require.Equal(t, "Beginning of message", inv.Name())
@@ -163,7 +169,7 @@ func TestMessageDirectories(t *testing.T) {
 		{"contrl_d3.edi", "CONTRL 2:2 / D:3 (syntax 3)", "SYNTAX3", ""},
 		{"contrl_41.edi", "CONTRL 4:1 (syntax 4)", "SYNTAX4", ""},
 		{"structure/contrl_version_mismatch.edi", "CONTRL 4:1 (syntax 4)", "SYNTAX4", "CONTRL 4:1 under syntax version 3"},
-		{"repetition_sv4.edi", "", "", "no directory structure for ORDERS D:01B (b2bx checks ORDERS, ORDRSP, APERAK in D.96A and D.24A/D.25A, and CONTRL); envelope checks only; segment names from D.24A"},
+		{"repetition_sv4.edi", "", "", "no directory structure for ORDERS D:01B (b2bx checks every D.96A message, ORDERS, ORDRSP, APERAK in D.24A/D.25A, and CONTRL); envelope checks only; segment names from D.24A"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -178,8 +184,9 @@ func TestMessageDirectories(t *testing.T) {
 		})
 	}
 	d := mustParse(t, fixture(t, "groups_ung_une.edi"))
-	require.Equal(t, "no directory structure for INVOIC D:96A (b2bx checks ORDERS, ORDRSP, APERAK in D.96A and D.24A/D.25A, and CONTRL); envelope checks only",
-		d.Messages[2].DirectoryNote, "INVOIC D.96A is named from its own directory")
+	require.Equal(t, "", d.Messages[2].DirectoryNote, "INVOIC D.96A is checked against its own structure")
+	require.Equal(t, "INVOIC D.96A", d.Messages[2].Structure)
+	require.Equal(t, "D96A", d.Messages[2].Directory)
 	require.Nil(t, d.Messages[2].Summary())
 
 	// A bare CONTRL 4:1 has no UNB to mismatch.
@@ -209,4 +216,33 @@ func TestParallelMatchesSequential(t *testing.T) {
 		require.Equal(t, seq.Segment(i).PathID(), par.Segment(i).PathID(), "segment %d", i)
 	}
 	require.Equal(t, seq.Messages, par.Messages)
+}
+
+// TestEveryD96AMessageChecked: a DESADV, INVOIC or SLSRPT without its
+// mandatory BGM is an error now, not "envelope checks only".
+func TestEveryD96AMessageChecked(t *testing.T) {
+	for _, typ := range []string{"DESADV", "INVOIC", "SLSRPT", "RECADV", "PRICAT", "IFTMIN"} {
+		d := mustParse(t, []byte("UNB+UNOA:3+A:14+B:14+250312:1030+R1'UNH+1+"+typ+":D:96A:UN'DTM+137:20250312:102'UNT+3+1'UNZ+1+R1'"))
+		m := d.Messages[0]
+		require.Equal(t, typ+" D.96A", m.Structure, typ)
+		require.Empty(t, m.DirectoryNote, typ)
+		var missing []string
+		for _, is := range d.Issues() {
+			if is.Code == CodeSegmentMissing {
+				missing = append(missing, is.Message)
+			}
+		}
+		require.NotEmpty(t, missing, typ)
+		require.Contains(t, missing[0], "mandatory segment BGM (position 0020) is missing", typ)
+	}
+}
+
+// TestOneMisplacedSegmentOneFinding: a MOA in the header of an ORDERS
+// gives one SEGMENT_UNEXPECTED that says where MOA would be allowed,
+// not one for every later line item segment.
+func TestOneMisplacedSegmentOneFinding(t *testing.T) {
+	d := mustParse(t, fixture(t, "misplaced_moa.edi"))
+	require.Equal(t, []string{"SEGMENT_UNEXPECTED seg 4 @93 [15]"}, structureIssues(d))
+	require.Contains(t, d.Issues()[0].Message, "the next place ORDERS D.96A allows it is position 2100 (MOA)")
+	require.Equal(t, "SG25/LIN", d.Segment(6).Path(), "the line items still get their paths")
 }

@@ -2,6 +2,7 @@ package edi
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -86,7 +87,7 @@ func TestPreflightListsFirstIssuesOnly(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("UNB+UNOA:3+S:14+R:14+250312:1030+X'")
 	for i := 0; i < 6; i++ {
-		b.WriteString("UNH+1+ORDERS:D:96A:UN'BGM+220+N+9'DTM+137:20250312:102'UNS+S'UNT+9+1'")
+		fmt.Fprintf(&b, "UNH+%d+ORDERS:D:96A:UN'BGM+220+N+9'DTM+137:20250312:102'UNS+S'UNT+9+%d'", i+1, i+1)
 	}
 	b.WriteString("UNZ+6+X'")
 	_, err := PreflightOrders([]byte(b.String()))

@@ -115,6 +115,12 @@ func (s *scanner) scanRange(stop int) error {
 		switch {
 		case isPadding(c) && s.trailingPadding():
 			// consumed up to the end of the data
+		case (c == ' ' || c == '\t') && s.pos > 0 && s.d.isLayout(data[s.pos-1]) && !s.d.seps.isService(c):
+			// Indentation after a line break between segments: layout,
+			// like the line break (the next segment is flagged fIndented).
+			for s.pos < len(data) && (data[s.pos] == ' ' || data[s.pos] == '\t' || s.d.isLayout(data[s.pos])) {
+				s.pos++
+			}
 		case c == 'U' && s.at(tagUNA):
 			err = s.scanUNA()
 		case c == 'U' && s.at(tagUNB):
@@ -369,6 +375,9 @@ func (s *scanner) scanSegment() {
 	if fl&fTerminated == 0 {
 		end, fl = s.unterminated(start, end, fl)
 	}
+	if start > 0 && (data[start-1] == ' ' || data[start-1] == '\t') && !s.d.seps.isService(data[start-1]) {
+		fl |= fIndented // only scanRange's layout skip leaves a segment right after a blank
+	}
 	rec := segRec{off: uint32(start), n: uint32(end - start), flags: fl, dia: s.di}
 	if fl&fLineBreak == 0 && end-start >= 3 {
 		rec.tag = [3]byte{data[start], data[start+1], data[start+2]}
@@ -380,7 +389,7 @@ func (s *scanner) scanSegment() {
 		s.setTag(&rec)
 	}
 	s.doc.segs = append(s.doc.segs, rec)
-	if rec.n == 0 || rec.flags&(fBadTag|fLineBreak) != 0 || fl&fTerminated == 0 || releaseCheck ||
+	if rec.n == 0 || rec.flags&(fBadTag|fLineBreak|fIndented) != 0 || fl&fTerminated == 0 || releaseCheck ||
 		(rec.n > 3 && s.d.seps.maybeTrailing(data[end-1])) {
 		s.doc.shapeCands = append(s.doc.shapeCands, uint32(len(s.doc.segs)-1))
 	}

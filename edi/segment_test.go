@@ -128,7 +128,7 @@ func TestUNOBControlCharacters(t *testing.T) {
 	bgm := findSeg(t, d, "BGM", 0)
 	require.Equal(t, "What? It's 50% off", bgm.Text(2, 1))
 	require.Equal(t, "SENDER", d.Interchanges[0].Sender.ID)
-	require.Equal(t, "ZZ", d.Interchanges[0].Sender.Qualifier)
+	require.Equal(t, "14", d.Interchanges[0].Sender.Qualifier)
 	require.Equal(t, "BGM^]220^]What? It's 50% off^]9", bgm.Display())
 }
 

@@ -146,6 +146,7 @@ func TestIndexSplitCases(t *testing.T) {
 		{"bare messages", strings.Repeat("UNH+1+ORDERS:D:96A:UN'BGM+220+1'UNT+3+1'", 15), true},
 		{"no terminator", "UNB+UNOC:3+S+R" + strings.Repeat("+x", 300), false},
 		{"byte order mark", "\xef\xbb\xbf" + head + body + tail, true},
+		{"indented segments", head + strings.Repeat("\r\n    FTX+AAA+++text'\n\t \t", 30) + tail, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := []byte(tc.data)
@@ -218,7 +219,10 @@ func TestIndexSplitRandom(t *testing.T) {
 // joined in place and sized exactly.
 func TestIndexSplitLarge(t *testing.T) {
 	one := generateOrders(2*splitMin, "\r\n")
-	many := bytes.Repeat(generateOrders(40<<10, "\n"), 60)
+	var many []byte // 60 interchanges, each with its own control reference
+	for i := 0; i < 60; i++ {
+		many = append(many, bytes.ReplaceAll(generateOrders(40<<10, "\n"), []byte("BENCH000001"), fmt.Appendf(nil, "BENCH%06d", i))...)
+	}
 	for _, data := range [][]byte{one, many} {
 		want, err := indexWith(data, (*scanner).run)
 		require.NoError(t, err)

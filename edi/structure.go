@@ -2,6 +2,7 @@ package edi
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/nutrab2b/b2bx/edi/dict"
@@ -27,7 +28,7 @@ type Interchange struct {
 	Charset    Charset
 
 	SyntaxID      string // S001/0001, e.g. "UNOC"
-	SyntaxVersion int    // S001/0002; 0 when missing or not a digit
+	SyntaxVersion int    // S001/0002; 0 when missing or not a digit (see SyntaxVersionText)
 	Sender        Party
 	Recipient     Party
 	PreparedDate  string    // S004/0017 as written (YYMMDD or CCYYMMDD)
@@ -39,6 +40,8 @@ type Interchange struct {
 
 	TrailerCount int    // UNZ 0036 as written; -1 when missing or not a number
 	TrailerRef   string // UNZ 0020
+
+	badVersion string // S001/0002 as written when it is not a version number
 
 	// Groups and Messages are sub-slices of Document.Groups and
 	// Document.Messages.
@@ -511,4 +514,31 @@ func (b *builder) endOutside() {
 			b.outsideRun, b.d.Segment(is.Segment).Tag())
 	}
 	b.outsideIssue = -1
+}
+
+// SyntaxVersionText is the syntax version for people: "3", "missing" when
+// UNB has none, or the value as written and "(not a version number)".
+// It quotes data: sanitise it before display.
+func (ic *Interchange) SyntaxVersionText() string {
+	switch {
+	case ic.SyntaxVersion > 0:
+		return strconv.Itoa(ic.SyntaxVersion)
+	case ic.badVersion != "":
+		return strconv.Quote(ic.badVersion) + " (not a version number)"
+	}
+	return "missing"
+}
+
+// SyntaxLabel is the syntax identifier and version for people: "UNOC:3",
+// or "UNOB (syntax version missing)" instead of a misleading "UNOB:0". It
+// quotes data: sanitise it before display.
+func (ic *Interchange) SyntaxLabel() string {
+	id := ic.SyntaxID
+	if id == "" {
+		id = "(syntax identifier missing)"
+	}
+	if ic.SyntaxVersion > 0 {
+		return id + ":" + strconv.Itoa(ic.SyntaxVersion)
+	}
+	return id + " (syntax version " + ic.SyntaxVersionText() + ")"
 }

@@ -69,10 +69,14 @@ type ContrlMessage struct {
 type ContrlSegmentError struct {
 	// Position is the segment's position in the answered message (0096),
 	// counted from UNH = 1, as edi's Segment.Number counts.
-	Position    int                  `json:"position"`
-	SyntaxError *Coded               `json:"syntaxError,omitempty"`
-	Elements    []ContrlElementError `json:"elements,omitempty"` // UCD
-	Segment     int                  `json:"segment"`
+	Position int `json:"position"`
+	// PositionInvalid is 0096 as written when it is missing or not a
+	// segment number (Position is then 0, which names no segment): the
+	// summary must not say "segment 0". It is data: sanitise it.
+	PositionInvalid string               `json:"positionInvalid,omitempty"`
+	SyntaxError     *Coded               `json:"syntaxError,omitempty"`
+	Elements        []ContrlElementError `json:"elements,omitempty"` // UCD
+	Segment         int                  `json:"segment"`
 }
 
 // ContrlElementError is a UCD: an error in one data element.
@@ -154,8 +158,16 @@ func (c *contrlReader) add(i int) {
 			c.seg = nil
 			return
 		}
-		pos, _ := atoi(s.Value(1, 1))
-		c.msg.Segments = append(c.msg.Segments, ContrlSegmentError{Position: pos, SyntaxError: c.syntaxError(s, 2), Segment: i})
+		raw := s.Value(1, 1)
+		pos, ok := atoi(raw)
+		se := ContrlSegmentError{Position: pos, SyntaxError: c.syntaxError(s, 2), Segment: i}
+		if !ok || pos == 0 {
+			se.Position, se.PositionInvalid = 0, raw
+			if raw == "" {
+				se.PositionInvalid = "(missing)"
+			}
+		}
+		c.msg.Segments = append(c.msg.Segments, se)
 		c.seg = &c.msg.Segments[len(c.msg.Segments)-1]
 	case tagUCD:
 		if c.seg == nil || !c.list.take(len(c.seg.Elements)) {

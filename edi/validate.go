@@ -39,7 +39,7 @@ func (t *tally) add(seg, off int, c byte) {
 // knew only in part). The others cannot have a shape problem, so a clean
 // file costs nothing here.
 func (d *Document) checkSegments(ic *Interchange) {
-	var wraps, releases, trailing tally
+	var wraps, releases, trailing, indented tally
 	seps := ic.Separators // pre-filter: only a segment ending in a separator gets the full check
 	from := sort.Search(len(d.shapeCands), func(k int) bool { return int(d.shapeCands[k]) >= ic.First })
 	for _, c := range d.shapeCands[from:] {
@@ -63,6 +63,9 @@ func (d *Document) checkSegments(ic *Interchange) {
 		if r.flags&fTerminated == 0 {
 			d.checkUnterminated(i)
 		}
+		if r.flags&fIndented != 0 {
+			indented.add(i, int(r.off), 0)
+		}
 		if r.flags&(fLineBreak|fRelease) != 0 {
 			if r.flags&fLineBreak != 0 {
 				wraps.add(i, int(r.off), 0)
@@ -80,6 +83,10 @@ func (d *Document) checkSegments(ic *Interchange) {
 	if wraps.n > 0 {
 		d.issuef(SeverityWarning, CodeLineBreakInSegment, 0, wraps.seg, wraps.off,
 			"%d segment(s) contain line breaks inside them (the file was hard-wrapped); the line breaks were ignored as layout, never read as data", wraps.n)
+	}
+	if indented.n > 0 {
+		d.issuef(SeverityWarning, CodeIndented, 0, indented.seg, indented.off,
+			"%d segment(s) are indented: spaces or tabs follow the line break before them (first before segment %d); they were ignored as layout, like the line breaks, but ISO 9735 has no such layout and a strict receiver may reject the file", indented.n, indented.seg)
 	}
 	if releases.n > 0 {
 		d.issuef(SeverityWarning, CodeReleaseInvalid, 0, releases.seg, releases.off,

@@ -64,8 +64,8 @@ func (h *humanWriter) interchange(ic edi.Interchange) error {
 		if ic.Separators.FromUNA {
 			una = "UNA"
 		}
-		fmt.Fprintf(w, "Interchange %s  %s:%d (%s)  separators %s (%s)\n", safe(ic.ControlRef), safe(ic.SyntaxID),
-			ic.SyntaxVersion, ic.Charset, termsafe.String(ic.Separators.String()), una)
+		fmt.Fprintf(w, "Interchange %s  %s (%s)  separators %s (%s)\n", safe(ic.ControlRef), safe(ic.SyntaxLabel()),
+			ic.Charset, termsafe.String(ic.Separators.String()), una)
 		fmt.Fprintf(w, "  segments    %d-%d, offset %d\n", ic.First, ic.Last, ic.Offset)
 		fmt.Fprintf(w, "  sender      %s\n", explain.Party(ic.SyntaxVersion, ic.Sender))
 		fmt.Fprintf(w, "  recipient   %s\n", explain.Party(ic.SyntaxVersion, ic.Recipient))
@@ -225,8 +225,11 @@ func writeSegmentsHuman(ctx context.Context, w *bufio.Writer, doc *edi.Document,
 // writeFieldsHuman prints the element breakdown of one segment: position,
 // reference, name, value and the code's name.
 func writeFieldsHuman(w *bufio.Writer, info edi.SegmentInfo) {
+	if info.Unknown != "" && len(info.Fields) > 0 {
+		fmt.Fprintf(w, "%27s(%s)\n", "", info.Unknown)
+	}
 	for _, f := range info.Fields {
-		fmt.Fprintf(w, "%27s%-8s %-10s %-42s %s\n", "", explain.FieldPosition(f), explain.FieldRef(f), explain.FieldName(f), explain.FieldValue(f))
+		fmt.Fprintf(w, "%27s%-8s %-10s %-42s %s\n", "", explain.FieldPosition(f), explain.FieldRef(f), explain.FieldNameIn(info, f), explain.FieldValue(f))
 	}
 	if info.More > 0 {
 		fmt.Fprintf(w, "%27s… %d more value(s) not listed (the first %d are)\n", "", info.More, len(info.Fields))

@@ -14,9 +14,10 @@ import (
 )
 
 type syntaxJSON struct {
-	Identifier string `json:"identifier"`
-	Version    int    `json:"version"`
-	Charset    string `json:"charset"`
+	Identifier  string `json:"identifier"`
+	Version     *int   `json:"version"`               // null when UNB has no (valid) syntax version
+	VersionText string `json:"versionText,omitempty"` // "missing" or the invalid value, when version is null
+	Charset     string `json:"charset"`
 }
 
 type separatorsJSON struct {
@@ -114,7 +115,7 @@ func newInterchangeJSON(ic edi.Interchange) interchangeJSON {
 	j := interchangeJSON{
 		Index: ic.Index, Offset: ic.Offset, FirstSegment: ic.First, LastSegment: ic.Last,
 		UNA: ic.HasUNA, UNB: ic.HasUNB, UNZ: ic.HasUNZ,
-		Syntax: syntaxJSON{Identifier: ic.SyntaxID, Version: ic.SyntaxVersion, Charset: ic.Charset.String()},
+		Syntax: newSyntaxJSON(&ic),
 		Separators: separatorsJSON{
 			Component: sepString(s.Component, true), Element: sepString(s.Element, true),
 			Decimal: sepString(s.Decimal, true), Release: sepString(s.Release, s.HasRelease),
@@ -403,4 +404,17 @@ func plainASCII(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// newSyntaxJSON gives the syntax version as a number, or null with the
+// reason: a missing version is not version 0.
+func newSyntaxJSON(ic *edi.Interchange) syntaxJSON {
+	out := syntaxJSON{Identifier: ic.SyntaxID, Charset: ic.Charset.String()}
+	if ic.SyntaxVersion > 0 {
+		v := ic.SyntaxVersion
+		out.Version = &v
+	} else {
+		out.VersionText = ic.SyntaxVersionText()
+	}
+	return out
 }

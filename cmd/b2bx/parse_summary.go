@@ -200,6 +200,9 @@ func (h *humanWriter) contrlMessages(in, extra string, ms []edi.ContrlMessage) {
 		h.line(in+extra, "message", text)
 		for _, s := range m.Segments {
 			text := fmt.Sprintf("segment %d of the message", s.Position)
+			if s.PositionInvalid != "" {
+				text = fmt.Sprintf("segment position %s (UCS 0096 is no segment number: which segment is meant is unknown)", safe(strconv.Quote(s.PositionInvalid)))
+			}
 			if s.SyntaxError != nil {
 				text += ": " + coded(*s.SyntaxError)
 			}

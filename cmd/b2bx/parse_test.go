@@ -184,8 +184,11 @@ func TestParseJSONMessageFields(t *testing.T) {
 	}
 	code, out, _ := runCmd(t, "", nil, "parse", parseFixtures+"groups_ung_une.edi", "--json")
 	require.Equal(t, exitOK, code)
-	require.Contains(t, out, `"directoryNote": "no directory structure for INVOIC D:96A`)
+	require.Contains(t, out, `"structure": "INVOIC D.96A"`, "every D.96A message has its structure")
 	require.Contains(t, out, `"summary": null`)
+	code, out, _ = runCmd(t, "", nil, "parse", parseFixtures+"names_fallback.edi", "--json")
+	require.NotEqual(t, exitUsage, code)
+	require.Contains(t, out, `"directoryNote": "no directory structure for`)
 }
 
 // TestParseSegmentsNamesAndPaths: the segment list carries names and

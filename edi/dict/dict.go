@@ -1,6 +1,6 @@
 // Package dict is the EDIFACT dictionary of b2bx: names of segments,
 // composites, data elements and codes, and the message structures of
-// ORDERS, ORDRSP and APERAK (D.96A and D.24A) and CONTRL (syntax 3 and 4),
+// every D.96A message (125 types), ORDERS, ORDRSP and APERAK of D.24A and CONTRL (syntax 3 and 4),
 // with a structure matcher that assigns every segment of a message its
 // segment group path and reports structure errors.
 //

@@ -44,10 +44,10 @@ func LookupElement(d Directory, id string) (*Element, bool) {
 }
 
 // CodeName returns the title of a code of a simple data element in
-// directory d, e.g. CodeName(D96A, "1225", "9") is "Original". Code lists
-// are included for every coded element of the segments that ORDERS,
-// ORDRSP and APERAK use, and for all service elements. It does not
-// allocate.
+// directory d, e.g. CodeName(D96A, "1225", "9") is "Original". D.96A has
+// every code list of UNCL and UNSL; D.24A the lists of the segments its
+// ORDERS, ORDRSP and APERAK use; the service directories all theirs. It
+// does not allocate.
 func CodeName(d Directory, elementID, code string) (string, bool) {
 	t := tableOf(d)
 	id, ok := parseElementID(elementID)
@@ -93,4 +93,22 @@ func parseElementID(s string) (uint16, bool) {
 		n = n*10 + uint16(c-'0')
 	}
 	return n, true
+}
+
+// CodeListClosed reports whether directory d has a closed code list for
+// the simple element: a list whose element takes no codes from elsewhere.
+// The generator decides it from the directory's own text (D.96A TRED
+// notes such as "User or association defined code", "Use ISO 3166",
+// "May be used in combination with 1131/3055" make a list open; see
+// internal/gen/openlist.go). D.24A lists are all open (its source has no
+// such notes), and so are the service identifiers 0001, 0002, 0051, 0052, 0054
+// and 0065, which Parse checks in its own way.
+func CodeListClosed(d Directory, elementID string) bool {
+	t := tableOf(d)
+	id, ok := parseElementID(elementID)
+	if t == nil || !ok {
+		return false
+	}
+	l := sort.Search(len(t.codeLists), func(i int) bool { return t.codeLists[i].element >= id })
+	return l < len(t.codeLists) && t.codeLists[l].element == id && !t.codeLists[l].open
 }

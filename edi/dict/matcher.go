@@ -1,5 +1,11 @@
 package dict
 
+import (
+	"fmt"
+
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+)
+
 // NoPath is the PathID of a segment that did not fit the structure.
 const NoPath uint16 = 0xFFFF
 
@@ -51,6 +57,25 @@ type Matcher struct {
 	keys   []uint32
 	maxRep []int32
 	kinds  []uint8 // kindGroup, kindEnd
+	// saved and trial hold matcher states for NextKeyAhead, allocated
+	// once so that resynchronising costs no allocation.
+	saved, trial state
+}
+
+// state is a copy of the matcher's position.
+type state struct {
+	frames      []frame
+	done, ended bool
+}
+
+func (mt *Matcher) save(into *state) {
+	into.frames = append(into.frames[:0], mt.frames...)
+	into.done, into.ended = mt.done, mt.ended
+}
+
+func (mt *Matcher) restore(from *state) {
+	mt.frames = append(mt.frames[:0], from.frames...)
+	mt.done, mt.ended = from.done, from.ended
 }
 
 // Entry kinds for Fast.
@@ -84,7 +109,8 @@ type frame struct {
 func (m *Message) NewMatcher() *Matcher {
 	n := len(m.Entries)
 	mt := &Matcher{msg: m, frames: make([]frame, 1, m.maxDepth+1), memo: make([][2]move, n+1),
-		keys: make([]uint32, n), maxRep: make([]int32, n), kinds: make([]uint8, n)}
+		keys: make([]uint32, n), maxRep: make([]int32, n), kinds: make([]uint8, n),
+		saved: state{frames: make([]frame, 0, m.maxDepth+1)}, trial: state{frames: make([]frame, 0, m.maxDepth+1)}}
 	for i := range m.Entries {
 		e := &m.Entries[i]
 		mt.keys[i], mt.maxRep[i] = e.key, int32(e.MaxRepeat)
@@ -168,6 +194,107 @@ func (mt *Matcher) next(key uint32, tag string) Step {
 		return mt.step(int(f.cur), problems)
 	}
 	return Step{PathID: NoPath, Problems: []Problem{mt.unexpected(tagOf(key, tag), mt.afterText())}}
+}
+
+// aheadProbe is how many following segments NextKeyAhead tries.
+const aheadProbe = 3
+
+// NextKeyAhead is NextKey with resynchronisation: ahead holds the keys of
+// the segments that follow (up to three are looked at). When the move for
+// key skips mandatory entries, which is how one misplaced segment drags
+// the matcher past everything that follows (a header MOA matched as the
+// MOA after UNS makes every later LIN "unexpected"), the following
+// segments are tried from the new position and from the old one; if they
+// fit better from the old one, the segment is reported as unexpected
+// instead, with the place the structure would have allowed it, and the
+// matcher stays where it was. One mistake then gives one finding.
+func (mt *Matcher) NextKeyAhead(key uint32, ahead []uint32) Step {
+	if len(ahead) == 0 || mt.done || mt.ended {
+		return mt.NextKey(key)
+	}
+	if len(ahead) > aheadProbe {
+		ahead = ahead[:aheadProbe]
+	}
+	mt.save(&mt.saved)
+	st := mt.NextKey(key)
+	if !skippedMandatory(st.Problems) {
+		return st
+	}
+	target := st.PathID
+	mt.save(&mt.trial)
+	terse := mt.terse
+	mt.terse = true
+	after := mt.probe(ahead)
+	mt.restore(&mt.saved)
+	before := mt.probe(ahead)
+	mt.terse = terse
+	if before <= after {
+		mt.restore(&mt.trial)
+		return st
+	}
+	mt.restore(&mt.saved)
+	p := mt.unexpected(tagOf(key, ""), mt.afterText())
+	if !mt.terse && target != NoPath {
+		e := &mt.msg.Entries[target]
+		p.Message = fmt.Sprintf("segment %s not allowed %s; the next place %s allows it is position %04d (%s), past mandatory %s, where the segments that follow do not fit: taken as misplaced",
+			termsafe.String(tagOf(key, "")), mt.afterText(), mt.msg.Label, e.Position, e.FullPath, missingList(st.Problems))
+	}
+	return Step{PathID: NoPath, Problems: []Problem{p}}
+}
+
+// skippedMandatory reports whether a step skipped mandatory entries.
+func skippedMandatory(ps []Problem) bool {
+	for _, p := range ps {
+		if p.Kind == MissingSegment || p.Kind == MissingGroup {
+			return true
+		}
+	}
+	return false
+}
+
+// missingList names the skipped entries of a step: "UNS (position 2090)".
+func missingList(ps []Problem) string {
+	out := ""
+	for _, p := range ps {
+		if p.Kind != MissingSegment && p.Kind != MissingGroup {
+			continue
+		}
+		if out != "" {
+			out += ", "
+		}
+		name := p.Tag
+		if p.Kind == MissingGroup {
+			name = p.Group + " (" + p.Tag + ")"
+		}
+		out += fmt.Sprintf("%s at %04d", name, p.Position)
+	}
+	return out
+}
+
+// probe counts how many of keys match one after the other without any
+// problem, moving the matcher (the caller restores it).
+func (mt *Matcher) probe(keys []uint32) int {
+	for n, key := range keys {
+		if _, ok := mt.Fast(key); ok {
+			continue
+		}
+		if mt.done || mt.ended {
+			return n
+		}
+		f := &mt.frames[len(mt.frames)-1]
+		if f.cur >= 0 && mt.keys[f.cur] == key && f.count < mt.maxRep[f.cur] {
+			f.count++
+			continue
+		}
+		level, idx, newRep, ok := mt.find(key)
+		if !ok || mt.skipped(level, idx, newRep) != nil {
+			return n
+		}
+		if st := mt.apply(level, idx, newRep, nil); st.Problems != nil {
+			return n
+		}
+	}
+	return len(keys)
 }
 
 // Fast is the cheap path of NextKey for the common case: the segment

@@ -1,5 +1,7 @@
 package dict
 
+import "sort"
+
 // Message is the structure (segment table) of a message type.
 type Message struct {
 	Type      string    // "ORDERS"
@@ -76,7 +78,9 @@ func (n MessageNote) IsZero() bool { return n.Kind == NoNote }
 // release (UNH S009 0065, 0052, 0054) in an interchange of the given
 // syntax version (UNB S001 0002).
 //
-// ORDERS, ORDRSP and APERAK are known for D.96A and D.24A; D.25A gets the
+// Every D.96A message is known (the UNTDID D.96A message directory: ORDERS,
+// DESADV, INVOIC, IFTMIN... 125 types); ORDERS, ORDRSP and APERAK are also
+// known for D.24A, and D.25A gets the
 // D.24A structure with a NoteSubstitute note. CONTRL is known as 2:2 and
 // D:3 for syntax 3 (and below) and 4:1 for syntax 4. A CONTRL version that
 // does not fit the syntax version still gets its own structure, with a
@@ -98,6 +102,11 @@ func LookupMessage(msgType, version, release string, syntaxVersion int) (*Messag
 			if note != "" {
 				return m, MessageNote{Kind: NoteSubstitute, Text: note}, true
 			}
+			return m, MessageNote{}, true
+		}
+	}
+	if d == D96A {
+		if m, ok := lookupPacked(msgType); ok {
 			return m, MessageNote{}, true
 		}
 	}
@@ -137,7 +146,29 @@ func syntaxDigit(v int) string {
 // Messages returns every known message structure. The structures are
 // static tables shared by all callers and must not be modified.
 func Messages() []*Message {
-	return append([]*Message(nil), messages[:]...)
+	out := append(make([]*Message, 0, len(messages)+len(d96aPacked)), messages[:]...)
+	for i := range d96aPacked {
+		out = append(out, packedAt(i))
+	}
+	return out
+}
+
+// MessageTypes returns the message types with a structure in directory d,
+// sorted, without decoding any structure.
+func MessageTypes(d Directory) []string {
+	var out []string
+	for _, m := range messages {
+		if m.Directory == d {
+			out = append(out, m.Type)
+		}
+	}
+	if d == D96A {
+		for i := range d96aPacked {
+			out = append(out, d96aPacked[i].typ)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // PathOf returns the entry for a PathID from a Step, and false for

@@ -43,7 +43,7 @@ func TestLookupMessage(t *testing.T) {
 		}
 		require.NotContains(t, note.Text, "\x1b", "notes never quote payload data")
 	}
-	for _, tc := range [][3]string{{"ORDERS", "D", "01B"}, {"DESADV", "D", "96A"}, {"ORDERS", "S", "93A"}, {"", "", ""}} {
+	for _, tc := range [][3]string{{"ORDERS", "D", "01B"}, {"DESADV", "D", "01B"}, {"NOSUCH", "D", "96A"}, {"ORDERS", "S", "93A"}, {"", "", ""}} {
 		_, _, ok := LookupMessage(tc[0], tc[1], tc[2], 3)
 		require.False(t, ok, "%v", tc)
 	}
@@ -51,7 +51,7 @@ func TestLookupMessage(t *testing.T) {
 
 // TestMessageEntries checks the derived fields of every structure.
 func TestMessageEntries(t *testing.T) {
-	require.Len(t, Messages(), 8)
+	require.Len(t, Messages(), 130, "125 D.96A, 3 D.24A, 2 CONTRL")
 	for _, m := range Messages() {
 		es := m.Entries
 		require.Equal(t, "UNH", es[0].Tag, m.Label)

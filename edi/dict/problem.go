@@ -126,13 +126,32 @@ func (mt *Matcher) unexpected(tag string, after string) Problem {
 		return p
 	}
 	shown := termsafe.String(tag)
-	for i := range mt.msg.Entries {
+	if i := mt.nearest(tag); i >= 0 {
 		e := &mt.msg.Entries[i]
-		if !e.IsGroup() && e.Tag == tag {
-			p.Message = fmt.Sprintf("segment %s not allowed %s; %s has it at position %04d (%s)", shown, after, mt.msg.Label, e.Position, e.FullPath)
-			return p
-		}
+		p.Message = fmt.Sprintf("segment %s not allowed %s; %s has it at position %04d (%s)", shown, after, mt.msg.Label, e.Position, e.FullPath)
+		return p
 	}
 	p.Message = fmt.Sprintf("segment %s not allowed %s; it is not part of %s", shown, after, mt.msg.Label)
 	return p
+}
+
+// nearest returns the entry with the tag closest to where the matcher
+// stands: inside the innermost open group that has one (the line item's
+// own IMD rather than the header's), else the first in the message; -1
+// when the structure has none. It only runs on the problem path.
+func (mt *Matcher) nearest(tag string) int {
+	entries := mt.msg.Entries
+	for l := len(mt.frames) - 1; l >= 0; l-- {
+		f := &mt.frames[l]
+		start, end := int(f.group)+1, len(entries)
+		if f.group >= 0 {
+			end = entries[f.group].End
+		}
+		for i := start; i < end; i++ {
+			if e := &entries[i]; !e.IsGroup() && e.Tag == tag {
+				return i
+			}
+		}
+	}
+	return -1
 }

@@ -8,6 +8,10 @@ package dict
 type Resolver struct {
 	Dir     Directory // the message's directory, e.g. from DirectoryFor; zero if unknown
 	Service Directory // from ServiceDirectory(syntax version)
+	// Fallback names what the first two do not know: D.96A for segments
+	// a later directory dropped (PAT and GIS are not in D.24A) and for
+	// UN segments in message types no directory has. Zero for none.
+	Fallback Directory
 }
 
 // NewResolver returns the resolver for a message version and release and
@@ -40,6 +44,11 @@ func (r Resolver) Segment(tag string) (*Segment, Directory, bool) {
 	if s, ok := LookupSegment(second, tag); ok {
 		return s, second, true
 	}
+	if r.Fallback != 0 && r.Fallback != r.Dir && !isServiceTag(tag) {
+		if s, ok := LookupSegment(r.Fallback, tag); ok {
+			return s, r.Fallback, true
+		}
+	}
 	return nil, 0, false
 }
 
@@ -53,7 +62,10 @@ func (r Resolver) Element(id string) (*Element, bool) {
 	if e, ok := LookupElement(first, id); ok {
 		return e, true
 	}
-	return LookupElement(second, id)
+	if e, ok := LookupElement(second, id); ok {
+		return e, true
+	}
+	return LookupElement(r.Fallback, id)
 }
 
 // CodeName returns a code's title, service elements from the service
@@ -66,5 +78,14 @@ func (r Resolver) CodeName(elementID, code string) (string, bool) {
 	if s, ok := CodeName(first, elementID, code); ok {
 		return s, true
 	}
-	return CodeName(second, elementID, code)
+	if s, ok := CodeName(second, elementID, code); ok {
+		return s, true
+	}
+	return CodeName(r.Fallback, elementID, code)
+}
+
+// HasCodeList reports whether any of the resolver's directories has a
+// code list for the element.
+func (r Resolver) HasCodeList(elementID string) bool {
+	return HasCodeList(r.Dir, elementID) || HasCodeList(r.Service, elementID) || HasCodeList(r.Fallback, elementID)
 }

@@ -60,6 +60,7 @@ type codeList struct {
 	element uint16 // numeric element id: 1225 for "1225"
 	count   uint16
 	first   uint32
+	open    bool // codes from outside the list are allowed (see CodeListClosed)
 }
 
 // codeEntry is a code value and its title, each an offset<<8|length

@@ -67,7 +67,7 @@ func TestRejects(t *testing.T) {
 func TestHeadlineWithoutSummary(t *testing.T) {
 	d := parseFixture(t, "groups_ung_une.edi")
 	m := d.Messages[len(d.Messages)-1]
-	if got, want := Headline(&m), "INVOIC D:96A:UN message 3: 3 segments"; got != want {
+	if got, want := Headline(&m), "INVOIC D:96A:UN message 3: 6 segments"; got != want {
 		t.Fatalf("Headline = %q, want %q", got, want)
 	}
 }

@@ -38,6 +38,16 @@ func FieldName(f edi.Field) string {
 	return f.Name
 }
 
+// FieldNameIn is FieldName for a field of info: empty when no directory
+// describes the segment at all (info.Unknown says so once, instead of
+// every value saying it is not in the directory's segment).
+func FieldNameIn(info edi.SegmentInfo, f edi.Field) string {
+	if info.Unknown != "" && f.Name == "" {
+		return ""
+	}
+	return FieldName(f)
+}
+
 // FieldValue is the value, sanitised, with the code's meaning for coded
 // elements: "BY = Buyer", or "ZZZ (code not in the list)".
 func FieldValue(f edi.Field) string {

@@ -18,7 +18,7 @@ func (m Model) detailView(lines int) []string {
 		return []string{st.Header.Render("Details"), "nothing to show"}
 	}
 	info := m.cache.describe(doc, m.cursor)
-	title := "Segment " + strconv.Itoa(info.Index) + " " + sanitize(info.Tag)
+	title := "Segment " + strconv.Itoa(info.Index) + " " + tagText(doc.Segment(info.Index))
 	if info.Name != "" {
 		title += " " + info.Name
 	}
@@ -45,6 +45,9 @@ func (m Model) detailView(lines int) []string {
 		out = append(out, m.severityMark(is.Severity)+" "+issueText(is))
 	}
 	c := detailColumns(m.width)
+	if info.Unknown != "" && len(info.Fields) > 0 {
+		out = append(out, st.Muted.Render(info.Unknown))
+	}
 	if len(info.Fields) == 0 {
 		out = append(out, st.Muted.Render("no data elements"))
 	} else {
@@ -58,7 +61,7 @@ func (m Model) detailView(lines int) []string {
 			break
 		}
 		out = append(out, cell(explain.FieldPosition(f), c.pos)+" "+cell(explain.FieldRef(f), c.ref)+" "+
-			cell(explain.FieldName(f), c.name)+" "+explain.FieldValue(f))
+			cell(explain.FieldNameIn(info, f), c.name)+" "+explain.FieldValue(f))
 	}
 	return fill(out, lines)
 }
@@ -96,3 +99,12 @@ func issueText(is edi.Issue) string {
 
 // fill pads or cuts lines to exactly n.
 func fill(lines []string, n int) []string { return common.Fill(lines, n) }
+
+// tagText is a segment's tag for the screen: a bad tag quoted and
+// escaped ("\"    UNH\"", "\"un\\x01\""), so spaces and controls in it show.
+func tagText(s edi.Segment) string {
+	if s.TagValid() || s.IsUNA() {
+		return sanitize(s.Tag())
+	}
+	return sanitize(strconv.QuoteToASCII(s.Tag()))
+}

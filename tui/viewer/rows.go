@@ -77,7 +77,12 @@ func (m Model) row(b *strings.Builder, c columns, s edi.Segment) {
 	b.WriteString(idx)
 	b.WriteByte(' ')
 	tag := s.Tag()
-	b.WriteString(cell(sanitize(tag), 3))
+	bad := !s.TagValid() && !s.IsUNA()
+	if bad {
+		b.WriteString(cell("?", 3)) // the tag, escaped, leads the elements column
+	} else {
+		b.WriteString(cell(sanitize(tag), 3))
+	}
 	b.WriteByte(' ')
 	if c.name > 0 {
 		b.WriteString(cell(m.cache.name(m.doc(), s), c.name))
@@ -98,7 +103,11 @@ func (m Model) row(b *strings.Builder, c columns, s edi.Segment) {
 	if limit := c.elems*4 + 4; len(raw) > limit {
 		raw = raw[:limit]
 	}
-	b.WriteString(ansi.Truncate(sanitize(s.Charset().Decode(raw)), c.elems, "…"))
+	text := sanitize(s.Charset().Decode(raw))
+	if bad {
+		text = tagText(s) + text
+	}
+	b.WriteString(ansi.Truncate(text, c.elems, "…"))
 }
 
 // severityMarkPlain is the issue mark of a row without styling, so the

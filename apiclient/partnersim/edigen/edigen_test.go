@@ -159,7 +159,7 @@ func TestAperak(t *testing.T) {
 		segs := checkEnvelope(t, a)
 		_, rel := dir.release()
 		require.Equal(t, "APERAK:D:"+rel+":UN", find(segs, "UNH")[2])
-		require.Equal(t, []string{"BGM", "305", "APK-1", "9"}, find(segs, "BGM"))
+		require.Equal(t, []string{"BGM", "305::9", "APK-1", "9"}, find(segs, "BGM"))
 		require.Equal(t, []string{"ERC", "12"}, find(segs, "ERC"))
 		require.Equal(t, []string{"FTX", "AAO", "", "", "Artikel unbekannt"}, find(segs, "FTX"))
 	}

@@ -80,7 +80,7 @@ var products = []struct {
 	{"Weißblech 0,5 mm", 3420},
 	{"Kabelbinder 3:1 schwarz", 399},
 	{"Rohrschelle Ø 22 mm", 87},
-	{"Spanplattenschraube 4x35 (500 Stück)", 1149},
+	{"Spanplattenschraube 4x35, 500 Stück", 1149}, // IMD 7008 is an..35
 	{"Winkelschleifer 125 mm", 8990},
 	{"Gewindestange M10 1 m", 312},
 	{"Arbeitshandschuhe Gr. 10 - Nitril", 245},

@@ -248,7 +248,7 @@ func Aperak(dir Directory, env Envelope, a ApplicationError) []byte {
 		fn = "9"
 	}
 	b.unh(ref, "APERAK", v, rel, "UN")
-	b.seg("BGM", e("305"), e(a.Number), e(fn))
+	b.seg("BGM", e("305", "", "9"), e(a.Number), e(fn)) // 305 is EANCOM's (agency 9): D.96A's UNCL 1001 has no 305
 	b.seg("DTM", dtm("137", a.Date, true))
 	b.seg("RFF", e("ON", a.OrderNumber))
 	if !a.OrderDate.IsZero() {

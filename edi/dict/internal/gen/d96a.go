@@ -186,7 +186,7 @@ func parseTRED(text string) (map[string]*element, error) {
 					return nil, fmt.Errorf("TRED %s: bad representation %q", e.id, e.repr)
 				}
 			case strings.HasPrefix(trim, "Note:"):
-				_, i = collectParagraph(blk, i, "Note:", 9)
+				e.note, i = collectParagraph(blk, i, "Note:", 9)
 				i--
 			default:
 				return nil, fmt.Errorf("TRED %s: unexpected line %q", e.id, blk[i])

@@ -2,11 +2,19 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 )
 
-// loadD96A builds the D.96A directory and its ORDERS, ORDRSP and APERAK
-// structures from the official zip.
+// literalTypes are the D.96A messages emitted as Go struct literals (the
+// ones b2bx summarises); every other D.96A message is emitted in the
+// compact encoding that dict decodes on first use (emit_compact.go).
+var literalTypes = []string{"ORDERS", "ORDRSP", "APERAK"}
+
+// loadD96A builds the D.96A directory and the structures of all its
+// messages from the official zip: ORDERS, ORDRSP and APERAK first (in
+// that order), then the others sorted by type.
 func loadD96A(zipData []byte) (*directory, []*message, error) {
 	t, err := openZipTree(zipData)
 	if err != nil {
@@ -64,7 +72,14 @@ func loadD96A(zipData []byte) (*directory, []*message, error) {
 		return nil, nil, err
 	}
 	var msgs []*message
-	for _, typ := range []string{"ORDERS", "ORDRSP", "APERAK"} {
+	types := append([]string(nil), literalTypes...)
+	for _, name := range t.names() {
+		if typ, ok := strings.CutSuffix(name, "_D.96A"); ok && isMessageType(typ) && !slices.Contains(literalTypes, typ) {
+			types = append(types, typ)
+		}
+	}
+	sort.Strings(types[len(literalTypes):])
+	for _, typ := range types {
 		txt, err := t.text(typ + "_D.96A")
 		if err != nil {
 			return nil, nil, err
@@ -111,4 +126,18 @@ func checkSegmentComposites(d *directory, segComps map[string][]component) error
 		}
 	}
 	return nil
+}
+
+// isMessageType reports whether s is a six-letter message type (the TRMD
+// files are TYPE_D.96A; the chapter files D4232A_D.96A are not).
+func isMessageType(s string) bool {
+	if len(s) != 6 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }

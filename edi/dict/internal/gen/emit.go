@@ -125,7 +125,7 @@ func emitCodes(w *goWriter, d *directory, codeIDs []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", d.constName, err)
 		}
-		lists.f("\t\t{%s, %d, %d},\n", strings.TrimLeft(id, "0"), len(list), first)
+		lists.f("\t\t{%s, %d, %d, %t},\n", strings.TrimLeft(id, "0"), len(list), first, d.open[id])
 		for _, c := range list {
 			v, err := ref(c.value)
 			if err != nil {

@@ -45,7 +45,7 @@ func generated(t *testing.T) map[string][]byte {
 // fails.
 func TestGeneratedFilesUpToDate(t *testing.T) {
 	files := generated(t)
-	require.Len(t, files, 4)
+	require.Len(t, files, 5)
 	for name, want := range files {
 		got, err := os.ReadFile(filepath.Join("..", "..", name))
 		require.NoError(t, err, name)
@@ -80,7 +80,7 @@ func TestWriteFiles(t *testing.T) {
 	files := generated(t)
 	out := t.TempDir()
 	require.NoError(t, writeFiles(out, files))
-	for _, name := range []string{"d96a_gen.go", "d24a_gen.go", "service_gen.go", "messages_gen.go"} {
+	for _, name := range []string{"d96a_gen.go", "d24a_gen.go", "service_gen.go", "messages_gen.go", "packed_gen.go"} {
 		b, err := os.ReadFile(filepath.Join(out, name))
 		require.NoError(t, err, name)
 		require.Equal(t, files[name], b)
@@ -206,4 +206,21 @@ func TestFlattenRejectsBadTriggers(t *testing.T) {
 	noUNT := &message{typ: "X", root: []*node{{tag: "UNH", mandatory: true, max: 1}}}
 	_, _, err = flatten(noUNT)
 	require.ErrorContains(t, err, "UNT")
+}
+
+func TestOpenListNotes(t *testing.T) {
+	d := newDirectory("x", "X")
+	for id, note := range map[string]string{
+		"1001": "Users should note that code values marked as additions or changes are included pending approval by the 1001 Maintenance Agency",
+		"3035": "",
+		"7143": "User or association defined code.  May be used in combination with 1131/3055.",
+		"3207": "Use ISO 3166 two alpha country code.",
+		"3227": "Use UN/ECE Recommendation No. 16: UNLOCODE.",
+		"0065": "",
+	} {
+		d.elements[id] = &element{id: id, note: note}
+		d.codes[id] = []code{{"1", "one"}}
+	}
+	markOpenD96A(d)
+	require.Equal(t, map[string]bool{"7143": true, "3207": true, "3227": true, "0065": true}, d.open)
 }

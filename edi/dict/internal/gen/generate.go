@@ -58,10 +58,16 @@ func generate(src string) (map[string][]byte, error) {
 	// Syntax 3 CONTRL 2:2 predates the v300 lists: D.96A's UNSL (ISO 9735
 	// 1988) names the older 0083 and 0085 codes they leave out.
 	supplementCodes(svc3, d96a)
+	markOpenD96A(d96a)
+	markAllOpen(d24a)
+	markOpenService(svc3)
+	markOpenService(svc4)
 	contrl3 := &message{typ: "CONTRL", version: "2", release: "2", dir: "Service3", label: "Syntax3", root: contrlStructure(),
 		source: "ISO 9735 CONTRL (syntax 3: 2:2, D:3), hand-written in internal/gen/service_data.go"}
 	contrl4 := &message{typ: "CONTRL", version: "4", release: "1", dir: "Service4", label: "Syntax4", root: contrlStructure(),
 		source: "ISO 9735-5 CONTRL 4:1, hand-written in internal/gen/service_data.go"}
+	packed := append([]*message(nil), msgs96[len(literalTypes):]...)
+	msgs96 = msgs96[:len(literalTypes):len(literalTypes)]
 	msgs := append(append(msgs96, msgs24...), contrl3, contrl4)
 
 	notes := func(paths []string) ([]sourceNote, error) { return hashSources(src, paths) }
@@ -73,7 +79,9 @@ func generate(src string) (map[string][]byte, error) {
 	}
 	jobs := []job{
 		{"d96a_gen.go", "UN/EDIFACT D.96A segments, composites, elements and code lists.", d96aSources,
-			func(w *goWriter) error { return emitDirectory(w, d96a, usedCodeLists(d96a, msgs96, true)) }},
+			func(w *goWriter) error {
+				return emitDirectory(w, d96a, usedCodeLists(d96a, append(append([]*message(nil), msgs96...), packed...), true))
+			}},
 		{"d24a_gen.go", "UN/EDIFACT D.24A segments, composites, elements and code lists (also used for D.25A).", d24aSources,
 			func(w *goWriter) error { return emitDirectory(w, d24a, usedCodeLists(d24a, msgs24, false)) }},
 		{"service_gen.go", "Service segments, composites, elements and code lists of syntax versions 3 and 4.", serviceSources,
@@ -86,6 +94,9 @@ func generate(src string) (map[string][]byte, error) {
 		{"messages_gen.go", "Message structures: ORDERS, ORDRSP, APERAK (D.96A, D.24A) and CONTRL (syntax 3 and 4).",
 			append(append([]string{}, d96aSources...), d24aSources[3:]...),
 			func(w *goWriter) error { return emitMessages(w, msgs) }},
+		{"packed_gen.go", "Message structures of every other D.96A message (UNTDID D.96A TRMD), packed.",
+			d96aSources,
+			func(w *goWriter) error { return emitPacked(w, packed) }},
 	}
 	for _, j := range jobs {
 		srcNotes, err := notes(j.sources)

@@ -13,6 +13,9 @@ type directory struct {
 	composites map[string]*composite
 	elements   map[string]*element
 	codes      map[string][]code // simple element id -> code list
+	// open marks the code lists whose element takes codes from outside
+	// the list (see openList); Parse reports no unknown codes for them.
+	open map[string]bool
 }
 
 func newDirectory(ident, constName string) *directory {
@@ -23,6 +26,7 @@ func newDirectory(ident, constName string) *directory {
 		composites: map[string]*composite{},
 		elements:   map[string]*element{},
 		codes:      map[string][]code{},
+		open:       map[string]bool{},
 	}
 }
 
@@ -62,6 +66,7 @@ type element struct {
 	name string
 	desc string
 	repr string
+	note string // TRED "Note:" (D.96A): says where an open list's codes come from
 }
 
 // code is one entry of a code list.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"sort"
 	"strings"
 )
 
@@ -74,4 +75,14 @@ func (t *zipTree) text(name string) (string, error) {
 		return "", fmt.Errorf("%s not found in the D.96A zip", name)
 	}
 	return decodeCP437(b), nil
+}
+
+// names returns the upper-case base names of all files, sorted.
+func (t *zipTree) names() []string {
+	out := make([]string, 0, len(t.files))
+	for n := range t.files {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
