@@ -24,3 +24,13 @@ func TestBadTagShownRawWithElements(t *testing.T) {
 		t.Fatalf("details say the bad tag has no elements or label each:\n%s", v)
 	}
 }
+
+// TestHeaderSyntaxVersionMissing: an UNB without a syntax version reads
+// "syntax version missing" in the viewer's header, never "UNOA:0".
+func TestHeaderSyntaxVersionMissing(t *testing.T) {
+	m := fromBytes(t, []byte("UNB+UNOA+A+B+250312:1030+R'UNH+1+ORDERS:D:96A:UN'BGM+220+PO-77+9'UNS+S'UNT+4+1'UNZ+1+R'"))
+	v := m.View()
+	if strings.Contains(v, "UNOA:0") || !strings.Contains(v, "UNOA (syntax version missing)") {
+		t.Fatalf("header does not say the syntax version is missing:\n%s", v)
+	}
+}

@@ -66,7 +66,7 @@ func (m Model) envelopeLine(k int) string {
 	if !ic.HasUNB {
 		return m.label("Interchange") + which + "no UNB: segments without interchange envelope"
 	}
-	syntax := sanitize(ic.SyntaxID) + ":" + strconv.Itoa(ic.SyntaxVersion) + " (" + ic.Charset.String() + ")"
+	syntax := sanitize(ic.SyntaxLabel()) + " (" + ic.Charset.String() + ")"
 	return m.label("Interchange") + which + "ref " + sanitize(ic.ControlRef) + "  " + syntax +
 		"  from " + explain.Party(ic.SyntaxVersion, ic.Sender) + " to " + explain.Party(ic.SyntaxVersion, ic.Recipient)
 }
