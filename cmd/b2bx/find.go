@@ -313,29 +313,12 @@ func indexAfter(ctx context.Context, e *env, name string, t connTarget, stored .
 	if err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	m, err := track.LoadMachine(session.Env{Getenv: e.getenv})
-	if err != nil {
-		return
+	sts := make([]spool.Stored, len(stored))
+	for i, st := range stored {
+		sts[i] = *st
 	}
-	x, err := m.Open(ctx, nil)
-	if err == nil {
-		defer x.Close()
-		if x.NeedsRebuild() != "" {
-			return // a whole rebuild is b2bx find's (or b2bx index's) to do and say, not this command's
-		}
-		if len(stored) > 0 {
-			sts := make([]spool.Stored, len(stored))
-			for i, st := range stored {
-				sts[i] = *st
-			}
-			err = x.IndexStored(ctx, root, sts...) // just the new delivery: milliseconds however large the store
-		} else {
-			err = x.IndexHistory(ctx, root, t.ConnectionID) // the history and the file sent, not every delivery
-		}
-	}
-	if err != nil {
+	// the same update the app runs after a store or an upload (track.IndexAfter)
+	if err := track.IndexAfter(ctx, session.Env{Getenv: e.getenv}, root, t.ConnectionID, sts...); err != nil {
 		fmt.Fprintf(e.stderr, "b2bx %s: the tracking index was not updated (%s); it is brought up to date by the next b2bx find\n", name, termsafe.String(err.Error()))
 	}
 }
