@@ -53,6 +53,8 @@ type Model struct {
 	// evListenAddr and evDir are live mode's defaults (Options).
 	evListenAddr, evDir string
 
+	finder Finder // the tracking index for F and :find (find.go); nil: none
+
 	onFirstFrame func() // Options.OnFirstFrame; nil when none
 	sized        bool   // a window size arrived (the first real frame)
 }
