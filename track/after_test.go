@@ -2,6 +2,7 @@ package track
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,4 +45,28 @@ func TestIndexAfter(t *testing.T) {
 	_, err = x.Rebuild(t.Context(), "test")
 	require.NoError(t, err)
 	require.Equal(t, inc, dump(t, x))
+}
+
+// TimelineOf finds a conversation by a delivery ID, an upload ID or an
+// idempotency key on one connection; TimelineText tells it as lines.
+func TestTimelineOf(t *testing.T) {
+	dir := t.TempDir()
+	s, err := spool.Open(dir)
+	require.NoError(t, err)
+	x := openIndex(t, dir, &clock{t: t0}, nil)
+	rec := uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	store(t, s, "conn-a", "d1", "CONTRL", contrl("CTL1", "ICR0001", true), t0.Add(time.Minute), true)
+	_, err = x.Sync(t.Context())
+	require.NoError(t, err)
+	for _, id := range []string{"d1", rec.UploadID, rec.Key} {
+		c, steps, ok, err := x.TimelineOf(t.Context(), "conn-a", id, nil)
+		require.NoError(t, err)
+		require.True(t, ok, id)
+		require.Equal(t, "order PO-4711", c.Label)
+		text := strings.Join(TimelineText(c, steps), "\n")
+		require.Regexp(t, `(?s)NEEDS ACTION.*upload +ORDERS uploaded.*answer +CONTRL: rejected.*source: delivery d1`, text)
+	}
+	_, _, ok, err := x.TimelineOf(t.Context(), "conn-b", "d1", nil)
+	require.NoError(t, err)
+	require.False(t, ok, "another connection's")
 }

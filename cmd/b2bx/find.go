@@ -194,17 +194,8 @@ func printTimeline(ctx context.Context, e *env, x *track.Index, res track.Result
 		return emitJSON(e, "find", findJSON{Query: res.Query.Text, Truncated: res.Truncated,
 			Conversations: []conversationJSON{{Conversation: c, Flag: c.State.Flag(), Summary: c.State.Summary(), Steps: steps}}})
 	}
-	head := termsafe.String(c.Label)
-	if f := c.State.Flag(); f != "" {
-		head += " — " + strings.ToUpper(f) + ": " + termsafe.String(c.State.Summary())
-	}
-	fmt.Fprintln(e.stdout, head)
-	for _, s := range steps {
-		fmt.Fprintf(e.stdout, "%s  %-12s %s\n", when(s.At), s.Kind, s.Title)
-		for _, l := range s.Lines {
-			fmt.Fprintf(e.stdout, "%s  %-12s   %s\n", strings.Repeat(" ", 20), "", l)
-		}
-		fmt.Fprintf(e.stdout, "%s  %-12s   source: %s\n", strings.Repeat(" ", 20), "", s.Source)
+	for _, l := range track.TimelineText(c, steps) {
+		fmt.Fprintln(e.stdout, l)
 	}
 	if n := len(res.Conversations) - 1; n > 0 {
 		fmt.Fprintf(e.stdout, "%d more conversations match: b2bx find %s lists them; narrow with po: or icr:\n", n, termsafe.String(res.Query.Text))
