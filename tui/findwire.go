@@ -64,6 +64,16 @@ func (s machineSource) Find(ctx context.Context, q track.Query) (track.Result, t
 	}
 	defer x.Close()
 	r, err := x.Find(ctx, q, m.SLA())
+	for i := range r.Conversations { // the profile names people gave, as b2bx find prints them
+		c := &r.Conversations[i]
+		names := make([]string, len(c.Conns))
+		for j, id := range c.Conns {
+			if names[j] = m.Names[id]; names[j] == "" {
+				names[j] = id
+			}
+		}
+		c.Conns = names
+	}
 	return r, st, err
 }
 
