@@ -89,6 +89,11 @@ func (m Model) findMsg(msg common.Owned) (Model, tea.Cmd, bool) {
 			return m.showError(common.ErrorMsg{Text: "cannot open the connection of this step: " + termsafe.String(msg.err.Error())}), nil, true
 		}
 		m, cmd := m.openConn(msg.name, true)
+		for id, p := range m.opening {
+			if p.name == msg.name {
+				m.showOnOpen[id] = msg.delivery // shown once the tab is there (showOpened)
+			}
+		}
 		return m, cmd, true
 	}
 	// a find's results come back to the results screen that asked (it
@@ -139,4 +144,15 @@ func (m *Model) popFind() {
 		}
 		return
 	}
+}
+
+// showOpened is the command that shows the delivery a timeline step asked
+// for in tab id, which has just opened; nil when none was asked for.
+func (m Model) showOpened(id common.TabID) tea.Cmd {
+	d, ok := m.showOnOpen[id]
+	if !ok {
+		return nil
+	}
+	delete(m.showOnOpen, id)
+	return func() tea.Msg { return conntab.SelectMsg{Tab: id, Delivery: d} }
 }

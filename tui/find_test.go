@@ -45,9 +45,9 @@ func (f *fakeFinder) ProfileOf(_ context.Context, conn string) (string, error) {
 	return "", errors.New("no profile for " + conn)
 }
 
-func newFindModel(t *testing.T) (Model, *fakeFinder) {
+func newFindModel(t *testing.T) (Model, *fakeFinder, *fakeBackend) {
 	t.Helper()
-	m, _ := newTestModel(t)
+	m, be := newTestModel(t)
 	f := &fakeFinder{steps: []track.Step{
 		{At: f0, Kind: "upload", Title: "ORDERS uploaded: accepted (HTTP 202)", Source: "upload history",
 			Open: track.Opens{Screen: track.OpenViewer, Path: fixturePath("orders_d96a.edi")}},
@@ -59,7 +59,7 @@ func newFindModel(t *testing.T) (Model, *fakeFinder) {
 			Open: track.Opens{Screen: track.OpenEvent, Path: fixturePath("orders_d96a.edi"), Event: "e1"}},
 	}}
 	m.finder = f
-	return m, f
+	return m, f, be
 }
 
 func topIs[T any](t *testing.T, m Model) T {
@@ -73,7 +73,7 @@ func topIs[T any](t *testing.T, m Model) T {
 // runs the query across every connection and shows the results (with
 // needs action); :find QUERY does the same; q and esc pop it.
 func TestFindKeyAndCommand(t *testing.T) {
-	m, f := newFindModel(t)
+	m, f, _ := newFindModel(t)
 	m = press(t, m, "F")
 	require.Equal(t, "find ", cmdline(m), "F is the query input")
 	m = typeText(t, m, "PO-4711")
@@ -103,7 +103,7 @@ func TestFindKeyAndCommand(t *testing.T) {
 // popped by q; a mailbox step brings its connection's tab to the front
 // with the delivery selected.
 func TestFindEnterOpensTimelineAndSteps(t *testing.T) {
-	m, _ := newFindModel(t)
+	m, _, _ := newFindModel(t)
 	m = command(t, m, "find PO-4711")
 	m, cmd := updateCmd(t, m, keyMsg("enter"))
 	msgs := collect(cmd)
@@ -150,18 +150,21 @@ func TestFindEnterOpensTimelineAndSteps(t *testing.T) {
 // with an open tab closes the find screens and asks that tab to show the
 // delivery; one without opens the connection first.
 func TestFindMailboxStepShowsTheDelivery(t *testing.T) {
-	m, f := newFindModel(t)
+	m, f, be := newFindModel(t)
 	f.steps = f.steps[1:2]
 	m = command(t, m, "find PO-4711")
 	m, cmd := updateCmd(t, m, keyMsg("enter"))
 	m = run(t, m, cmd)
 	topIs[*find.Timeline](t, m)
 
-	// no tab yet: the step opens the connection of its profile
+	// no tab yet: the step opens the connection of its profile, whose
+	// tab then shows the delivery
 	m, cmd = updateCmd(t, m, keyMsg("enter"))
 	m = run(t, m, cmd)
 	require.Len(t, m.tabs, 1)
 	require.Equal(t, "acme-de", m.tabs[0].name)
+	require.Equal(t, []string{"select:d1"}, be.state("acme-de").received())
+	require.Empty(t, m.showOnOpen)
 
 	// with the tab open: the find screens close, the tab shows the delivery
 	m.tabs[0].conn = &session.Conn{Target: session.Target{Name: "acme-de", ConnectionID: "c-de"}}

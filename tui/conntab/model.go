@@ -112,10 +112,11 @@ type Model struct {
 
 	initCmd tea.Cmd
 
-	index indexing      // what the tracking index still has to be told (index.go)
-	links links         // the uploads and the answers among the stored deliveries (links.go)
-	stack common.Stack  // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
-	conn  *session.Conn // for the upload screen; nil in tests
+	index      indexing      // what the tracking index still has to be told (index.go)
+	selectWant string        // a delivery to show once the first page is read (select.go)
+	links      links         // the uploads and the answers among the stored deliveries (links.go)
+	stack      common.Stack  // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
+	conn       *session.Conn // for the upload screen; nil in tests
 
 	pane string // the bottom pane, rendered in Update (see layout)
 	tabH int    // table height

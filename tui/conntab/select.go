@@ -20,6 +20,10 @@ func (m SelectMsg) Owner() common.TabID { return m.Tab }
 
 func (m Model) onSelect(msg SelectMsg) (Model, tea.Cmd) {
 	id := msg.Delivery
+	if !m.pager.loaded || m.links.req != 0 {
+		m.selectWant = id // a tab just opened: once its first page and links are read
+		return m, nil
+	}
 	if m.stack.Len() > 0 {
 		return m, infoCmd("close the screen on top (q) to see delivery " + termsafe.String(id) + " in the mailbox")
 	}
@@ -31,4 +35,15 @@ func (m Model) onSelect(msg SelectMsg) (Model, tea.Cmd) {
 		return m.openViewer(func() (string, error) { return path, nil }, deliveryTitle(id, d.Stored.Meta.MessageType))
 	}
 	return m, infoCmd("delivery " + termsafe.String(id) + " is not on this page of the mailbox and not stored here: A loads the whole backlog")
+}
+
+// flushSelect shows the delivery a SelectMsg asked for before the first
+// page and the links were read, once they are.
+func (m Model) flushSelect() (Model, tea.Cmd) {
+	if m.selectWant == "" || !m.pager.loaded || m.links.req != 0 {
+		return m, nil
+	}
+	id := m.selectWant
+	m.selectWant = ""
+	return m.onSelect(SelectMsg{Tab: m.id, Delivery: id})
 }

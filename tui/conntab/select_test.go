@@ -2,10 +2,13 @@ package conntab
 
 import (
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // TestSelectDelivery: a timeline's mailbox step selects the delivery's
@@ -21,4 +24,21 @@ func TestSelectDelivery(t *testing.T) {
 	require.Contains(t, infoText(notes), "not on this page of the mailbox and not stored here")
 	id, _ = m.table.SelectedID()
 	require.Equal(t, "da-00003", id)
+}
+
+// TestSelectBeforeTheFirstPage: a tab just opened shows the delivery once
+// its first page is read.
+func TestSelectBeforeTheFirstPage(t *testing.T) {
+	clk := &testClock{t: t0}
+	be := &fakeBackend{clock: clk, entries: testEntries(5)}
+	c := &common.Common{Width: 120, Height: 40, Styles: common.NewStyles(true), Now: clk.Now}
+	m := newModel(c, testTab, be, Options{PageSize: 10, Name: "acme-de"})
+	m.tick = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	m, _ = m.Update(SelectMsg{Tab: testTab, Delivery: "da-00004"})
+	require.Equal(t, "da-00004", m.selectWant)
+	m, notes := settle(t, m, m.Init())
+	require.Contains(t, infoText(notes), "delivery da-00004 selected")
+	id, _ := m.table.SelectedID()
+	require.Equal(t, "da-00004", id)
+	require.Empty(t, m.selectWant)
 }

@@ -63,7 +63,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	m, tick := m.scheduleTick()
 	m, links := m.flushLinks()
 	m, index := m.flushIndex()
-	return m.layout(), tea.Batch(cmd, tick, links, index)
+	m, sel := m.flushSelect()
+	return m.layout(), tea.Batch(cmd, tick, links, index, sel)
 }
 
 // Drop implements common.Dropped: a claim that reaches no tab (its tab
