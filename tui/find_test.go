@@ -95,6 +95,11 @@ func TestFindKeyAndCommand(t *testing.T) {
 	require.Nil(t, m.screens.Top(), "esc pops the results")
 	m = command(t, m, "find")
 	require.Contains(t, m.foot.err, ":find needs what to look for")
+
+	m = press(t, m, "esc", "?")
+	help := m.View()
+	require.Contains(t, help, "find an order everywhere", "F in the help")
+	require.Contains(t, help, ":find QUERY")
 }
 
 // TestFindEnterOpensTimelineAndSteps: enter on a result pushes its
