@@ -113,7 +113,7 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 		opts.Log = logview.New(0, nil)
 	}
 	if opts.NewTab == nil {
-		opts.NewTab = ConnTab
+		opts.NewTab = indexedConnTab(opts.Env) // ConnTab, keeping the tracking index up to date
 	}
 	if opts.Wait == nil {
 		opts.Wait = func(context.Context) error { return nil }
@@ -126,6 +126,7 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 	dash := connlist.NewSessionDashboard(opts.Env, opts.Wait)
 	m := New(ctx, c, be, src, opts.Log, connlist.Options{StoreName: opts.StoreName, Dashboard: dash}, opts.Open)
 	m.onFirstFrame = opts.OnFirstFrame
+	m.finder = machineSource{env: opts.Env, wait: opts.Wait}
 	m.evListenAddr, m.evDir = opts.EventsListenAddr, opts.EventsDir
 	return m, nil
 }

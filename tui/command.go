@@ -17,6 +17,7 @@ var commandList = []struct{ use, what string }{
 	{":conn NAME", "open or switch to a connection"},
 	{":view PATH", "segment viewer on a file"},
 	{":upload [PATH]", "upload ORDERS (in a tab)"},
+	{":find QUERY", "find an order, interchange, GLN, key or ID everywhere (F)"},
 	{":events [PATH]", "event inspector"},
 	{":events listen [ADDR]", "receive webhook events live"},
 	{":close", "close the tab"},
@@ -54,6 +55,8 @@ func (m Model) run(line string) (Model, tea.Cmd) {
 		}
 		id, path := t.id, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name))
 		return m, func() tea.Msg { return upload.OpenMsg{Tab: id, Path: path} }
+	case "find":
+		return m.openFind(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)))
 	case "view":
 		return m.openView(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)))
 	case "events":

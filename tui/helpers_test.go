@@ -69,6 +69,8 @@ func (t fakeTab) Update(msg tea.Msg) (Tab, tea.Cmd) {
 		t.st.record("key:" + msg.String())
 	case conntab.ViewMsg:
 		t.st.record("view:" + msg.Path)
+	case conntab.SelectMsg:
+		t.st.record("select:" + msg.Delivery)
 	}
 	return t, nil
 }

@@ -82,6 +82,10 @@ func (m Model) globalKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m, cmd
 	case key.Matches(k, m.keys.Log):
 		return m.openLog()
+	case key.Matches(k, m.keys.Find):
+		c, cmd := newCmdScreenWith("find ")
+		m, _ = m.push(c)
+		return m, cmd
 	case key.Matches(k, m.keys.PrevTab):
 		m.active = (m.active + len(m.tabs)) % (len(m.tabs) + 1)
 	case key.Matches(k, m.keys.NextTab):

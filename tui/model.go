@@ -53,6 +53,9 @@ type Model struct {
 	// evListenAddr and evDir are live mode's defaults (Options).
 	evListenAddr, evDir string
 
+	finder     Finder                  // the tracking index for F and :find (find.go); nil: none
+	showOnOpen map[common.TabID]string // tab opening → the delivery a timeline step asked to show
+
 	onFirstFrame func() // Options.OnFirstFrame; nil when none
 	sized        bool   // a window size arrived (the first real frame)
 }
@@ -90,7 +93,7 @@ func New(ctx context.Context, c *common.Common, be Backend, src connlist.Source,
 	m := Model{
 		c: c, ctx: ctx, keys: common.DefaultKeyMap(), be: be,
 		list: connlist.New(ctx, c, src, listOpts), logH: lh, screens: common.NewStack(common.RootOwner),
-		help: h, nextID: 1, opening: map[common.TabID]pendingOpen{},
+		help: h, nextID: 1, opening: map[common.TabID]pendingOpen{}, showOnOpen: map[common.TabID]string{},
 	}
 	for i, name := range open {
 		id := m.newID()

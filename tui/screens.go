@@ -52,12 +52,17 @@ type cmdScreen struct {
 	done    bool
 }
 
-func newCmdScreen() (cmdScreen, tea.Cmd) {
+func newCmdScreen() (cmdScreen, tea.Cmd) { return newCmdScreenWith("") }
+
+// newCmdScreenWith is the : line with text already typed (F: "find ").
+func newCmdScreenWith(text string) (cmdScreen, tea.Cmd) {
 	in := textinput.New()
 	in.Prompt = ":"
 	in.CharLimit = 200
 	_ = in.Cursor.SetMode(cursor.CursorStatic)
 	cmd := in.Focus()
+	in.SetValue(text)
+	in.CursorEnd()
 	return cmdScreen{in: in}, cmd
 }
 
@@ -124,6 +129,9 @@ func (m Model) rootMsg(msg common.Owned) (Model, tea.Cmd) {
 		return m.layout(), cmd
 	case common.ScreenMsg:
 		return m.finished(m.screens.Deliver(msg))
+	}
+	if m, cmd, ok := m.findMsg(msg); ok {
+		return m.layout(), cmd
 	}
 	return m, nil
 }

@@ -79,7 +79,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 		m.foot.info = ""
 	}
 	m = m.layout()
-	return m, t.tab.Init()
+	return m, tea.Batch(t.tab.Init(), m.showOpened(t.id))
 }
 
 // closeActive closes the active tab, asking first when it says something

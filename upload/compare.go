@@ -66,8 +66,15 @@ func CompareAnswer(ctx context.Context, store *spool.Store, rec spool.UploadReco
 	if err != nil {
 		return nil, err
 	}
+	return ComparePaths(ctx, ordersPath, ordrspPath)
+}
+
+// ComparePaths diffs the ORDRSP at ordrspPath against the ORDERS at
+// ordersPath (a timeline's step names both files). The diffs hold
+// copies; both files are closed when it returns.
+func ComparePaths(ctx context.Context, ordersPath, ordrspPath string) ([]*orderdiff.Diff, error) {
 	var diffs []*orderdiff.Diff
-	err = withDocument(ctx, ordersPath, func(orders *edi.Document) error {
+	err := withDocument(ctx, ordersPath, func(orders *edi.Document) error {
 		return withDocument(ctx, ordrspPath, func(rsp *edi.Document) (err error) {
 			diffs, err = orderdiff.Documents(orders, rsp)
 			return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/bundle"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/track"
 )
 
 func init() {
@@ -21,9 +22,30 @@ type bundleJSON struct {
 	Subject string   `json:"subject"`
 }
 
-// bundleTimeline is the hook for the tracking index: when it is set the
-// bundle's timeline.txt holds the conversation's timeline.
+// bundleTimeline, when set, replaces the tracking index as the source of
+// the bundle's timeline.txt (tests).
 var bundleTimeline bundle.TimelineFunc
+
+// indexTimeline is the timeline of the delivery's or upload's
+// conversation from the tracking index (brought up to date first), as
+// b2bx find --timeline tells it.
+func indexTimeline(e *env) bundle.TimelineFunc {
+	return func(ctx context.Context, conn, id string) ([]string, error) {
+		m, x, err := openMachineIndex(ctx, e, "bundle")
+		if err != nil {
+			return nil, err
+		}
+		defer x.Close()
+		c, steps, ok, err := x.TimelineOf(ctx, conn, id, m.SLA())
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return []string{"The tracking index holds nothing about " + id + " on this connection."}, nil
+		}
+		return track.TimelineText(c, steps), nil
+	}
+}
 
 // runBundle reads only the local store: it needs a connection (a
 // profile, or --connection) but no secret, and sends nothing.
@@ -46,8 +68,12 @@ func runBundle(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, name, *asJSON, code, err)
 	}
+	tl := bundleTimeline
+	if tl == nil {
+		tl = indexTimeline(e)
+	}
 	res, err := bundle.Write(ctx, bundle.Options{Store: store, ConnectionID: t.ConnectionID, ID: pos[0], OutDir: *out,
-		Version: readBuildInfo().String(), Timeline: bundleTimeline})
+		Version: readBuildInfo().String(), Timeline: tl})
 	if err != nil {
 		code := exitStorage
 		if errors.Is(err, bundle.ErrNotFound) {

@@ -194,17 +194,8 @@ func printTimeline(ctx context.Context, e *env, x *track.Index, res track.Result
 		return emitJSON(e, "find", findJSON{Query: res.Query.Text, Truncated: res.Truncated,
 			Conversations: []conversationJSON{{Conversation: c, Flag: c.State.Flag(), Summary: c.State.Summary(), Steps: steps}}})
 	}
-	head := termsafe.String(c.Label)
-	if f := c.State.Flag(); f != "" {
-		head += " — " + strings.ToUpper(f) + ": " + termsafe.String(c.State.Summary())
-	}
-	fmt.Fprintln(e.stdout, head)
-	for _, s := range steps {
-		fmt.Fprintf(e.stdout, "%s  %-12s %s\n", when(s.At), s.Kind, s.Title)
-		for _, l := range s.Lines {
-			fmt.Fprintf(e.stdout, "%s  %-12s   %s\n", strings.Repeat(" ", 20), "", l)
-		}
-		fmt.Fprintf(e.stdout, "%s  %-12s   source: %s\n", strings.Repeat(" ", 20), "", s.Source)
+	for _, l := range track.TimelineText(c, steps) {
+		fmt.Fprintln(e.stdout, l)
 	}
 	if n := len(res.Conversations) - 1; n > 0 {
 		fmt.Fprintf(e.stdout, "%d more conversations match: b2bx find %s lists them; narrow with po: or icr:\n", n, termsafe.String(res.Query.Text))
@@ -313,29 +304,12 @@ func indexAfter(ctx context.Context, e *env, name string, t connTarget, stored .
 	if err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	m, err := track.LoadMachine(session.Env{Getenv: e.getenv})
-	if err != nil {
-		return
+	sts := make([]spool.Stored, len(stored))
+	for i, st := range stored {
+		sts[i] = *st
 	}
-	x, err := m.Open(ctx, nil)
-	if err == nil {
-		defer x.Close()
-		if x.NeedsRebuild() != "" {
-			return // a whole rebuild is b2bx find's (or b2bx index's) to do and say, not this command's
-		}
-		if len(stored) > 0 {
-			sts := make([]spool.Stored, len(stored))
-			for i, st := range stored {
-				sts[i] = *st
-			}
-			err = x.IndexStored(ctx, root, sts...) // just the new delivery: milliseconds however large the store
-		} else {
-			err = x.IndexHistory(ctx, root, t.ConnectionID) // the history and the file sent, not every delivery
-		}
-	}
-	if err != nil {
+	// the same update the app runs after a store or an upload (track.IndexAfter)
+	if err := track.IndexAfter(ctx, session.Env{Getenv: e.getenv}, root, t.ConnectionID, sts...); err != nil {
 		fmt.Fprintf(e.stderr, "b2bx %s: the tracking index was not updated (%s); it is brought up to date by the next b2bx find\n", name, termsafe.String(err.Error()))
 	}
 }

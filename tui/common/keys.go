@@ -32,6 +32,7 @@ type KeyMap struct {
 	Quit, ForceQuit, Help, Command, Log key.Binding
 	PrevTab, NextTab, GoTab, Home       key.Binding
 	CloseTab, Dismiss, Events           key.Binding
+	Find                                key.Binding // F: find on every connection (the : line with "find ")
 }
 
 // DefaultKeyMap returns the shell's keys.
@@ -49,6 +50,7 @@ func DefaultKeyMap() KeyMap {
 		CloseTab:  key.NewBinding(key.WithKeys("ctrl+w"), key.WithHelp("ctrl+w", "close tab")),
 		Dismiss:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "dismiss the error")),
 		Events:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "event inspector")),
+		Find:      key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "find an order everywhere")),
 	}
 }
 
@@ -61,6 +63,6 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.PrevTab, k.NextTab, k.GoTab, k.Home, k.CloseTab},
-		{k.Command, k.Log, k.Events, k.Help, k.Dismiss, k.Quit, k.ForceQuit},
+		{k.Command, k.Find, k.Log, k.Events, k.Help, k.Dismiss, k.Quit, k.ForceQuit},
 	}
 }

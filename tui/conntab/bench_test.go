@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,10 +13,13 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
+	"github.com/nutrab2b/b2bx/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -133,7 +137,7 @@ func BenchmarkProcessLarge(b *testing.B) {
 		c := common.New()
 		c.Styles = common.NewStyles(true)
 		done := make(chan benchDone, 1)
-		h := benchHarness{tab: New(c, 1, conn, Options{}), done: done}
+		h := benchHarness{tab: New(c, 1, conn, Options{Index: benchIndex(b, conn)}), done: done}
 		p := tea.NewProgram(h, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler())
 		go func() { _, _ = p.Run() }()
 		p.Send(tea.WindowSizeMsg{Width: 160, Height: 48})
@@ -151,6 +155,13 @@ func BenchmarkProcessLarge(b *testing.B) {
 			toAck += d.acked.Sub(start)
 		}
 		b.ReportMetric(float64(toAck.Microseconds())/1000/float64(b.N), "ms-to-ack/op")
+		b.StopTimer()
+		x, err := track.Open(context.Background(), track.Options{Dir: conn.Spool.Root()})
+		require.NoError(b, err)
+		defer x.Close()
+		sources, _, _, err := x.Backend().Counts(context.Background())
+		require.NoError(b, err)
+		require.GreaterOrEqual(b, sources, int64(b.N), "every stored ORDRSP was indexed")
 	})
 	b.Run("cli", func(b *testing.B) {
 		conn := largeEnv(b, b.N+1)
@@ -168,6 +179,23 @@ func BenchmarkProcessLarge(b *testing.B) {
 			r.Clear()
 		}
 	})
+}
+
+// benchIndex is the app's tracking index update (track.IndexAfter) over
+// conn's store, with the index built first (an index not built yet is
+// left alone by IndexAfter, which would measure nothing).
+func benchIndex(b *testing.B, conn *session.Conn) IndexFunc {
+	root, connID := conn.Spool.Root(), conn.Target.ConnectionID
+	vars := map[string]string{spool.EnvDataDir: root, credentials.EnvConfig: filepath.Join(b.TempDir(), "none.toml")}
+	env := session.Env{Getenv: func(k string) string { return vars[k] }}
+	x, err := track.Open(context.Background(), track.Options{Dir: root})
+	require.NoError(b, err)
+	_, err = x.Sync(context.Background())
+	require.NoError(b, err)
+	require.NoError(b, x.Close())
+	return func(ctx context.Context, stored []spool.Stored) error {
+		return track.IndexAfter(ctx, env, root, connID, stored...)
+	}
 }
 
 // benchHarness runs the tab as the shell would and reports each claim's
@@ -200,7 +228,7 @@ func (h benchHarness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			h.acked = &benchDone{ph, time.Now()}
 		}
 	}
-	if h.acked != nil && h.tab.links.req == 0 {
+	if h.acked != nil && h.tab.links.req == 0 && !h.tab.index.running && len(h.tab.index.stored) == 0 {
 		h.done <- *h.acked
 		h.acked = nil
 	}

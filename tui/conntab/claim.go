@@ -237,6 +237,9 @@ func (m Model) onAck(msg ackMsg) (Model, tea.Cmd) {
 		return m.stopWork(m.jobFailed(j, msg.err, corr))
 	}
 	m.table.Remove(cl.entry.DeliveryAttemptID)
+	if cl.res != nil {
+		m = m.noteStored(cl.res.Stored) // the sidecar now holds the receipt
+	}
 	var note tea.Cmd
 	if msg.err != nil { // acknowledged, but the receipt could not be recorded locally
 		note = m.errorCmd(msg.err, corr)

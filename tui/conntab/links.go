@@ -73,6 +73,7 @@ func (m Model) stopLinks() Model {
 // storedNow links a delivery just stored: at once when the operator is
 // stepping (c, d), after the run when P or W is processing.
 func (m Model) storedNow(st *spool.Stored) (Model, tea.Cmd) {
+	m = m.noteStored(st) // for the tracking index, once the tab is idle (index.go)
 	if m.links.store == nil || st == nil {
 		return m, nil
 	}

@@ -46,6 +46,9 @@ type Options struct {
 	// Export, if set, runs after the durable store and before any
 	// acknowledge (like `b2bx fetch --out`).
 	Export func(st *spool.Stored) error
+	// Index, if set, updates the tracking index after a store, an
+	// acknowledge or an upload, in the background once the tab is idle.
+	Index IndexFunc
 }
 
 // backend is the domain calls the tab makes: the runner's (pages and
@@ -109,9 +112,11 @@ type Model struct {
 
 	initCmd tea.Cmd
 
-	links links         // the uploads and the answers among the stored deliveries (links.go)
-	stack common.Stack  // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
-	conn  *session.Conn // for the upload screen; nil in tests
+	index      indexing      // what the tracking index still has to be told (index.go)
+	selectWant string        // a delivery to show once the first page is read (select.go)
+	links      links         // the uploads and the answers among the stored deliveries (links.go)
+	stack      common.Stack  // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
+	conn       *session.Conn // for the upload screen; nil in tests
 
 	pane string // the bottom pane, rendered in Update (see layout)
 	tabH int    // table height
@@ -151,6 +156,7 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 		pager: pager{limit: size, stack: []pageRef{{first: 1}}},
 		tick:  tea.Tick,
 		stack: common.NewStack(id),
+		index: indexing{fn: opts.Index},
 	}
 	m.width, m.height = c.Width, c.Height
 	m.stack.SetSize(max(m.width, 20), max(m.height, 6))

@@ -20,7 +20,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	var cmd tea.Cmd
+	m, cmd, _ := m.indexMsg(msg) // the tracking index (index.go)
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		m, cmd = m.onKey(msg)
@@ -50,6 +50,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m, cmd = m.loadLinks()
 	case ViewMsg:
 		m, cmd = m.openPath(msg.Path)
+	case SelectMsg:
+		m, cmd = m.onSelect(msg)
 	case upload.OpenMsg:
 		m, cmd = m.openUpload(msg.Path)
 	case tickMsg:
@@ -60,7 +62,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	m, tick := m.scheduleTick()
 	m, links := m.flushLinks()
-	return m.layout(), tea.Batch(cmd, tick, links)
+	m, index := m.flushIndex()
+	m, sel := m.flushSelect()
+	return m.layout(), tea.Batch(cmd, tick, links, index, sel)
 }
 
 // Drop implements common.Dropped: a claim that reaches no tab (its tab

@@ -189,7 +189,7 @@ func (r *Results) SetSize(w, h int) common.Screen {
 
 // ShortHelp implements help.KeyMap.
 func (r *Results) ShortHelp() []key.Binding {
-	return []key.Binding{r.keys.Up, r.keys.Down, r.keys.Open, r.keys.Refresh, r.keys.Close}
+	return []key.Binding{r.keys.Up, r.keys.Down, r.keys.Open, r.keys.Refresh} // the stack's help adds the close rule
 }
 
 // FullHelp implements help.KeyMap.

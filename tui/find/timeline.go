@@ -169,7 +169,7 @@ func (t *Timeline) SetSize(w, h int) common.Screen {
 
 // ShortHelp implements help.KeyMap.
 func (t *Timeline) ShortHelp() []key.Binding {
-	return []key.Binding{t.keys.Up, t.keys.Down, t.keys.Open, t.keys.Close}
+	return []key.Binding{t.keys.Up, t.keys.Down, t.keys.Open} // the stack's help adds the close rule
 }
 
 // FullHelp implements help.KeyMap.

@@ -268,8 +268,20 @@ func (m Model) sent(msg sentMsg) (Model, tea.Cmd) {
 	m.waiting, m.cancel = 0, nil
 	m.stage = stageResult
 	m.out, m.sendErr = msg.out, msg.err
-	return m.loadHistory()
+	m, hist := m.loadHistory()
+	if msg.out == nil {
+		return m, hist // nothing was recorded
+	}
+	owner := m.owner
+	return m, tea.Batch(hist, func() tea.Msg { return SentMsg{Tab: owner} })
 }
+
+// SentMsg tells the tab an upload's outcome was recorded in its history
+// (the tab then updates the tracking index in the background).
+type SentMsg struct{ Tab common.TabID }
+
+// Owner implements common.Owned: the stack lets it pass to the tab.
+func (m SentMsg) Owner() common.TabID { return m.Tab }
 
 func (m Model) resultKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	switch {

@@ -176,6 +176,17 @@ func (m Model) viewIndexOf(id string) (int, bool) {
 	return 0, false
 }
 
+// Select puts the cursor on the row of delivery id; false when no shown
+// row has it.
+func (m *Model) Select(id string) bool {
+	i, ok := m.viewIndexOf(id)
+	if ok {
+		m.cursor = i
+		m.clamp()
+	}
+	return ok
+}
+
 // SetSize sets the table's area; height includes the header line.
 func (m *Model) SetSize(width, height int) {
 	if width != m.width {

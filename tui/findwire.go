@@ -1,0 +1,100 @@
+package tui
+
+import (
+	"context"
+	"errors"
+
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/track"
+	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/conntab"
+)
+
+// indexedConnTab builds the real tab (ConnTab) with the tracking index
+// kept up to date: after a store, an acknowledge or an upload, once the
+// tab is idle, in a background command (track.IndexAfter, the update the
+// CLI runs too).
+func indexedConnTab(env session.Env) func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
+	return func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
+		root, connID := conn.Spool.Root(), conn.Target.ConnectionID
+		index := func(ctx context.Context, stored []spool.Stored) error {
+			return track.IndexAfter(ctx, env, root, connID, stored...)
+		}
+		return connTab{m: conntab.New(c, id, conn, conntab.Options{Index: index})}
+	}
+}
+
+// machineSource is find's Source over this machine's index: every query
+// loads the profiles (no secret), opens the index and syncs it first, so
+// what was stored by another b2bx process shows too.
+type machineSource struct {
+	env  session.Env
+	wait func(ctx context.Context) error
+}
+
+func (s machineSource) open(ctx context.Context) (*track.Machine, *track.Index, track.Stats, error) {
+	if s.wait != nil {
+		if err := s.wait(ctx); err != nil {
+			return nil, nil, track.Stats{}, err
+		}
+	}
+	m, err := track.LoadMachine(session.Env{Getenv: s.env.Getenv})
+	if err != nil {
+		return nil, nil, track.Stats{}, err
+	}
+	x, err := m.Open(ctx, nil)
+	if err != nil {
+		return nil, nil, track.Stats{}, err
+	}
+	st, err := x.Sync(ctx)
+	if err != nil && !errors.Is(err, track.ErrStale) {
+		x.Close()
+		return nil, nil, st, err
+	}
+	return m, x, st, nil
+}
+
+// Find implements find.Source.
+func (s machineSource) Find(ctx context.Context, q track.Query) (track.Result, track.Stats, error) {
+	m, x, st, err := s.open(ctx)
+	if err != nil {
+		return track.Result{}, st, err
+	}
+	defer x.Close()
+	r, err := x.Find(ctx, q, m.SLA())
+	for i := range r.Conversations { // the profile names people gave, as b2bx find prints them
+		c := &r.Conversations[i]
+		names := make([]string, len(c.Conns))
+		for j, id := range c.Conns {
+			if names[j] = m.Names[id]; names[j] == "" {
+				names[j] = id
+			}
+		}
+		c.Conns = names
+	}
+	return r, st, err
+}
+
+// Timeline implements find.Source.
+func (s machineSource) Timeline(ctx context.Context, c track.Conversation) []track.Step {
+	_, x, _, err := s.open(ctx)
+	if err != nil {
+		return []track.Step{{Kind: "note", Title: "the index cannot be read: " + termsafe.String(err.Error()), Source: "the tracking index"}}
+	}
+	defer x.Close()
+	return x.Timeline(ctx, c)
+}
+
+// ProfileOf implements profileNamer: the profile of a connection ID.
+func (s machineSource) ProfileOf(ctx context.Context, connID string) (string, error) {
+	m, err := track.LoadMachine(session.Env{Getenv: s.env.Getenv})
+	if err != nil {
+		return "", err
+	}
+	if n, ok := m.Names[connID]; ok {
+		return n, nil
+	}
+	return "", errors.New("no profile of this machine is for connection " + connID)
+}
