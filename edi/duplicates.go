@@ -30,14 +30,18 @@ func (c *msgChecker) checkDuplicates() {
 		x, y := &d.Messages[a], &d.Messages[b]
 		return cmp.Or(cmp.Compare(x.Interchange, y.Interchange), cmp.Compare(x.Ref, y.Ref), cmp.Compare(a, b))
 	})
-	for k := 1; k < len(idx); k++ {
+	// A run of equal keys starts at its first occurrence (positions break
+	// ties), so each repeat names d.Messages[idx[run]]: one pass, linear
+	// however many repeats there are.
+	for k, run := 1, 0; k < len(idx); k++ {
 		m := &d.Messages[idx[k]]
-		if prev := &d.Messages[idx[k-1]]; prev.Interchange != m.Interchange || prev.Ref != m.Ref {
+		if first := &d.Messages[idx[run]]; first.Interchange != m.Interchange || first.Ref != m.Ref {
+			run = k
 			continue
 		}
 		c.duplicate(CodeMessageRefDuplicate, m.First, d.Segment(m.First).ElementOffset(1),
 			"message reference %q (UNH 0062) is used again in this interchange: the message at segment %d has it already; every message of an interchange needs its own reference",
-			m.Ref, c.firstOf(idx[:k], m.Interchange, m.Ref, m.First))
+			m.Ref, d.Messages[idx[run]].First)
 	}
 	// Groups: by interchange, then reference.
 	gidx := make([]int32, 0, len(d.Groups))
@@ -50,13 +54,12 @@ func (c *msgChecker) checkDuplicates() {
 		x, y := &d.Groups[a], &d.Groups[b]
 		return cmp.Or(cmp.Compare(x.Interchange, y.Interchange), cmp.Compare(x.Ref, y.Ref), cmp.Compare(a, b))
 	})
-	for k := 1; k < len(gidx); k++ {
+	for k, run := 1, 0; k < len(gidx); k++ {
 		g := &d.Groups[gidx[k]]
-		start := k - 1
-		for start > 0 && sameGroupRef(&d.Groups[gidx[start-1]], g) {
-			start--
+		if !sameGroupRef(&d.Groups[gidx[run]], g) {
+			run = k
 		}
-		if first := &d.Groups[gidx[start]]; sameGroupRef(first, g) {
+		if first := &d.Groups[gidx[run]]; run != k {
 			c.duplicate(CodeGroupRefDuplicate, g.First, d.Segment(g.First).ElementOffset(5),
 				"group reference %q (UNG 0048) is used again in this interchange: the group at segment %d has it already; every functional group of an interchange needs its own reference",
 				g.Ref, first.First)
@@ -74,33 +77,18 @@ func (c *msgChecker) checkDuplicates() {
 		return cmp.Or(cmp.Compare(x.Sender.ID, y.Sender.ID), cmp.Compare(x.Recipient.ID, y.Recipient.ID),
 			cmp.Compare(x.ControlRef, y.ControlRef), cmp.Compare(a, b))
 	})
-	for k := 1; k < len(iidx); k++ {
+	for k, run := 1, 0; k < len(iidx); k++ {
 		ic := &d.Interchanges[iidx[k]]
-		start := k - 1
-		for start > 0 && sameInterchangeRef(&d.Interchanges[iidx[start-1]], ic) {
-			start--
+		if !sameInterchangeRef(&d.Interchanges[iidx[run]], ic) {
+			run = k
 		}
-		if first := &d.Interchanges[iidx[start]]; sameInterchangeRef(first, ic) {
+		if first := &d.Interchanges[iidx[run]]; run != k {
 			unb := ic.First + b2i(ic.HasUNA)
 			c.duplicate(CodeInterchangeRefDuplicate, unb, d.Segment(unb).ElementOffset(5),
 				"interchange control reference %q (UNB 0020) from %q to %q is used again: the interchange at segment %d has it already; a receiver rejects the repeat as a duplicate",
 				ic.ControlRef, ic.Sender.ID, ic.Recipient.ID, first.First+b2i(first.HasUNA))
 		}
 	}
-}
-
-// firstOf returns the first segment of the lowest-numbered message before
-// in sorted idx with the interchange and reference (the first occurrence).
-func (c *msgChecker) firstOf(idx []int32, ic int, ref string, fallback int) int {
-	first := fallback
-	for k := len(idx) - 1; k >= 0; k-- {
-		m := &c.d.Messages[idx[k]]
-		if m.Interchange != ic || m.Ref != ref {
-			break
-		}
-		first = m.First
-	}
-	return first
 }
 
 func sameGroupRef(a, b *Group) bool { return a.Interchange == b.Interchange && a.Ref == b.Ref }

@@ -46,6 +46,15 @@ func TestDuplicateReferences(t *testing.T) {
 	for _, is := range msgs {
 		require.Contains(t, is.Message, "the message at segment 1 has it already")
 	}
+	// Three interchanges with one control reference: both repeats name
+	// the first (the run's start, found in one pass).
+	ic := "UNB+UNOA:3+A+B+250312:1030+R'UNH+1+X:D:96A:UN'UNT+2+1'UNZ+1+R'"
+	d = mustParse(t, []byte(ic+ic+ic))
+	ics = issuesWith(d, CodeInterchangeRefDuplicate)
+	require.Len(t, ics, 2)
+	for _, is := range ics {
+		require.Contains(t, is.Message, "the interchange at segment 0 has it already")
+	}
 	// Different recipients may reuse a control reference.
 	d = mustParse(t, []byte("UNB+UNOA:3+A+B+250312:1030+R'UNH+1+X:D:96A:UN'UNT+2+1'UNZ+1+R'UNB+UNOA:3+A+C+250312:1030+R'UNH+1+X:D:96A:UN'UNT+2+1'UNZ+1+R'"))
 	require.Empty(t, issuesWith(d, CodeInterchangeRefDuplicate))
