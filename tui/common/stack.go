@@ -248,6 +248,11 @@ func tag(owner TabID, id uint64, msg tea.Msg) tea.Msg {
 	switch m := msg.(type) {
 	case nil, Info, ErrorMsg, Owned, tea.QuitMsg:
 		return msg
+	case Exec:
+		if done := m.Done; done != nil {
+			m.Done = func(err error) tea.Msg { return tag(owner, id, done(err)) }
+		}
+		return m
 	case tea.BatchMsg:
 		out := make(tea.BatchMsg, 0, len(m))
 		for _, c := range m {
