@@ -14,6 +14,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/fix"
 	up "github.com/nutrab2b/b2bx/upload"
 )
 
@@ -82,6 +83,8 @@ func (a answersScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 		return a, a.viewRow()
 	case key.Matches(k, diffKey):
 		return a, a.diffRow()
+	case key.Matches(k, fixKey):
+		return a, a.fixRow()
 	}
 	return a.key(k), nil
 }
@@ -134,14 +137,18 @@ func (a answersScreen) build() []answerRow {
 		if len(x.AnswersOf(i)) > 0 {
 			mark = s.OK.Render(s.Marks.OK)
 		}
+		rejected := ""
+		if _, rej := fix.Rejection(l, rec); rej {
+			mark, rejected = s.Error.Render(s.Marks.Fail), s.Error.Render("rejected · v pinned errors · E fix and resend  ")
+		}
 		what := strings.Join(rec.DocNumbers, ", ")
 		if what == "" {
 			what = "interchange " + rec.ControlRef
 		}
 		t := rec.Time.Local().Format("01-02 15:04:05")
 		rows = append(rows, answerRow{kind: rowUpload, upload: i, answer: -1, id: "u\x00" + rec.Key + "\x00" + rec.Time.String(),
-			text: fmt.Sprintf("%s %s  %-14s  key %s  %s", mark, t, ansi.Truncate(termsafe.String(what), 14, "…"),
-				termsafe.String(rec.Key), l.UploadText(i))})
+			text: fmt.Sprintf("%s %s  %-14s  key %s  %s%s", mark, t, ansi.Truncate(termsafe.String(what), 14, "…"),
+				termsafe.String(rec.Key), rejected, l.UploadText(i))})
 		for _, j := range x.AnswersOf(i) {
 			an := x.Answers[j]
 			rows = append(rows, answerRow{kind: rowAnswer, upload: i, answer: j, id: answerID(an),
@@ -298,7 +305,7 @@ func (a answersScreen) view() string {
 		pos = fmt.Sprintf("rows %d–%d of %d · ", a.top+1, end, len(a.rows))
 	}
 	lines = append(lines, s.Muted.Render(pos)+s.Key.Render("v")+s.Muted.Render(" view · ")+s.Key.Render("D")+
-		s.Muted.Render(" diff ORDRSP vs ORDERS sent · ")+s.Key.Render("r")+s.Muted.Render(" reload · ")+
+		s.Muted.Render(" diff ORDRSP vs ORDERS sent · ")+s.Key.Render("E")+s.Muted.Render(" fix a rejected one · ")+s.Key.Render("r")+s.Muted.Render(" reload · ")+
 		s.Key.Render("esc/q")+s.Muted.Render(" back to the mailbox"))
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, w, "…")
@@ -349,7 +356,7 @@ func (a answersScreen) details() []string {
 }
 
 func (a answersScreen) help() []key.Binding {
-	return []key.Binding{answersMoveKey, viewKey, diffKey, reloadKey}
+	return []key.Binding{answersMoveKey, viewKey, diffKey, fixKey, reloadKey}
 }
 
 // openAnswers is H: the uploads and their answers, read again from the
@@ -375,6 +382,9 @@ func (a answersScreen) viewRow() tea.Cmd {
 	switch r.kind {
 	case rowUpload:
 		rec, store := l.Uploads[r.upload], a.store
+		if _, rejected := fix.Rejection(l, rec); rejected {
+			return send(fix.OpenMsg{Tab: a.tab, Upload: rec})
+		}
 		return send(viewReq{msgBase: msgBase{tab: a.tab}, resolve: func() (string, error) { return up.SentFile(store, rec) }, title: "ORDERS sent with key " + rec.Key})
 	case rowAnswer, rowUnlinked:
 		id = l.Index.Answers[r.answer].ID
@@ -385,6 +395,20 @@ func (a answersScreen) viewRow() tea.Cmd {
 	}
 	path := d.Stored.Path
 	return send(viewReq{msgBase: msgBase{tab: a.tab}, resolve: func() (string, error) { return path, nil }, title: deliveryTitle(id, d.Stored.Meta.MessageType)})
+}
+
+// fixRow is E: fix the selected rejected upload in the editor and
+// resend it (fix.Model).
+func (a answersScreen) fixRow() tea.Cmd {
+	r, ok := a.selected()
+	if !ok || r.kind != rowUpload {
+		return infoCmd("E fixes a rejected upload: select one (its row says rejected)")
+	}
+	rec := a.linked.Uploads[r.upload]
+	if _, rejected := fix.Rejection(a.linked, rec); !rejected {
+		return infoCmd("no stored answer rejects this upload: E fixes rejected uploads only (v views it as sent)")
+	}
+	return send(fix.OpenMsg{Tab: a.tab, Upload: rec, Edit: true})
 }
 
 // send asks the tab for work only it can start.

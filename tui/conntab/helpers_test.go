@@ -284,6 +284,10 @@ func settle(t testing.TB, m Model, cmd tea.Cmd) (Model, []tea.Msg) {
 			queue = append(append([]tea.Cmd{}, msg...), queue...)
 		case common.Info, common.ErrorMsg:
 			notes = append(notes, msg)
+		case common.Exec: // the editor: run it here, as the program would with the terminal
+			err := msg.Cmd.Run()
+			done := msg.Done(err)
+			queue = append(queue, func() tea.Msg { return done })
 		case common.Owned:
 			var next tea.Cmd
 			m, next = m.Update(msg)

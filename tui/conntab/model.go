@@ -15,6 +15,7 @@ package conntab
 
 import (
 	"context"
+	"os"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -26,6 +27,8 @@ import (
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab/table"
+	"github.com/nutrab2b/b2bx/tui/fix"
+	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // DefaultPageSize is the page size a tab starts with (the server's default).
@@ -111,6 +114,9 @@ type Model struct {
 	stack common.Stack  // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
 	conn  *session.Conn // for the upload screen; nil in tests
 
+	getenv     func(string) string            // $VISUAL/$EDITOR for E (os.Getenv)
+	fixBackend func(l *up.Linked) fix.Backend // the E flow's domain calls
+
 	pane string // the bottom pane, rendered in Update (see layout)
 	tabH int    // table height
 }
@@ -127,6 +133,7 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	}
 	m := newModel(c, id, be, opts)
 	m.links.store, m.links.connID, m.conn = conn.Spool, conn.Target.ConnectionID, conn
+	m.fixBackend = func(l *up.Linked) fix.Backend { return fix.NewBackend(conn, l) }
 	// The links are read with the first page: what was downloaded before
 	// is linked as soon as the table shows.
 	var linkCmd tea.Cmd
@@ -142,11 +149,13 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 	}
 	m := Model{
 		c: c, id: id, name: termsafe.String(opts.Name), be: be, keys: DefaultKeyMap(), export: opts.Export,
-		run:   worker.NewRunner(be, worker.RunnerOptions{PageSize: size, Now: c.Now}),
-		table: table.New(c.Styles, c.Now),
-		pager: pager{limit: size, stack: []pageRef{{first: 1}}},
-		tick:  tea.Tick,
-		stack: common.NewStack(id),
+		run:        worker.NewRunner(be, worker.RunnerOptions{PageSize: size, Now: c.Now}),
+		table:      table.New(c.Styles, c.Now),
+		pager:      pager{limit: size, stack: []pageRef{{first: 1}}},
+		tick:       tea.Tick,
+		stack:      common.NewStack(id),
+		getenv:     os.Getenv,
+		fixBackend: func(*up.Linked) fix.Backend { return nil },
 	}
 	m.width, m.height = c.Width, c.Height
 	m.stack.SetSize(max(m.width, 20), max(m.height, 6))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/fix"
 	"github.com/nutrab2b/b2bx/tui/upload"
 )
 
@@ -52,6 +53,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m, cmd = m.openPath(msg.Path)
 	case upload.OpenMsg:
 		m, cmd = m.openUpload(msg.Path)
+	case fix.OpenMsg:
+		m, cmd = m.openFix(msg)
 	case tickMsg:
 		if msg.req == m.tickGen {
 			m.tickEvery = 0 // this loop ended; scheduleTick starts the next if needed
