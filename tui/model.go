@@ -140,6 +140,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.layout(), nil
 	case common.ErrorMsg:
 		return m.showError(msg), nil
+	case common.Copy:
+		return m.copyItem(msg)
 	case common.Exec:
 		return m, msg.Run() // the editor of the fix flow: the app suspends
 	case common.Owned:

@@ -246,7 +246,7 @@ func (s Stack) wrap(id uint64, cmd tea.Cmd) tea.Cmd {
 
 func tag(owner TabID, id uint64, msg tea.Msg) tea.Msg {
 	switch m := msg.(type) {
-	case nil, Info, ErrorMsg, Owned, tea.QuitMsg:
+	case nil, Info, ErrorMsg, Owned, tea.QuitMsg, Copy:
 		return msg
 	case Exec:
 		if done := m.Done; done != nil {

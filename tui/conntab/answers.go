@@ -85,6 +85,8 @@ func (a answersScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 		return a, a.diffRow()
 	case key.Matches(k, fixKey):
 		return a, a.fixRow()
+	case key.Matches(k, common.CopyKey):
+		return a, common.CopyCmd(a.tab, a.copyValues())
 	}
 	return a.key(k), nil
 }
@@ -356,7 +358,7 @@ func (a answersScreen) details() []string {
 }
 
 func (a answersScreen) help() []key.Binding {
-	return []key.Binding{answersMoveKey, viewKey, diffKey, fixKey, reloadKey}
+	return []key.Binding{answersMoveKey, viewKey, diffKey, fixKey, common.CopyKey, reloadKey}
 }
 
 // openAnswers is H: the uploads and their answers, read again from the

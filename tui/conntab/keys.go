@@ -13,6 +13,8 @@ type KeyMap struct {
 
 	View, Diff, Answers, Upload key.Binding
 
+	Copy, Bundle, Mark, MarkAll key.Binding
+
 	RetryNow, Cancel key.Binding
 
 	Yes, No key.Binding
@@ -53,6 +55,11 @@ func DefaultKeyMap() KeyMap {
 		Diff:    b([]string{"D"}, "D", "ORDRSP vs ORDERS sent"),
 		Answers: b([]string{"H"}, "H", "uploads + answers"),
 		Upload:  b([]string{"u"}, "u", "upload ORDERS"),
+
+		Copy:    b([]string{"y"}, "y", "copy an ID, hash or path (OSC 52)"),
+		Bundle:  b([]string{"T"}, "T", "ticket bundle"),
+		Mark:    b([]string{" "}, "space", "mark row"),
+		MarkAll: b([]string{"*"}, "*", "mark all filtered"),
 
 		RetryNow: b([]string{"R"}, "R", "retry now"),
 		Cancel:   b([]string{"esc"}, "esc", "cancel, give up"),

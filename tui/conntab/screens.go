@@ -145,7 +145,7 @@ func (m Model) openFix(msg fix.OpenMsg) (Model, tea.Cmd) {
 		if be == nil {
 			return m, infoErrCmd("this tab has no connection to resend on")
 		}
-		return m, m.stack.Push(fix.New(m.c, be, rec, m.getenv))
+		return m, m.stack.Push(fix.New(m.c, m.id, be, rec, m.getenv))
 	}
 	req, ctx := m.stack.Prepare(context.Background(), "opening the viewer")
 	c, tab := m.c, m.id

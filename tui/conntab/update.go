@@ -159,6 +159,8 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.openAnswers()
 	case key.Matches(k, km.Upload):
 		return m.openUpload("")
+	case key.Matches(k, km.Copy):
+		return m.copySelected()
 	case key.Matches(k, km.RetryNow):
 		return m.retryNow()
 	case key.Matches(k, km.Cancel):

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/clip"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/resend"
 	"github.com/nutrab2b/b2bx/tui/common"
@@ -70,6 +71,7 @@ const (
 type Model struct {
 	common.Base
 	c      *common.Common
+	owner  common.TabID
 	be     Backend
 	rec    spool.UploadRecord
 	getenv func(string) string
@@ -105,9 +107,9 @@ type (
 
 // New is the E flow for the rejected upload rec; getenv finds $VISUAL
 // and $EDITOR (os.Getenv in the app).
-func New(c *common.Common, be Backend, rec spool.UploadRecord, getenv func(string) string) Model {
+func New(c *common.Common, owner common.TabID, be Backend, rec spool.UploadRecord, getenv func(string) string) Model {
 	ctx, stop := context.WithCancel(context.Background())
-	return Model{c: c, be: be, rec: rec, getenv: getenv, ctx: ctx, stop: stop, w: c.Width, h: c.Height}
+	return Model{c: c, owner: owner, be: be, rec: rec, getenv: getenv, ctx: ctx, stop: stop, w: c.Width, h: c.Height}
 }
 
 // Init writes the work copy.
@@ -186,6 +188,13 @@ func (m Model) Sendable() string {
 
 func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	switch {
+	case m.stage == stageResult && m.out != nil && key.Matches(k, common.CopyKey):
+		r := m.out.Record
+		var items []common.CopyItem
+		for _, it := range clip.ForUpload(r) {
+			items = append(items, common.CopyItem{Label: it.Label, Value: it.Value})
+		}
+		return m, common.CopyCmd(m.owner, items)
 	case m.stage == stageReview && k.String() == "E" && m.path != "":
 		return m.edit()
 	case m.stage == stageReview && k.String() == "y":
@@ -365,6 +374,5 @@ func (m Model) resultLines() []string {
 	if o.Err != nil {
 		lines = append(lines, s.Error.Render(termsafe.String(o.Err.Error())))
 	}
-	return append(lines, "", s.Key.Render("esc")+" back to the uploads (r reloads)")
+	return append(lines, "", s.Key.Render("y")+" copy the new key or an ID · "+s.Key.Render("esc")+" back to the uploads")
 }
-
