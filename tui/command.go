@@ -18,6 +18,7 @@ var commandList = []struct{ use, what string }{
 	{":view PATH", "segment viewer on a file"},
 	{":upload [PATH]", "upload ORDERS (in a tab)"},
 	{":events [PATH]", "event inspector"},
+	{":export PATH", "write the table as CSV/JSON (:export! replaces)"},
 	{":close", "close the tab"},
 	{":log", "session log"},
 	{":help", "this help"},
@@ -57,6 +58,8 @@ func (m Model) run(line string) (Model, tea.Cmd) {
 		return m.openView(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)))
 	case "events":
 		return m.openEvents(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)))
+	case "export", "export!":
+		return m.export(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)), name == "export!")
 	case "close":
 		return m.closeActive(false)
 	case "q", "quit":

@@ -32,3 +32,28 @@ func (m Model) copyItem(msg common.Copy) (Model, tea.Cmd) {
 		return common.Info{Text: note}
 	}
 }
+
+// export is :export PATH (:export! PATH replaces a file): the table of
+// the screen on top of the root stack when it has one (the event
+// findings), else the active tab's (its top screen's, or its mailbox).
+func (m Model) export(path string, force bool) (Model, tea.Cmd) {
+	if path == "" {
+		return m.showError(common.ErrorMsg{Text: ":export needs a file: :export PATH.csv or PATH.json (:export! PATH replaces a file that exists)"}), nil
+	}
+	if ex, ok := m.screens.Top().(common.Exporter); ok {
+		write, p := ex.Exporter(), common.ExpandHome(path)
+		return m, func() tea.Msg {
+			what, err := write(p, force)
+			if err != nil {
+				return common.Info{Text: ":export: " + err.Error(), Err: true}
+			}
+			return common.Info{Text: "exported " + what + " to " + p}
+		}
+	}
+	t := m.activeTab()
+	if t == nil {
+		return m.showError(common.ErrorMsg{Text: ":export writes a tab's table (mailbox page, backlog, uploads) or the event findings: open a connection first (:conn NAME)"}), nil
+	}
+	id := t.id
+	return m, func() tea.Msg { return common.ExportMsg{Tab: id, Path: path, Force: force} }
+}

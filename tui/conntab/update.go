@@ -53,6 +53,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m, cmd = m.openPath(msg.Path)
 	case upload.OpenMsg:
 		m, cmd = m.openUpload(msg.Path)
+	case common.ExportMsg:
+		m, cmd = m.onExport(msg)
 	case fix.OpenMsg:
 		m, cmd = m.openFix(msg)
 	case tickMsg:
@@ -159,6 +161,10 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.openAnswers()
 	case key.Matches(k, km.Upload):
 		return m.openUpload("")
+	case key.Matches(k, km.Mark):
+		return m.toggleMark()
+	case key.Matches(k, km.MarkAll):
+		return m.markAll()
 	case key.Matches(k, km.Copy):
 		return m.copySelected()
 	case key.Matches(k, km.RetryNow):
