@@ -37,6 +37,7 @@ type answersScreen struct {
 	cursor int
 	top    int
 	w, h   int
+	bundle string // the last bundle T wrote; y offers its path
 }
 
 // rowKind is what one row of the answers screen is.
@@ -73,6 +74,10 @@ func newAnswersScreen(c *common.Common, tab common.TabID, store *spool.Store, na
 
 // Update moves the cursor; v, D and r ask the tab (it starts the work).
 func (a answersScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	if b, ok := msg.(bundleMsg); ok && b.res != nil {
+		a.bundle = b.res.Dir
+		return a, nil
+	}
 	k, ok := msg.(tea.KeyMsg)
 	switch {
 	case !ok:
@@ -85,6 +90,8 @@ func (a answersScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 		return a, a.diffRow()
 	case key.Matches(k, fixKey):
 		return a, a.fixRow()
+	case key.Matches(k, bundleKey):
+		return a, a.bundleRow()
 	case key.Matches(k, common.CopyKey):
 		return a, common.CopyCmd(a.tab, a.copyValues())
 	}
@@ -358,7 +365,7 @@ func (a answersScreen) details() []string {
 }
 
 func (a answersScreen) help() []key.Binding {
-	return []key.Binding{answersMoveKey, viewKey, diffKey, fixKey, common.CopyKey, reloadKey}
+	return []key.Binding{answersMoveKey, viewKey, diffKey, fixKey, bundleKey, common.CopyKey, reloadKey}
 }
 
 // openAnswers is H: the uploads and their answers, read again from the
@@ -411,6 +418,27 @@ func (a answersScreen) fixRow() tea.Cmd {
 		return infoCmd("no stored answer rejects this upload: E fixes rejected uploads only (v views it as sent)")
 	}
 	return send(fix.OpenMsg{Tab: a.tab, Upload: rec, Edit: true})
+}
+
+// bundleRow is T: a ticket bundle of the selected upload or answer.
+func (a answersScreen) bundleRow() tea.Cmd {
+	r, ok := a.selected()
+	if !ok || a.linked == nil {
+		return infoCmd("select an upload or an answer first")
+	}
+	l := a.linked
+	id := r.delivery
+	switch r.kind {
+	case rowUpload:
+		rec := l.Uploads[r.upload]
+		id = rec.UploadID
+		if id == "" {
+			id = rec.Key
+		}
+	case rowAnswer, rowUnlinked:
+		id = l.Index.Answers[r.answer].ID
+	}
+	return send(bundleReq{msgBase: msgBase{tab: a.tab}, id: id})
 }
 
 // send asks the tab for work only it can start.

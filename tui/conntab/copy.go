@@ -63,24 +63,27 @@ func (m Model) copySelected() (Model, tea.Cmd) {
 // copyValues of the uploads screen: the upload's (key, IDs, hash,
 // correlation ID) or the answer's stored delivery.
 func (a answersScreen) copyValues() []common.CopyItem {
+	var lists [][]clip.Item
 	r, ok := a.selected()
 	l := a.linked
-	if !ok || l == nil {
-		return nil
-	}
-	switch r.kind {
-	case rowUpload:
-		return copyItems(clip.ForUpload(l.Uploads[r.upload]))
-	case rowUnreadable:
+	switch {
+	case !ok || l == nil:
+	case r.kind == rowUpload:
+		lists = append(lists, clip.ForUpload(l.Uploads[r.upload]))
+	case r.kind == rowUnreadable:
 		if d, ok := l.Delivery(r.delivery); ok {
-			return copyItems(clip.ForStored(d.Stored))
+			lists = append(lists, clip.ForStored(d.Stored))
 		}
 	default:
 		an := l.Index.Answers[r.answer]
 		if d, ok := l.Delivery(an.ID); ok {
-			return copyItems(clip.ForStored(d.Stored))
+			lists = append(lists, clip.ForStored(d.Stored))
+		} else {
+			lists = append(lists, []clip.Item{{Label: "delivery ID", Value: an.ID}})
 		}
-		return copyItems([]clip.Item{{Label: "delivery ID", Value: an.ID}})
 	}
-	return nil
+	if a.bundle != "" {
+		lists = append(lists, []clip.Item{{Label: "bundle path", Value: a.bundle}})
+	}
+	return copyItems(lists...)
 }

@@ -79,6 +79,7 @@ var (
 	viewKey        = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "view the payload"))
 	diffKey        = key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "diff ORDRSP vs ORDERS sent"))
 	fixKey         = key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "fix a rejected upload and resend it"))
+	bundleKey      = key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "ticket bundle"))
 	reloadKey      = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload"))
 	allLinesKey    = key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all lines / changed only"))
 	scrollKey      = key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll"))

@@ -53,6 +53,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m, cmd = m.openPath(msg.Path)
 	case upload.OpenMsg:
 		m, cmd = m.openUpload(msg.Path)
+	case bundleReq:
+		m, cmd = m.startBundle(msg.id)
+	case bundleMsg:
+		m, cmd = m.onBundle(msg)
 	case common.ExportMsg:
 		m, cmd = m.onExport(msg)
 	case fix.OpenMsg:
@@ -165,6 +169,8 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.toggleMark()
 	case key.Matches(k, km.MarkAll):
 		return m.markAll()
+	case key.Matches(k, km.Bundle):
+		return m.bundleSelected()
 	case key.Matches(k, km.Copy):
 		return m.copySelected()
 	case key.Matches(k, km.RetryNow):
