@@ -114,8 +114,9 @@ type Model struct {
 	stack common.Stack  // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
 	conn  *session.Conn // for the upload screen; nil in tests
 
-	marks      map[string]bool // rows marked with space or * (marks.go); nil when none
-	bundlePath string          // the last ticket bundle T wrote ("" before); y offers it
+	bulk       []apiclient.Entry // the marked entries still to process after the current one (bulk.go)
+	marks      map[string]bool   // rows marked with space or * (marks.go); nil when none
+	bundlePath string            // the last ticket bundle T wrote ("" before); y offers it
 
 	getenv     func(string) string            // $VISUAL/$EDITOR for E (os.Getenv)
 	fixBackend func(l *up.Linked) fix.Backend // the E flow's domain calls

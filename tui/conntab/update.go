@@ -53,6 +53,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m, cmd = m.openPath(msg.Path)
 	case upload.OpenMsg:
 		m, cmd = m.openUpload(msg.Path)
+	case bulkRunReq:
+		m, cmd = m.runBulk(msg)
 	case bundleReq:
 		m, cmd = m.startBundle(msg.id)
 	case bundleMsg:
