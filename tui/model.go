@@ -51,6 +51,7 @@ type Model struct {
 	foot    footer
 	bodyH   int
 
+	statePath    string // Options.StatePath: where the open tabs are remembered; "" for nowhere
 	onFirstFrame func() // Options.OnFirstFrame; nil when none
 	sized        bool   // a window size arrived (the first real frame)
 }

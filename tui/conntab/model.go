@@ -47,6 +47,11 @@ type Options struct {
 	// Export, if set, runs after the durable store and before any
 	// acknowledge (like `b2bx fetch --out`).
 	Export func(st *spool.Stored) error
+	// Keys replaces DefaultKeyMap (config.toml's [keys]).
+	Keys *KeyMap
+	// Filter is the filter the tab starts with (remembered from the
+	// last run).
+	Filter string
 }
 
 // backend is the domain calls the tab makes: the runner's (pages and
@@ -161,6 +166,12 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 		getenv:     os.Getenv,
 		fixBackend: func(*up.Linked) fix.Backend { return nil },
 	}
+	if opts.Keys != nil {
+		m.keys = *opts.Keys
+	}
+	if opts.Filter != "" {
+		m.table.SetFilter(opts.Filter)
+	}
 	m.width, m.height = c.Width, c.Height
 	m.stack.SetSize(max(m.width, 20), max(m.height, 6))
 	// The first page's job is made here, so the model the caller keeps
@@ -172,6 +183,9 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 // Init loads the first page. Its Cmd runs once even if Init is called
 // again.
 func (m Model) Init() tea.Cmd { return m.initCmd }
+
+// Filter is the filter the table applies ("" for none).
+func (m Model) Filter() string { return m.table.Filter() }
 
 // ID is the tab's ID.
 func (m Model) ID() common.TabID { return m.id }
