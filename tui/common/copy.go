@@ -62,6 +62,9 @@ func (c *CopyMenu) Update(msg tea.Msg) (Screen, tea.Cmd) {
 		n.cursor = max(n.cursor-1, 0)
 	case s == "enter" || s == "y":
 		pick = n.cursor
+	case key.Matches(k, CloseKey):
+		n.done = true // nothing copied
+		return &n, nil
 	case len(s) == 1 && s[0] >= '1' && s[0] <= '9':
 		if i := int(s[0] - '1'); i < len(n.items) {
 			pick = i
@@ -75,7 +78,11 @@ func (c *CopyMenu) Update(msg tea.Msg) (Screen, tea.Cmd) {
 	return &n, func() tea.Msg { return Copy{Item: it} }
 }
 
-// Done implements Finisher: a value was copied.
+// Capturing implements Screen: the menu has the keys while it is open,
+// so its digits choose a value instead of a tab (esc and q close it).
+func (c *CopyMenu) Capturing() bool { return true }
+
+// Done implements Finisher: a value was copied, or esc copied nothing.
 func (c *CopyMenu) Done() bool { return c.done }
 
 // View implements Screen.
