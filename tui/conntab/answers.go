@@ -14,6 +14,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/conntab/table"
 	"github.com/nutrab2b/b2bx/tui/fix"
 	up "github.com/nutrab2b/b2bx/upload"
 )
@@ -37,7 +38,8 @@ type answersScreen struct {
 	cursor int
 	top    int
 	w, h   int
-	bundle string // the last bundle T wrote; y offers its path
+	bundle string          // the last bundle T wrote; y offers its path
+	marks  map[string]bool // upload rows marked (space, *), by row id; replaced, never changed
 }
 
 // rowKind is what one row of the answers screen is.
@@ -74,6 +76,10 @@ func newAnswersScreen(c *common.Common, tab common.TabID, store *spool.Store, na
 
 // Update moves the cursor; v, D and r ask the tab (it starts the work).
 func (a answersScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	if _, ok := msg.(clearMarksMsg); ok {
+		a.marks = nil
+		return a, nil
+	}
 	if b, ok := msg.(bundleMsg); ok && b.res != nil {
 		a.bundle = b.res.Dir
 		return a, nil
@@ -92,6 +98,12 @@ func (a answersScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 		return a, a.fixRow()
 	case key.Matches(k, bundleKey):
 		return a, a.bundleRow()
+	case key.Matches(k, markKey):
+		return a.toggleMark(), nil
+	case key.Matches(k, markAllKey):
+		return a.markAll()
+	case key.Matches(k, replayMarkedKey, resendMarkedKey):
+		return a, a.previewUploads(key.Matches(k, resendMarkedKey))
 	case key.Matches(k, common.CopyKey):
 		return a, common.CopyCmd(a.tab, a.copyValues())
 	}
@@ -261,7 +273,7 @@ func (a answersScreen) key(k tea.KeyMsg) answersScreen {
 		a.cursor = a.step(-1, 1)
 	case "G", "end":
 		a.cursor = a.step(len(a.rows), -1)
-	case "pgdown", "ctrl+d", "f", " ":
+	case "pgdown", "ctrl+d", "f":
 		for range a.listRows() {
 			a.cursor = a.step(a.cursor, 1)
 		}
@@ -289,6 +301,9 @@ func (a answersScreen) view() string {
 		prefix := "  "
 		if i == a.cursor {
 			prefix = s.Marks.Cursor + " "
+		}
+		if a.marks[a.rows[i].id] {
+			prefix = prefix[:len(prefix)-1] + table.MarkMark
 		}
 		l := prefix + a.rows[i].text
 		if i == a.cursor {
@@ -365,7 +380,7 @@ func (a answersScreen) details() []string {
 }
 
 func (a answersScreen) help() []key.Binding {
-	return []key.Binding{answersMoveKey, viewKey, diffKey, fixKey, bundleKey, common.CopyKey, reloadKey}
+	return []key.Binding{answersMoveKey, viewKey, diffKey, fixKey, bundleKey, common.CopyKey, markKey, markAllKey, replayMarkedKey, resendMarkedKey, reloadKey}
 }
 
 // openAnswers is H: the uploads and their answers, read again from the

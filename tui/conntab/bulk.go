@@ -15,12 +15,13 @@ import (
 // runs it only on y: yes is the request it then sends to the tab.
 type previewScreen struct {
 	common.Base
-	c     *common.Common
-	title string
-	lines []string // terminal-safe
-	yes   tea.Msg
-	done  bool
-	w, h  int
+	c      *common.Common
+	title  string
+	lines  []string // terminal-safe
+	yes    tea.Msg
+	done   bool
+	reload bool // closing it reads the uploads and answers again (something was sent)
+	w, h   int
 }
 
 var (

@@ -2,9 +2,14 @@ package conntab
 
 import (
 	"errors"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/tui/conntab/table"
+	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // TestBulkProcessPreviewThenRun: P with marked rows shows the plan and
@@ -40,4 +45,39 @@ func TestBulkProcessStopsAtFirstFailure(t *testing.T) {
 	m, _ = pressAll(t, m, "P", "y")
 	require.Equal(t, []string{"da-00000", "da-00001"}, be.claimed(), "stopped at the failure")
 	require.Empty(t, m.bulk)
+}
+
+// TestBulkUploadsPreviewThenSend: marked uploads on H, S previews each
+// one's new key and the answer expected; nothing is sent before y; y
+// sends them and lists the answers; R replays under the same key.
+func TestBulkUploadsPreviewThenSend(t *testing.T) {
+	e := newAnswerEnv(t)
+	key := e.upload(t, "orders_d96a.edi", 2)
+	m := e.tab(t)
+	m, _ = pressAll(t, m, "H", " ")
+	require.Contains(t, m.View(), table.MarkMark)
+	m, _ = pressAll(t, m, "S")
+	_, ok := m.stack.Top().(previewScreen)
+	require.True(t, ok, "a preview first: %T", m.stack.Top())
+	next := strings.TrimSuffix(key, "1") + "2"
+	v := flat(m.View())
+	require.Contains(t, v, "resend with key "+next+", expect 202")
+	hist, err := up.History(e.conn.Spool, answerConn)
+	require.NoError(t, err)
+	require.Len(t, hist, 1, "nothing sent before y")
+
+	m, _ = pressAll(t, m, "y")
+	v = flat(m.View())
+	require.Contains(t, v, "Marked uploads sent")
+	require.Regexp(t, `202 accepted\S* under key `+regexp.QuoteMeta(next), v)
+	m, _ = pressAll(t, m, "esc")
+	_, onAnswers := m.stack.Top().(answersScreen)
+	require.True(t, onAnswers)
+
+	// R on the first upload: its key again, 200 replay.
+	m, _ = pressAll(t, m, "G", " ", "R")
+	v = flat(m.View())
+	require.Contains(t, v, "replay with key "+key+", expect 200 replay")
+	m, _ = pressAll(t, m, "y")
+	require.Contains(t, flat(m.View()), "under key "+key+" (expected 200 replay)")
 }

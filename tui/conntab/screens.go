@@ -69,7 +69,8 @@ func (m Model) stackKey(k tea.KeyMsg) (Model, tea.Cmd) {
 
 func (m Model) afterScreen(done common.Screen, cmd tea.Cmd) (Model, tea.Cmd) {
 	_, fixed := done.(fix.Model)
-	if _, ok := upload.FromScreen(done); ok || fixed {
+	sent, _ := done.(previewScreen)
+	if _, ok := upload.FromScreen(done); ok || fixed || sent.reload {
 		var links tea.Cmd
 		m, links = m.loadLinks()
 		return m, tea.Batch(cmd, links)

@@ -53,6 +53,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m, cmd = m.openPath(msg.Path)
 	case upload.OpenMsg:
 		m, cmd = m.openUpload(msg.Path)
+	case bulkUploadReq:
+		m, cmd = m.runBulkUploads(msg)
 	case bulkRunReq:
 		m, cmd = m.runBulk(msg)
 	case bundleReq:
