@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/settings"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/connlist"
 	"github.com/nutrab2b/b2bx/tui/logview"
@@ -51,9 +52,10 @@ type Model struct {
 	foot    footer
 	bodyH   int
 
-	statePath    string // Options.StatePath: where the open tabs are remembered; "" for nowhere
-	onFirstFrame func() // Options.OnFirstFrame; nil when none
-	sized        bool   // a window size arrived (the first real frame)
+	quitState    *settings.State // the tabs as they were when q quit (they are closed by then)
+	statePath    string          // Options.StatePath: where the open tabs are remembered; "" for nowhere
+	onFirstFrame func()          // Options.OnFirstFrame; nil when none
+	sized        bool            // a window size arrived (the first real frame)
 }
 
 // firstFrameDelay is how long after the first window size the first full

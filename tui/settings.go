@@ -127,5 +127,9 @@ func (m Model) saveState() error {
 	if m.statePath == "" {
 		return nil
 	}
-	return settings.SaveState(m.statePath, m.State())
+	st := m.State()
+	if m.quitState != nil {
+		st = *m.quitState
+	}
+	return settings.SaveState(m.statePath, st)
 }
