@@ -60,7 +60,13 @@ func Actions() []settings.Action {
 	var out []settings.Action
 	add := func(scope string, km any) {
 		bindings(km, func(name string, b *key.Binding) {
-			out = append(out, settings.Action{Name: name, Scope: scope, Keys: b.Keys(), Help: b.Help().Desc})
+			keys := slices.Clone(b.Keys())
+			for i, k := range keys {
+				if k == " " {
+					keys[i] = "space" // as config.toml writes it
+				}
+			}
+			out = append(out, settings.Action{Name: name, Scope: scope, Keys: keys, Help: b.Help().Desc})
 		})
 	}
 	g, t := common.DefaultKeyMap(), conntab.DefaultKeyMap()
@@ -80,7 +86,14 @@ func rebind(km any, cfg *settings.Config) {
 		if !ok || len(keys) == 0 || slices.Equal(keys, b.Keys()) {
 			return
 		}
-		b.SetKeys(keys...)
+		match := make([]string, len(keys))
+		for i, k := range keys {
+			match[i] = k
+			if k == "space" { // config.toml's name; bubbletea reports the key as " "
+				match[i] = " "
+			}
+		}
+		b.SetKeys(match...)
 		b.SetHelp(strings.Join(keys, "/"), b.Help().Desc)
 	})
 }

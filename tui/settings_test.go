@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/stretchr/testify/require"
 
@@ -41,6 +42,13 @@ func TestKeysRebindAndHelpShowsThem(t *testing.T) {
 	require.Equal(t, "X", tk.Process.Help().Key, "help shows the key as bound")
 	require.Equal(t, []string{"ctrl+l"}, gk.Log.Keys())
 	require.Equal(t, []string{"c"}, tk.Claim.Keys(), "unbound actions keep their defaults")
+
+	// "space" as config.toml names it matches the space bar.
+	cfg, err = loadConfig(t, "[keys]\nclaim = \"space\"\nmark = \"m\"\n")
+	require.NoError(t, err)
+	tk = TabKeys(cfg)
+	require.True(t, key.Matches(tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}, tk.Claim))
+	require.Equal(t, "space", tk.Claim.Help().Key)
 }
 
 // TestKeysConflictNamesFileAndLine: a tab action bound to a global key

@@ -261,13 +261,15 @@ func (m Model) View() string {
 		}
 		line := m.lay.line(r, now)
 		mark := " "
-		if m.marked[r.ID()] {
+		if len(m.marked) > 0 && m.marked[r.ID()] {
 			mark = MarkMark
 		}
 		if vi == m.cursor {
 			b.WriteString(m.styles.Selected.Render(m.styles.Marks.Cursor + mark + line))
 		} else {
-			b.WriteString(" " + mark + line)
+			b.WriteByte(' ')
+			b.WriteString(mark)
+			b.WriteString(line)
 		}
 	}
 	shown := end - m.offset
