@@ -19,7 +19,7 @@ func (m Model) key(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m.startSearch(m.search.query, +1, m.cursor)
 	case key.Matches(msg, k.Prev):
 		return m.startSearch(m.search.query, -1, m.cursor)
-	case key.Matches(msg, k.NextPin, k.PrevPin) && len(m.cache.pins) > 0:
+	case len(m.cache.pins) > 0 && (key.Matches(msg, k.NextPin) || key.Matches(msg, k.PrevPin)):
 		dir := 1
 		if key.Matches(msg, k.PrevPin) {
 			dir = -1
