@@ -8,6 +8,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/tui/fix"
+	"github.com/nutrab2b/b2bx/tui/upload"
 	"github.com/nutrab2b/b2bx/tui/viewer"
 	up "github.com/nutrab2b/b2bx/upload"
 )
@@ -104,4 +105,21 @@ func TestFixRefusesUnchangedBytes(t *testing.T) {
 	hist, err := up.History(e.conn.Spool, answerConn)
 	require.NoError(t, err)
 	require.Len(t, hist, 1, "only the rejected upload is in the history")
+}
+
+// TestUploadScreenRefusesRejectedBytes: u / :upload on bytes identical
+// to a rejected upload says why and sends nothing; the app has no way
+// around it.
+func TestUploadScreenRefusesRejectedBytes(t *testing.T) {
+	e := newAnswerEnv(t)
+	e.upload(t, "orders_rejectable.edi", 1)
+	m := e.tab(t)
+	m, _ = pressAll(t, m, "P")
+	path := filepath.Join(e.dir, "orders_rejectable.edi") // the file e.upload sent
+	m, _ = settle(t, m, send(upload.OpenMsg{Tab: testTab, Path: path}))
+	v := flat(m.View())
+	require.Contains(t, v, "identical to an upload the partner rejected")
+	require.Contains(t, v, "E on the rejected upload")
+	m, _ = pressAll(t, m, "y")
+	require.Len(t, e.sim.Uploads(answerConn), 1, "nothing more was sent")
 }
