@@ -38,3 +38,18 @@ func TestCopyWritesOSC52(t *testing.T) {
 		require.Contains(t, m.View(), "copied delivery ID 17335371-9921-4c81-ab38… (36 characters)")
 	}
 }
+
+// TestFooterErrorKeepsIDsWhole: a long error wraps at spaces only, so
+// its correlation ID stays on one line (a mouse selection copies it).
+func TestFooterErrorKeepsIDsWhole(t *testing.T) {
+	m, _ := newTestModel(t)
+	id := "0634cfe6-77e7-11ab-6f33-402280bf12e7"
+	for pad := 60; pad < 100; pad += 7 {
+		m2 := m.showError(common.ErrorMsg{Text: strings.Repeat("x", pad) + " correlation " + id + " and then some more words"})
+		found := false
+		for _, l := range m2.errLines() {
+			found = found || strings.Contains(l, id)
+		}
+		require.True(t, found, "pad %d: the ID is broken: %q", pad, m2.errLines())
+	}
+}
