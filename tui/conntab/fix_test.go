@@ -120,6 +120,6 @@ func TestUploadScreenRefusesRejectedBytes(t *testing.T) {
 	v := flat(m.View())
 	require.Contains(t, v, "identical to an upload the partner rejected")
 	require.Contains(t, v, "E on the rejected upload")
-	m, _ = pressAll(t, m, "y")
+	_, _ = pressAll(t, m, "y")
 	require.Len(t, e.sim.Uploads(answerConn), 1, "nothing more was sent")
 }
