@@ -13,11 +13,15 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/settings"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/connlist"
 	"github.com/nutrab2b/b2bx/tui/logview"
@@ -56,6 +60,15 @@ type Options struct {
 	// EventsListenAddr and EventsDir are where `:events listen` listens
 	// and captures by default (b2bx demo points its sender there).
 	EventsListenAddr, EventsDir string
+	// Config is config.toml as settings.Load read it (with Actions and
+	// common.ThemeSlots): its [keys] rebind the shell's and the tabs'
+	// keys, its [theme] sets the colours. nil: the defaults.
+	Config *settings.Config
+	// StatePath is where the app remembers its tabs between runs
+	// (settings.StatePath); "" remembers nothing. With Open empty, the
+	// tabs of the last run are opened again, each with its page size
+	// and filter; the state is saved when the app ends.
+	StatePath string
 }
 
 // sessionBackend connects named profiles through the session package;
@@ -112,13 +125,31 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 	if opts.Log == nil {
 		opts.Log = logview.New(0, nil)
 	}
+	remembered := map[string]settings.TabState{}
+	var stateErr error
+	if opts.StatePath != "" && len(opts.Open) == 0 {
+		st, err := settings.LoadState(opts.StatePath, false)
+		stateErr = err
+		for _, t := range st.Tabs {
+			opts.Open = append(opts.Open, t.Profile)
+			remembered[t.Profile] = t
+		}
+		if st.Active > 0 && st.Active < len(opts.Open) { // the focused tab opens first (it gets the focus)
+			a := opts.Open[st.Active]
+			opts.Open = append([]string{a}, append(opts.Open[:st.Active:st.Active], opts.Open[st.Active+1:]...)...)
+		}
+	}
 	if opts.NewTab == nil {
-		opts.NewTab = indexedConnTab(opts.Env) // ConnTab, keeping the tracking index up to date
+		opts.NewTab = ConnTabWith(opts.Env, TabKeys(opts.Config), remembered) // keeping the tracking index up to date
 	}
 	if opts.Wait == nil {
 		opts.Wait = func(context.Context) error { return nil }
 	}
 	c := common.New()
+	if opts.Config != nil {
+		_, noColor := os.LookupEnv("NO_COLOR")
+		c.Styles = common.NewThemedStyles(noColor, opts.Config.Theme.Colors)
+	}
 	c.Demo = opts.Demo
 	be := sessionBackend{wait: opts.Wait, env: opts.Env, logger: slog.New(opts.Log), newTab: opts.NewTab}
 	src := waitSource{Source: connlist.SessionSource{Env: opts.Env, StoreName: opts.StoreName}, wait: opts.Wait}
@@ -128,6 +159,11 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 	m.onFirstFrame = opts.OnFirstFrame
 	m.finder = machineSource{env: opts.Env, wait: opts.Wait}
 	m.evListenAddr, m.evDir = opts.EventsListenAddr, opts.EventsDir
+	m.keys = GlobalKeys(opts.Config)
+	m.statePath = opts.StatePath
+	if stateErr != nil {
+		m.foot.info = termsafe.String("the tabs of the last run are not restored: " + stateErr.Error())
+	}
 	return m, nil
 }
 
@@ -156,6 +192,9 @@ func Run(ctx context.Context, opts Options) error {
 	popts = append(popts, opts.ProgramOptions...)
 	final, err := tea.NewProgram(m, popts...).Run()
 	if fm, ok := final.(Model); ok {
+		if serr := fm.saveState(); serr != nil {
+			fm.logH.Handle(ctx, slog.NewRecord(time.Now(), slog.LevelWarn, "the open tabs could not be remembered: "+serr.Error(), 0))
+		}
 		fm.closeAll()
 	} else {
 		m.closeAll()

@@ -20,6 +20,7 @@ var commandList = []struct{ use, what string }{
 	{":find QUERY", "find an order, interchange, GLN, key or ID everywhere (F)"},
 	{":events [PATH]", "event inspector"},
 	{":events listen [ADDR]", "receive webhook events live"},
+	{":export PATH", "write the table as CSV/JSON (:export! replaces)"},
 	{":close", "close the tab"},
 	{":log", "session log"},
 	{":help", "this help"},
@@ -67,6 +68,8 @@ func (m Model) run(line string) (Model, tea.Cmd) {
 			return m.openEventsLive(strings.Join(args[1:], ""))
 		}
 		return m.openEvents(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)))
+	case "export", "export!":
+		return m.export(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), name)), name == "export!")
 	case "close":
 		return m.closeActive(false)
 	case "q", "quit":

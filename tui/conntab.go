@@ -5,6 +5,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/settings"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab"
 )
@@ -19,6 +20,19 @@ type connTab struct{ m conntab.Model }
 func ConnTab(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 	return connTab{m: conntab.New(c, id, conn, conntab.Options{})}
 }
+
+// ConnTabWith builds tabs with the keys config.toml binds and the page
+// size and filter each profile's tab had when the app last ended.
+// Each tab keeps the tracking index up to date (indexFor).
+func ConnTabWith(env session.Env, keys conntab.KeyMap, remembered map[string]settings.TabState) func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
+	return func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
+		st := remembered[conn.Target.Name]
+		return connTab{m: conntab.New(c, id, conn, conntab.Options{Keys: &keys, PageSize: st.PageSize, Filter: st.Filter, Index: indexFor(env, conn)})}
+	}
+}
+
+// TabState is what the app remembers of the tab (settings.SaveState).
+func (t connTab) TabState() (pageSize int, filter string) { return t.m.PageSize(), t.m.Filter() }
 
 func (t connTab) Init() tea.Cmd { return t.m.Init() }
 

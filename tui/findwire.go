@@ -8,21 +8,16 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/track"
-	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab"
 )
 
-// indexedConnTab builds the real tab (ConnTab) with the tracking index
-// kept up to date: after a store, an acknowledge or an upload, once the
-// tab is idle, in a background command (track.IndexAfter, the update the
-// CLI runs too).
-func indexedConnTab(env session.Env) func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
-	return func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
-		root, connID := conn.Spool.Root(), conn.Target.ConnectionID
-		index := func(ctx context.Context, stored []spool.Stored) error {
-			return track.IndexAfter(ctx, env, root, connID, stored...)
-		}
-		return connTab{m: conntab.New(c, id, conn, conntab.Options{Index: index})}
+// indexFor is the tab's Index: after a store, an acknowledge or an
+// upload, once the tab is idle, the connection's part of the tracking
+// index is brought up to date (track.IndexAfter, as the CLI does).
+func indexFor(env session.Env, conn *session.Conn) conntab.IndexFunc {
+	root, connID := conn.Spool.Root(), conn.Target.ConnectionID
+	return func(ctx context.Context, stored []spool.Stored) error {
+		return track.IndexAfter(ctx, env, root, connID, stored...)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/settings"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/connlist"
 	"github.com/nutrab2b/b2bx/tui/logview"
@@ -56,8 +57,10 @@ type Model struct {
 	finder     Finder                  // the tracking index for F and :find (find.go); nil: none
 	showOnOpen map[common.TabID]string // tab opening → the delivery a timeline step asked to show
 
-	onFirstFrame func() // Options.OnFirstFrame; nil when none
-	sized        bool   // a window size arrived (the first real frame)
+	quitState    *settings.State // the tabs as they were when q quit (they are closed by then)
+	statePath    string          // Options.StatePath: where the open tabs are remembered; "" for nowhere
+	onFirstFrame func()          // Options.OnFirstFrame; nil when none
+	sized        bool            // a window size arrived (the first real frame)
 }
 
 // firstFrameDelay is how long after the first window size the first full
@@ -145,6 +148,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.layout(), nil
 	case common.ErrorMsg:
 		return m.showError(msg), nil
+	case common.Copy:
+		return m.copyItem(msg)
+	case common.Exec:
+		return m, msg.Run() // the editor of the fix flow: the app suspends
 	case common.Owned:
 		return m.route(msg)
 	}

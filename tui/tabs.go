@@ -152,6 +152,8 @@ func (m Model) quit(force bool) (Model, tea.Cmd) {
 			return m.ask(promptScreen{question: "Quit b2bx? " + p + ".", action: actQuit}), nil
 		}
 	}
+	st := m.State() // what to remember, read before the tabs close
+	m.quitState = &st
 	m = m.closeAll()
 	return m, tea.Quit
 }

@@ -123,7 +123,7 @@ func (m Model) errLines() []string {
 	}
 	st := m.c.Styles
 	text := st.Marks.Fail + " " + m.foot.err
-	lines := strings.Split(ansi.Wrap(text, max(m.c.Width, 20), " "), "\n")
+	lines := common.Wrap(text, max(m.c.Width, 20)) // an ID or a correlation ID moves whole
 	if len(lines) > maxErrLines {
 		lines = lines[:maxErrLines]
 		lines[maxErrLines-1] = ansi.Truncate(lines[maxErrLines-1], m.c.Width-1, "") + "…"
@@ -146,7 +146,7 @@ func (m Model) promptLines() []string {
 	st := m.c.Styles
 	const answer = " [y/N]"
 	w := max(m.c.Width, 20)
-	lines := strings.Split(ansi.Wrap(st.Marks.Warn+" "+p.question, w, " "), "\n")
+	lines := common.Wrap(st.Marks.Warn+" "+p.question, w)
 	if len(lines) > maxErrLines {
 		lines = lines[:maxErrLines]
 		lines[maxErrLines-1] += "…"

@@ -36,7 +36,8 @@ func runApp(ctx context.Context, e *env, args []string) int {
 		usage(e.stderr)
 		return exitUsage
 	}
-	if code := appSettings(e, *fresh); code != exitOK {
+	cfg, statePath, code := appSettings(e, *fresh)
+	if code != exitOK {
 		return code
 	}
 	// A closed terminal (SIGHUP) ends the app like SIGTERM: leases are
@@ -52,7 +53,7 @@ func runApp(ctx context.Context, e *env, args []string) int {
 	}
 	release := holdTerminal(e.stdin, e.stdout)
 	err = runTUI(ctx, tui.Options{Env: session.Env{Getenv: e.getenv, Store: store}, StoreName: "the OS keyring",
-		Input: e.stdin, Output: e.stdout})
+		Input: e.stdin, Output: e.stdout, Config: cfg, StatePath: statePath})
 	release()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(e.stderr, "b2bx: %v\n", err)

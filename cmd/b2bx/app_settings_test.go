@@ -26,10 +26,22 @@ func TestAppChecksConfigTomlBeforeStarting(t *testing.T) {
 	require.Contains(t, stderr, cfg+":5:")
 	require.Contains(t, stderr, `"hyper+p" is no key`)
 
+	// Checked against the app's real actions: p is the tab's "prev"
+	// (previous page), so process = "p" is a conflict named with both.
 	require.NoError(t, os.WriteFile(cfg, []byte("[keys]\nprocess = \"p\"\n"), 0o600))
+	code, _, stderr = runCmd(t, "", envv, "app")
+	require.Equal(t, exitUsage, code)
+	require.False(t, started)
+	require.Contains(t, stderr, cfg+":2:")
+	require.Contains(t, stderr, "prev")
+
+	var got tui.Options
+	fakeTUI(t, func(_ context.Context, o tui.Options) error { started, got = true, o; return nil })
+	require.NoError(t, os.WriteFile(cfg, []byte("[keys]\nprocess = \"X\"\n"), 0o600))
 	code, _, stderr = runCmd(t, "", envv, "app")
 	require.Equal(t, exitOK, code, stderr)
 	require.True(t, started)
+	require.Equal(t, []string{"X"}, got.Config.Keys["process"], "the app gets the bindings")
 }
 
 func TestAppFreshForgetsTheSavedState(t *testing.T) {

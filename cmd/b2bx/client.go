@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nutrab2b/b2bx/edi/jsonout"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
 	"time"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"golang.org/x/term"
 	"golang.org/x/time/rate"
@@ -110,41 +109,9 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // escapeDangerous rewrites the runes of encoded JSON that a terminal
-// would interpret as \u escapes. Outside strings JSON is printable ASCII,
-// so every such rune is inside a string, where the escape is exact.
-func escapeDangerous(b []byte) []byte {
-	safe := true
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if needsEscape(r) {
-			safe = false
-			break
-		}
-		i += n
-	}
-	if safe {
-		return b
-	}
-	out := make([]byte, 0, len(b)+32)
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if !needsEscape(r) {
-			out = append(out, b[i:i+n]...)
-		} else if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
-			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
-		} else {
-			out = fmt.Appendf(out, `\u%04x`, r)
-		}
-		i += n
-	}
-	return out
-}
-
-// needsEscape reports whether encoded JSON must not carry r raw: DEL and
-// the non-ASCII runes termsafe flags (encoding/json escapes C0 itself).
-func needsEscape(r rune) bool {
-	return r == 0x7f || (r >= 0x80 && termsafe.Dangerous(r))
-}
+// would interpret as \u escapes (edi/jsonout's, which parse's JSON uses
+// too).
+func escapeDangerous(b []byte) []byte { return jsonout.EscapeDangerous(b) }
 
 // emitJSON writes v to stdout; a failed write (a closed pipe, a full
 // disk) is a local failure.

@@ -246,8 +246,13 @@ func (s Stack) wrap(id uint64, cmd tea.Cmd) tea.Cmd {
 
 func tag(owner TabID, id uint64, msg tea.Msg) tea.Msg {
 	switch m := msg.(type) {
-	case nil, Info, ErrorMsg, Owned, tea.QuitMsg:
+	case nil, Info, ErrorMsg, Owned, tea.QuitMsg, Copy:
 		return msg
+	case Exec:
+		if done := m.Done; done != nil {
+			m.Done = func(err error) tea.Msg { return tag(owner, id, done(err)) }
+		}
+		return m
 	case tea.BatchMsg:
 		out := make(tea.BatchMsg, 0, len(m))
 		for _, c := range m {

@@ -47,6 +47,8 @@ func (p Standalone) Screen() Screen { return p.last }
 func (p Standalone) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
+	case Exec:
+		return p, msg.Run()
 	case tea.WindowSizeMsg:
 		p.c.Width, p.c.Height = msg.Width, msg.Height
 		p.help.Width = msg.Width

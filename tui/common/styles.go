@@ -47,15 +47,31 @@ func DefaultStyles() *Styles {
 	return NewStyles(noColor)
 }
 
+// ThemeSlots are the colour slots `[theme]` in config.toml may set:
+// accent (titles, keys, the active tab), muted (hints, the footer),
+// error, warn and ok.
+var ThemeSlots = []string{"accent", "muted", "error", "warn", "ok"}
+
 // NewStyles builds the styles; noColor follows https://no-color.org.
-func NewStyles(noColor bool) *Styles {
+func NewStyles(noColor bool) *Styles { return NewThemedStyles(noColor, nil) }
+
+// NewThemedStyles builds the styles with the colours of theme (slot →
+// a colour lipgloss reads: "#RRGGBB" or an ANSI number) over the
+// defaults. noColor wins over any theme.
+func NewThemedStyles(noColor bool, theme map[string]string) *Styles {
 	s := &Styles{NoColor: noColor}
 	s.Marks = Marks{Cursor: ">", OK: "✓", Fail: "✗", Wait: "·", Warn: "!"}
-	accent := lipgloss.AdaptiveColor{Light: "#5A32A3", Dark: "#B69CFF"}
-	muted := lipgloss.AdaptiveColor{Light: "#6E6E6E", Dark: "#8A8A8A"}
-	red := lipgloss.AdaptiveColor{Light: "#B3261E", Dark: "#FF6B6B"}
-	yellow := lipgloss.AdaptiveColor{Light: "#8A6100", Dark: "#F2C14E"}
-	green := lipgloss.AdaptiveColor{Light: "#1E7B34", Dark: "#5FD38D"}
+	slot := func(name string, def lipgloss.AdaptiveColor) lipgloss.TerminalColor {
+		if c, ok := theme[name]; ok && c != "" {
+			return lipgloss.Color(c)
+		}
+		return def
+	}
+	accent := slot("accent", lipgloss.AdaptiveColor{Light: "#5A32A3", Dark: "#B69CFF"})
+	muted := slot("muted", lipgloss.AdaptiveColor{Light: "#6E6E6E", Dark: "#8A8A8A"})
+	red := slot("error", lipgloss.AdaptiveColor{Light: "#B3261E", Dark: "#FF6B6B"})
+	yellow := slot("warn", lipgloss.AdaptiveColor{Light: "#8A6100", Dark: "#F2C14E"})
+	green := slot("ok", lipgloss.AdaptiveColor{Light: "#1E7B34", Dark: "#5FD38D"})
 
 	s.App = lipgloss.NewStyle()
 	s.Title = lipgloss.NewStyle().Bold(true).Foreground(accent)

@@ -15,6 +15,8 @@ import (
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/track"
 	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/conntab/table"
+	"github.com/nutrab2b/b2bx/tui/fix"
 	up "github.com/nutrab2b/b2bx/upload"
 )
 
@@ -38,6 +40,8 @@ type answersScreen struct {
 	cursor int
 	top    int
 	w, h   int
+	bundle string          // the last bundle T wrote; y offers its path
+	marks  map[string]bool // upload rows marked (space, *), by row id; replaced, never changed
 }
 
 // rowKind is what one row of the answers screen is.
@@ -74,6 +78,14 @@ func newAnswersScreen(c *common.Common, tab common.TabID, store *spool.Store, na
 
 // Update moves the cursor; v, D and r ask the tab (it starts the work).
 func (a answersScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	if _, ok := msg.(clearMarksMsg); ok {
+		a.marks = nil
+		return a, nil
+	}
+	if b, ok := msg.(bundleMsg); ok && b.res != nil {
+		a.bundle = b.res.Dir
+		return a, nil
+	}
 	k, ok := msg.(tea.KeyMsg)
 	switch {
 	case !ok:
@@ -84,6 +96,18 @@ func (a answersScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 		return a, a.viewRow()
 	case key.Matches(k, diffKey):
 		return a, a.diffRow()
+	case key.Matches(k, fixKey):
+		return a, a.fixRow()
+	case key.Matches(k, bundleKey):
+		return a, a.bundleRow()
+	case key.Matches(k, markKey):
+		return a.toggleMark(), nil
+	case key.Matches(k, markAllKey):
+		return a.markAll()
+	case key.Matches(k, replayMarkedKey, resendMarkedKey):
+		return a, a.previewUploads(key.Matches(k, resendMarkedKey))
+	case key.Matches(k, common.CopyKey):
+		return a, common.CopyCmd(a.tab, a.copyValues())
 	}
 	return a.key(k), nil
 }
@@ -136,6 +160,10 @@ func (a answersScreen) build() []answerRow {
 		if len(x.AnswersOf(i)) > 0 {
 			mark = s.OK.Render(s.Marks.OK)
 		}
+		rejected := ""
+		if _, rej := fix.Rejection(l, rec); rej {
+			mark, rejected = s.Error.Render(s.Marks.Fail), s.Error.Render("rejected · v pinned errors · E fix and resend  ")
+		}
 		what := strings.Join(rec.DocNumbers, ", ")
 		if what == "" {
 			what = "interchange " + rec.ControlRef
@@ -149,8 +177,8 @@ func (a answersScreen) build() []answerRow {
 			mark, state = s.Warn.Render(s.Marks.Warn), s.Warn.Render("  OVERDUE: "+strings.Join(st.Overdue, "; "))
 		}
 		rows = append(rows, answerRow{kind: rowUpload, upload: i, answer: -1, id: "u\x00" + rec.Key + "\x00" + rec.Time.String(),
-			text: fmt.Sprintf("%s %s  %-14s  key %s  %s%s", mark, t, ansi.Truncate(termsafe.String(what), 14, "…"),
-				termsafe.String(rec.Key), l.UploadText(i), state)})
+			text: fmt.Sprintf("%s %s  %-14s  key %s  %s%s%s", mark, t, ansi.Truncate(termsafe.String(what), 14, "…"),
+				termsafe.String(rec.Key), rejected, l.UploadText(i), state)})
 		for _, j := range x.AnswersOf(i) {
 			an := x.Answers[j]
 			rows = append(rows, answerRow{kind: rowAnswer, upload: i, answer: j, id: answerID(an),
@@ -254,7 +282,7 @@ func (a answersScreen) key(k tea.KeyMsg) answersScreen {
 		a.cursor = a.step(-1, 1)
 	case "G", "end":
 		a.cursor = a.step(len(a.rows), -1)
-	case "pgdown", "ctrl+d", "f", " ":
+	case "pgdown", "ctrl+d", "f":
 		for range a.listRows() {
 			a.cursor = a.step(a.cursor, 1)
 		}
@@ -283,6 +311,9 @@ func (a answersScreen) view() string {
 		if i == a.cursor {
 			prefix = s.Marks.Cursor + " "
 		}
+		if a.marks[a.rows[i].id] {
+			prefix = prefix[:len(prefix)-1] + table.MarkMark
+		}
 		l := prefix + a.rows[i].text
 		if i == a.cursor {
 			l = s.Selected.Render(ansi.Strip(l))
@@ -307,7 +338,7 @@ func (a answersScreen) view() string {
 		pos = fmt.Sprintf("rows %d–%d of %d · ", a.top+1, end, len(a.rows))
 	}
 	lines = append(lines, s.Muted.Render(pos)+s.Key.Render("v")+s.Muted.Render(" view · ")+s.Key.Render("D")+
-		s.Muted.Render(" diff ORDRSP vs ORDERS sent · ")+s.Key.Render("r")+s.Muted.Render(" reload · ")+
+		s.Muted.Render(" diff ORDRSP vs ORDERS sent · ")+s.Key.Render("E")+s.Muted.Render(" fix a rejected one · ")+s.Key.Render("r")+s.Muted.Render(" reload · ")+
 		s.Key.Render("esc/q")+s.Muted.Render(" back to the mailbox"))
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, w, "…")
@@ -358,7 +389,7 @@ func (a answersScreen) details() []string {
 }
 
 func (a answersScreen) help() []key.Binding {
-	return []key.Binding{answersMoveKey, viewKey, diffKey, reloadKey}
+	return []key.Binding{answersMoveKey, viewKey, diffKey, fixKey, bundleKey, common.CopyKey, markKey, markAllKey, replayMarkedKey, resendMarkedKey, reloadKey}
 }
 
 // openAnswers is H: the uploads and their answers, read again from the
@@ -384,6 +415,9 @@ func (a answersScreen) viewRow() tea.Cmd {
 	switch r.kind {
 	case rowUpload:
 		rec, store := l.Uploads[r.upload], a.store
+		if _, rejected := fix.Rejection(l, rec); rejected {
+			return send(fix.OpenMsg{Tab: a.tab, Upload: rec})
+		}
 		return send(viewReq{msgBase: msgBase{tab: a.tab}, resolve: func() (string, error) { return up.SentFile(store, rec) }, title: "ORDERS sent with key " + rec.Key})
 	case rowAnswer, rowUnlinked:
 		id = l.Index.Answers[r.answer].ID
@@ -394,6 +428,41 @@ func (a answersScreen) viewRow() tea.Cmd {
 	}
 	path := d.Stored.Path
 	return send(viewReq{msgBase: msgBase{tab: a.tab}, resolve: func() (string, error) { return path, nil }, title: deliveryTitle(id, d.Stored.Meta.MessageType)})
+}
+
+// fixRow is E: fix the selected rejected upload in the editor and
+// resend it (fix.Model).
+func (a answersScreen) fixRow() tea.Cmd {
+	r, ok := a.selected()
+	if !ok || r.kind != rowUpload {
+		return infoCmd("E fixes a rejected upload: select one (its row says rejected)")
+	}
+	rec := a.linked.Uploads[r.upload]
+	if _, rejected := fix.Rejection(a.linked, rec); !rejected {
+		return infoCmd("no stored answer rejects this upload: E fixes rejected uploads only (v views it as sent)")
+	}
+	return send(fix.OpenMsg{Tab: a.tab, Upload: rec, Edit: true})
+}
+
+// bundleRow is T: a ticket bundle of the selected upload or answer.
+func (a answersScreen) bundleRow() tea.Cmd {
+	r, ok := a.selected()
+	if !ok || a.linked == nil {
+		return infoCmd("select an upload or an answer first")
+	}
+	l := a.linked
+	id := r.delivery
+	switch r.kind {
+	case rowUpload:
+		rec := l.Uploads[r.upload]
+		id = rec.UploadID
+		if id == "" {
+			id = rec.Key
+		}
+	case rowAnswer, rowUnlinked:
+		id = l.Index.Answers[r.answer].ID
+	}
+	return send(bundleReq{msgBase: msgBase{tab: a.tab}, id: id})
 }
 
 // send asks the tab for work only it can start.

@@ -247,6 +247,9 @@ func (m Model) onAck(msg ackMsg) (Model, tea.Cmd) {
 	if m.workerMode && !m.stopAfter && m.run.GoOn() {
 		return m.loadHead()
 	}
+	if next, cmd, ok := m.bulkNext(); ok {
+		return next, tea.Batch(note, cmd)
+	}
 	if m.workerMode {
 		note = tea.Batch(note, infoCmd("worker mode paused"))
 	}
@@ -275,7 +278,7 @@ func (m Model) stopWork(note tea.Cmd) (Model, tea.Cmd) {
 			}
 		}
 	}
-	m.auto, m.workerMode, m.stopAfter = false, false, false
+	m.auto, m.workerMode, m.stopAfter, m.bulk = false, false, false, nil
 	return m, note
 }
 
@@ -324,6 +327,8 @@ func (m Model) process() (Model, tea.Cmd) {
 		return m, infoErrCmd("finish the current claim first: a acknowledges it, x drops it")
 	case m.auto:
 		return m, infoCmd("already processing")
+	case len(m.marks) > 0:
+		return m.previewProcess()
 	}
 	m = m.release()
 	m.run.Clear()

@@ -282,8 +282,12 @@ func settle(t testing.TB, m Model, cmd tea.Cmd) (Model, []tea.Msg) {
 		case nil:
 		case tea.BatchMsg:
 			queue = append(append([]tea.Cmd{}, msg...), queue...)
-		case common.Info, common.ErrorMsg:
+		case common.Info, common.ErrorMsg, common.Copy:
 			notes = append(notes, msg)
+		case common.Exec: // the editor: run it here, as the program would with the terminal
+			err := msg.Cmd.Run()
+			done := msg.Done(err)
+			queue = append(queue, func() tea.Msg { return done })
 		case common.Owned:
 			var next tea.Cmd
 			m, next = m.Update(msg)

@@ -13,6 +13,8 @@ type KeyMap struct {
 
 	View, Diff, Answers, Upload key.Binding
 
+	Copy, Bundle, Mark, MarkAll key.Binding
+
 	RetryNow, Cancel key.Binding
 
 	Yes, No key.Binding
@@ -54,6 +56,11 @@ func DefaultKeyMap() KeyMap {
 		Answers: b([]string{"H"}, "H", "uploads + answers"),
 		Upload:  b([]string{"u"}, "u", "upload ORDERS"),
 
+		Copy:    b([]string{"y"}, "y", "copy an ID, hash or path (OSC 52)"),
+		Bundle:  b([]string{"T"}, "T", "ticket bundle"),
+		Mark:    b([]string{" "}, "space", "mark row"),
+		MarkAll: b([]string{"*"}, "*", "mark all filtered"),
+
 		RetryNow: b([]string{"R"}, "R", "retry now"),
 		Cancel:   b([]string{"esc"}, "esc", "cancel, give up"),
 
@@ -68,10 +75,16 @@ func DefaultKeyMap() KeyMap {
 // The keys of the screens over the mailbox: the uploads screen (v, D, r
 // ask the tab) and the diff; q and esc are the close rule's.
 var (
-	answersMoveKey = key.NewBinding(key.WithKeys("j", "k", "up", "down"), key.WithHelp("j/k", "move"))
-	viewKey        = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "view the payload"))
-	diffKey        = key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "diff ORDRSP vs ORDERS sent"))
-	reloadKey      = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload"))
-	allLinesKey    = key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all lines / changed only"))
-	scrollKey      = key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll"))
+	answersMoveKey  = key.NewBinding(key.WithKeys("j", "k", "up", "down"), key.WithHelp("j/k", "move"))
+	viewKey         = key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "view the payload"))
+	diffKey         = key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "diff ORDRSP vs ORDERS sent"))
+	fixKey          = key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "fix a rejected upload and resend it"))
+	bundleKey       = key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "ticket bundle"))
+	markKey         = key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark upload"))
+	markAllKey      = key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "mark all uploads"))
+	replayMarkedKey = key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "replay marked (same keys)"))
+	resendMarkedKey = key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "resend marked (new keys)"))
+	reloadKey       = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload"))
+	allLinesKey     = key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all lines / changed only"))
+	scrollKey       = key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll"))
 )

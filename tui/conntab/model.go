@@ -15,6 +15,7 @@ package conntab
 
 import (
 	"context"
+	"os"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -28,6 +29,8 @@ import (
 	"github.com/nutrab2b/b2bx/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab/table"
+	"github.com/nutrab2b/b2bx/tui/fix"
+	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // DefaultPageSize is the page size a tab starts with (the server's default).
@@ -49,6 +52,11 @@ type Options struct {
 	// Index, if set, updates the tracking index after a store, an
 	// acknowledge or an upload, in the background once the tab is idle.
 	Index IndexFunc
+	// Keys replaces DefaultKeyMap (config.toml's [keys]).
+	Keys *KeyMap
+	// Filter is the filter the tab starts with (remembered from the
+	// last run).
+	Filter string
 }
 
 // backend is the domain calls the tab makes: the runner's (pages and
@@ -118,6 +126,13 @@ type Model struct {
 	stack      common.Stack  // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
 	conn       *session.Conn // for the upload screen; nil in tests
 
+	bulk       []apiclient.Entry // the marked entries still to process after the current one (bulk.go)
+	marks      map[string]bool   // rows marked with space or * (marks.go); nil when none
+	bundlePath string            // the last ticket bundle T wrote ("" before); y offers it
+
+	getenv     func(string) string            // $VISUAL/$EDITOR for E (os.Getenv)
+	fixBackend func(l *up.Linked) fix.Backend // the E flow's domain calls
+
 	pane string // the bottom pane, rendered in Update (see layout)
 	tabH int    // table height
 }
@@ -136,6 +151,7 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	m.links.store, m.links.connID, m.conn = conn.Spool, conn.Target.ConnectionID, conn
 	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
 	m.links.sla = track.SLA{Contrl: contrl, Ordrsp: ordrsp}
+	m.fixBackend = func(l *up.Linked) fix.Backend { return fix.NewBackend(conn, l) }
 	// The links are read with the first page: what was downloaded before
 	// is linked as soon as the table shows.
 	var linkCmd tea.Cmd
@@ -151,12 +167,20 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 	}
 	m := Model{
 		c: c, id: id, name: termsafe.String(opts.Name), be: be, keys: DefaultKeyMap(), export: opts.Export,
-		run:   worker.NewRunner(be, worker.RunnerOptions{PageSize: size, Now: c.Now}),
-		table: table.New(c.Styles, c.Now),
-		pager: pager{limit: size, stack: []pageRef{{first: 1}}},
-		tick:  tea.Tick,
-		stack: common.NewStack(id),
-		index: indexing{fn: opts.Index},
+		run:        worker.NewRunner(be, worker.RunnerOptions{PageSize: size, Now: c.Now}),
+		table:      table.New(c.Styles, c.Now),
+		pager:      pager{limit: size, stack: []pageRef{{first: 1}}},
+		tick:       tea.Tick,
+		stack:      common.NewStack(id),
+		index:      indexing{fn: opts.Index},
+		getenv:     os.Getenv,
+		fixBackend: func(*up.Linked) fix.Backend { return nil },
+	}
+	if opts.Keys != nil {
+		m.keys = *opts.Keys
+	}
+	if opts.Filter != "" {
+		m.table.SetFilter(opts.Filter)
 	}
 	m.width, m.height = c.Width, c.Height
 	m.stack.SetSize(max(m.width, 20), max(m.height, 6))
@@ -169,6 +193,9 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 // Init loads the first page. Its Cmd runs once even if Init is called
 // again.
 func (m Model) Init() tea.Cmd { return m.initCmd }
+
+// Filter is the filter the table applies ("" for none).
+func (m Model) Filter() string { return m.table.Filter() }
 
 // ID is the tab's ID.
 func (m Model) ID() common.TabID { return m.id }

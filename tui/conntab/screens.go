@@ -11,6 +11,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/fix"
 	"github.com/nutrab2b/b2bx/tui/upload"
 	"github.com/nutrab2b/b2bx/tui/viewer"
 	up "github.com/nutrab2b/b2bx/upload"
@@ -67,7 +68,9 @@ func (m Model) stackKey(k tea.KeyMsg) (Model, tea.Cmd) {
 }
 
 func (m Model) afterScreen(done common.Screen, cmd tea.Cmd) (Model, tea.Cmd) {
-	if _, ok := upload.FromScreen(done); ok {
+	_, fixed := done.(fix.Model)
+	sent, _ := done.(previewScreen)
+	if _, ok := upload.FromScreen(done); ok || fixed || sent.reload {
 		var links tea.Cmd
 		m, links = m.loadLinks()
 		return m, tea.Batch(cmd, links)
@@ -126,6 +129,28 @@ func (m Model) openUpload(path string) (Model, tea.Cmd) {
 		m.stack.Pop()
 	}
 	return m, m.stack.Push(upload.New(m.c, m.id, m.conn, upload.Options{Path: path}).Screen())
+}
+
+// openFix acts on a rejected upload for a screen of the stack (H, a
+// timeline): the viewer with the answer's errors pinned, or the E flow.
+func (m Model) openFix(msg fix.OpenMsg) (Model, tea.Cmd) {
+	store, l, rec := m.links.store, m.links.cur, msg.Upload
+	if store == nil || l == nil {
+		return m, infoErrCmd("this tab has not read its local store yet, so it knows no rejected upload (r reloads)")
+	}
+	if msg.Edit {
+		if p := m.uploadPending(); p != "" {
+			return m, infoErrCmd("E waits: " + p)
+		}
+		be := m.fixBackend(l)
+		if be == nil {
+			return m, infoErrCmd("this tab has no connection to resend on")
+		}
+		return m, m.stack.Push(fix.New(m.c, m.id, be, rec, m.getenv))
+	}
+	req, ctx := m.stack.Prepare(context.Background(), "opening the viewer")
+	c, tab := m.c, m.id
+	return m, func() tea.Msg { return fix.OpenPinned(ctx, c, tab, req, store, l, rec) }
 }
 
 // uploadPending is why the upload screen must not be left now, or "".

@@ -168,5 +168,6 @@ func (m Model) FullHelp() [][]key.Binding {
 		{k.Next, k.Prev, k.Refresh, k.Bigger, k.Smaller, k.Filter, k.Backlog},
 		{k.Claim, k.Download, k.Ack, k.Process, k.Enter, k.Worker, k.Drop},
 		{k.View, k.Diff, k.Answers, k.Upload, k.RetryNow, k.Cancel},
+		{k.Copy, k.Bundle, k.Mark, k.MarkAll},
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/fix"
 	"github.com/nutrab2b/b2bx/tui/upload"
 )
 
@@ -54,6 +55,18 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m, cmd = m.onSelect(msg)
 	case upload.OpenMsg:
 		m, cmd = m.openUpload(msg.Path)
+	case bulkUploadReq:
+		m, cmd = m.runBulkUploads(msg)
+	case bulkRunReq:
+		m, cmd = m.runBulk(msg)
+	case bundleReq:
+		m, cmd = m.startBundle(msg.id)
+	case bundleMsg:
+		m, cmd = m.onBundle(msg)
+	case common.ExportMsg:
+		m, cmd = m.onExport(msg)
+	case fix.OpenMsg:
+		m, cmd = m.openFix(msg)
 	case tickMsg:
 		if msg.req == m.tickGen {
 			m.tickEvery = 0 // this loop ended; scheduleTick starts the next if needed
@@ -160,6 +173,14 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.openAnswers()
 	case key.Matches(k, km.Upload):
 		return m.openUpload("")
+	case key.Matches(k, km.Mark):
+		return m.toggleMark()
+	case key.Matches(k, km.MarkAll):
+		return m.markAll()
+	case key.Matches(k, km.Bundle):
+		return m.bundleSelected()
+	case key.Matches(k, km.Copy):
+		return m.copySelected()
 	case key.Matches(k, km.RetryNow):
 		return m.retryNow()
 	case key.Matches(k, km.Cancel):

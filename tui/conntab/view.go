@@ -2,6 +2,7 @@ package conntab
 
 import (
 	"fmt"
+	"github.com/nutrab2b/b2bx/tui/common"
 	"strconv"
 	"strings"
 
@@ -45,7 +46,9 @@ func wrap(l string, w int) []string {
 	}
 	// Wrapped 4 columns short of w, so the indented continuation lines
 	// still fit and nothing in the middle is cut.
-	parts := strings.Split(ansi.Wrap(l, max(w-4, 10), " "), "\n")
+	// Broken at spaces only (common.Wrap): a stored path or an ID moves
+	// whole to the next line, so a mouse selection copies it whole.
+	parts := common.Wrap(l, max(w-4, 10))
 	for i := 1; i < len(parts); i++ {
 		parts[i] = "    " + parts[i] // continuation lines are indented
 	}

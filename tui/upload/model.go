@@ -15,6 +15,7 @@ package upload
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/filepicker"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/resend"
 	"github.com/nutrab2b/b2bx/tui/common"
 	up "github.com/nutrab2b/b2bx/upload"
 )
@@ -58,7 +60,21 @@ type backend interface {
 type domain struct{ conn *session.Conn }
 
 func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
-	return up.Prepare(ctx, d.conn.Spool, d.conn.Target.ConnectionID, path)
+	p, err := up.Prepare(ctx, d.conn.Spool, d.conn.Target.ConnectionID, path)
+	if err != nil || p.Preflight.Blocked() {
+		return p, err
+	}
+	// The seed's rule, as `b2bx upload` applies it: bytes identical to an
+	// upload a partner's answer rejected are refused with the reason (the
+	// app has no --force; E in the uploads screen fixes and resends).
+	l, lerr := up.LoadLinked(ctx, d.conn.Spool, d.conn.Target.ConnectionID, nil)
+	if lerr != nil {
+		return p, nil // no linked answers to check against: as before the rule
+	}
+	if gerr := resend.Guard(l, p.Preflight.SHA256, nil, false); gerr != nil {
+		return nil, fmt.Errorf("%w (H, then E on the rejected upload, fixes it and sends it with a new key)", gerr)
+	}
+	return p, nil
 }
 
 func (d domain) Send(ctx context.Context, p *up.Plan) (*up.Outcome, error) {

@@ -257,7 +257,7 @@ const maxWrap = 5
 // wrap breaks safe text at words to the width, at most maxWrap lines
 // (the View cuts each line to the width anyway).
 func (m Model) wrap(t string) []string {
-	parts := strings.Split(ansi.Wrap(t, max(m.width, 20), " "), "\n")
+	parts := common.Wrap(t, max(m.width, 20)) // keys and IDs are never split
 	if len(parts) > maxWrap {
 		parts = append(parts[:maxWrap-1], parts[maxWrap-1]+" …")
 	}

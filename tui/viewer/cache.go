@@ -5,6 +5,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/edi/explain"
+	"github.com/nutrab2b/b2bx/resend"
 )
 
 // cache holds what the viewer computes once per source and reuses across
@@ -17,6 +18,9 @@ type cache struct {
 	messages map[int]messageInfo
 
 	bySeg []int32 // indexes into Document.Issues, by segment
+
+	pins      []resend.Pin  // the partner's errors pinned on the document
+	pinsBySeg map[int][]int // indexes into pins, by segment
 
 	descIndex int
 	desc      edi.SegmentInfo

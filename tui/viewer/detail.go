@@ -36,6 +36,9 @@ func (m Model) detailView(lines int) []string {
 	if info.Note != "" {
 		out = append(out, st.Warn.Render("note: "+sanitize(info.Note)))
 	}
+	for _, p := range m.cache.pinsOf(info.Index) {
+		out = append(out, st.Error.Render(PinMark+" "+pinText(p)))
+	}
 	here := m.segmentIssues(info.Index)
 	for k, is := range here {
 		if k == maxDetailIssues {

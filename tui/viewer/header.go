@@ -23,6 +23,9 @@ func (m Model) header(lines int) []string {
 		m.envelopeLine(ic),
 		m.verdictLine(),
 	}
+	if len(m.cache.pins) > 0 {
+		out = append(out, m.pinLine())
+	}
 	out = append(out, m.messageLines(ic)...)
 	for len(out) < lines {
 		out = append(out, "")

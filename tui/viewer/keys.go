@@ -13,6 +13,7 @@ type KeyMap struct {
 	Next, Prev           key.Binding
 	Issues, Focus, Jump  key.Binding
 	Raw                  key.Binding
+	NextPin, PrevPin     key.Binding // only with pins (Options.Pins)
 	Cancel               key.Binding
 	SearchAccept, Escape key.Binding // inside the search input
 }
@@ -35,6 +36,8 @@ func DefaultKeyMap() KeyMap {
 		Focus:        key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "segments/issues")),
 		Jump:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to the issue's segment")),
 		Raw:          key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "raw bytes")),
+		NextPin:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "next pinned error")),
+		PrevPin:      key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "previous pinned error")),
 		Cancel:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop search / details")),
 		SearchAccept: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep match")),
 		Escape:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel search")),
@@ -50,6 +53,9 @@ func (m Model) ShortHelp() []key.Binding {
 	if m.focus == focusIssues {
 		return []key.Binding{k.Up, k.Down, k.Jump, k.Focus, k.Issues, k.Raw}
 	}
+	if len(m.cache.pins) > 0 {
+		return []key.Binding{k.Down, k.Up, k.NextPin, k.Search, k.Next, k.Issues, k.Raw}
+	}
 	return []key.Binding{k.Down, k.Up, k.Search, k.Next, k.Issues, k.Raw}
 }
 
@@ -59,6 +65,6 @@ func (m Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom},
 		{k.Search, k.Next, k.Prev, k.Cancel},
-		{k.Issues, k.Focus, k.Jump, k.Raw},
+		{k.Issues, k.Focus, k.Jump, k.Raw, k.NextPin, k.PrevPin},
 	}
 }

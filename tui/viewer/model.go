@@ -19,6 +19,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/resend"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -29,6 +30,10 @@ type Options struct {
 	Title string
 	// Keys replaces DefaultKeyMap.
 	Keys *KeyMap
+	// Pins are a partner's CONTRL/APERAK errors placed on this document
+	// (resend.Pins): their segments are marked in the list (PinMark) and
+	// explained in the detail pane, and the viewer opens on the first.
+	Pins []resend.Pin
 }
 
 // focusArea is which list gets the movement keys.
@@ -89,7 +94,12 @@ func New(c *common.Common, src *Source, opts Options) Model {
 	in.Cursor.SetMode(cursor.CursorStatic) // no blink timer: the view changes only on input
 	ca := newCache()
 	ca.indexIssues(src.doc)
-	return Model{c: c, src: src, keys: keys, title: title, cache: ca, input: in, spotSeg: -1}
+	ca.indexPins(opts.Pins)
+	m := Model{c: c, src: src, keys: keys, title: title, cache: ca, input: in, spotSeg: -1}
+	if first := m.firstPinned(); first >= 0 {
+		m.cursor = first
+	}
+	return m
 }
 
 // Init starts nothing: the Source is parsed before New.

@@ -70,7 +70,11 @@ func (m Model) row(b *strings.Builder, c columns, s edi.Segment) {
 		b.WriteByte(' ')
 	}
 	b.WriteByte(' ')
-	b.WriteString(m.severityMarkPlain(m.cache.severityOf(m.doc(), s.Index())))
+	if _, pinned := m.cache.pinsBySeg[s.Index()]; pinned {
+		b.WriteString(PinMark)
+	} else {
+		b.WriteString(m.severityMarkPlain(m.cache.severityOf(m.doc(), s.Index())))
+	}
 	b.WriteByte(' ')
 	idx := strconv.Itoa(s.Index())
 	b.WriteString(spaces(c.index - len(idx)))

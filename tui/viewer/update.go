@@ -19,6 +19,16 @@ func (m Model) key(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m.startSearch(m.search.query, +1, m.cursor)
 	case key.Matches(msg, k.Prev):
 		return m.startSearch(m.search.query, -1, m.cursor)
+	case len(m.cache.pins) > 0 && (key.Matches(msg, k.NextPin) || key.Matches(msg, k.PrevPin)):
+		dir := 1
+		if key.Matches(msg, k.PrevPin) {
+			dir = -1
+		}
+		if seg := m.nextPinned(dir); seg >= 0 {
+			m.focus, m.pane = focusSegments, paneDetail
+			return m.moveTo(seg), nil
+		}
+		return m, nil
 	case key.Matches(msg, k.Cancel):
 		return m.escape(), nil
 	case key.Matches(msg, k.Issues):

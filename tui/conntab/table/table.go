@@ -52,7 +52,15 @@ type Model struct {
 	gen           int // bumped whenever lay or a row's cells change
 
 	status map[string]string // ID → status override (e.g. "claimed")
+	marked map[string]bool   // ID → marked for a bulk action (space, *); read-only here
 }
+
+// MarkMark is the sign of a marked row, beside the cursor's marker.
+const MarkMark = "●"
+
+// SetMarked shows the rows whose IDs are in set as marked (the map is
+// the caller's and is not changed here).
+func (m *Model) SetMarked(set map[string]bool) { m.marked = set }
 
 // New returns an empty table.
 func New(styles *common.Styles, now func() time.Time) Model {
@@ -263,10 +271,16 @@ func (m Model) View() string {
 			r.gen = m.gen
 		}
 		line := m.lay.line(r, now)
+		mark := " "
+		if len(m.marked) > 0 && m.marked[r.ID()] {
+			mark = MarkMark
+		}
 		if vi == m.cursor {
-			b.WriteString(m.styles.Selected.Render(m.styles.Marks.Cursor + " " + line))
+			b.WriteString(m.styles.Selected.Render(m.styles.Marks.Cursor + mark + line))
 		} else {
-			b.WriteString("  " + line)
+			b.WriteByte(' ')
+			b.WriteString(mark)
+			b.WriteString(line)
 		}
 	}
 	shown := end - m.offset
@@ -331,3 +345,13 @@ func Age(now, t time.Time) string {
 // HumanSize formats a byte count as the CLI does: "512 B", "12.3 KiB",
 // "15.0 MiB".
 var HumanSize = human.Bytes
+
+// Visible is the rows that pass the filter, in the table's order (a
+// copy of the row headers; the cells stay shared).
+func (m Model) Visible() []Row {
+	out := make([]Row, len(m.view))
+	for i, k := range m.view {
+		out[i] = m.rows[k]
+	}
+	return out
+}

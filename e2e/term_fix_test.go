@@ -1,0 +1,125 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/base64"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestAppDemoFixResendCopyExport is issue 15's walk through b2bx demo in
+// tmux, its raw output recorded with script(1): the shipped rejectable
+// ORDERS is uploaded (202) and the partner's CONTRL rejects it; in H, v
+// shows the error pinned on the NAD; E runs EDITOR=testdata/fix-rejectable.sh
+// on a work copy, the review shows the new key, y resends it (202, a new
+// key, "resend of"); y copies the new upload's ID with OSC 52 (in the raw
+// output); :export writes the uploads as a CSV that a CSV parser reads.
+func TestAppDemoFixResendCopyExport(t *testing.T) {
+	t.Parallel()
+	requireTool(t, "B2BX_E2E_REQUIRE", "script")
+	w := newWorld(t)
+	link := demoBinary(t, w)
+	editor := filepath.Join(repoRoot, "testdata", "fix-rejectable.sh")
+	p := newPane(t, w, 160, 45, []string{"EDITOR=" + editor, "VISUAL="})
+	a := &appScreens{p: p}
+	bad := filepath.Join(repoRoot, "testdata", "edifact", "orders_rejectable.edi")
+	raw := filepath.Join(w.dir, "raw.out")
+	csvPath := filepath.Join(w.dir, "uploads.csv")
+
+	m := p.start(shellCmd("script", "-q", "-f", "-c", shellCmd(link, "demo", "--reply-delay", "0s"), raw))
+	a.waitScreen("the acme-de tab", 30*time.Second, contains("[1 acme-de]", "head of the mailbox"))
+
+	p.key(":")
+	a.waitScreen("the command line", 10*time.Second, func(s string) bool { return regexp.MustCompile(`(?m)^:`).MatchString(s) })
+	p.send("upload " + bad)
+	a.waitScreen("the pre-flight and the key", 20*time.Second, contains("Upload ORDERS", "Idempotency-Key", ":PO-4720:orders:1"))
+	p.key("y")
+	a.waitScreen("the upload accepted", 20*time.Second, contains("202 accepted"))
+	p.key("Escape")
+	a.waitScreen("the file list", 10*time.Second, func(s string) bool { return !strings.Contains(s, "202 accepted") })
+	p.key("Escape")
+	a.waitScreen("the mailbox again", 10*time.Second, contains("acme-de  page 1"))
+
+	// The CONTRL is the newest entry: claim it, download, acknowledge.
+	p.key("A")
+	a.waitScreen("the backlog", 20*time.Second, contains("backlog:"))
+	p.key("G")
+	a.waitScreen("the CONTRL selected", 10*time.Second, func(s string) bool {
+		return regexp.MustCompile(`(?m)^>\s+\d+ .*CONTRL `).MatchString(s)
+	})
+	p.key("c")
+	a.waitScreen("the not-the-head question", 10*time.Second, contains("Claim it anyway?"))
+	p.key("y")
+	a.waitScreen("the claim", 20*time.Second, contains("d download + verify"))
+	p.key("d")
+	a.waitScreen("the CONTRL verified", 30*time.Second, contains("verified and stored durably", "answers upload of PO-4720"))
+	p.key("a")
+	a.waitScreen("acknowledged", 20*time.Second, contains("✓ acknowledged"))
+
+	// H: the upload is rejected; v shows the error pinned.
+	p.key("H")
+	a.waitScreen("the rejected upload", 20*time.Second, contains("Uploads and answers", "rejected · v pinned errors · E fix and resend"))
+	p.key("v")
+	s := a.waitScreen("the pinned ORDERS", 20*time.Second, contains("1 error of the partner's answer pinned", "CONTRL element 2.1 [12]"))
+	require.Contains(t, s, "4012345000008")
+	require.Regexp(t, `(?m)^>\s+◆\s+\d+ NAD`, s, "the NAD row is marked and selected")
+	p.key("q")
+	a.waitScreen("the uploads again", 10*time.Second, contains("Uploads and answers"))
+
+	// E: the editor script fixes the GLN; the review, then y sends.
+	p.key("E")
+	s = a.waitScreen("the review", 30*time.Second, contains("Against the rejected bytes", "y send the fix"))
+	require.Contains(t, s, "4012345000009")
+	require.Regexp(t, `Idempotency-Key \S+:PO-4720:orders:2`, s)
+	p.key("y")
+	s = a.waitScreen("the fix accepted", 30*time.Second, contains("202 accepted", "resend of"))
+	require.Regexp(t, `key\s+\S+:PO-4720:orders:2`, s)
+	id := regexp.MustCompile(`upload id\s+(\S+)`).FindStringSubmatch(s)
+	require.NotNil(t, id, "%s", s)
+
+	// y: a menu of the new upload's values; 1 copies its upload ID.
+	p.key("y")
+	a.waitScreen("the copy menu", 10*time.Second, contains("Copy which value?"))
+	p.key("1")
+	a.waitScreen("the footer's note", 10*time.Second, contains("copied upload ID"))
+	want := base64.StdEncoding.EncodeToString([]byte(id[1]))
+	waitUntil(t, 10*time.Second, "the OSC 52 sequence in the raw output", func() bool {
+		b, _ := os.ReadFile(raw)
+		return strings.Contains(string(b), "]52;c;"+want)
+	})
+
+	// :export on the uploads screen: a CSV a CSV parser reads back.
+	p.key("Escape")
+	a.waitScreen("the uploads again", 10*time.Second, contains("Uploads and answers"))
+	p.key(":")
+	a.waitScreen("the command line", 10*time.Second, func(s string) bool { return regexp.MustCompile(`(?m)^:`).MatchString(s) })
+	p.send("export " + csvPath)
+	a.waitScreen("exported", 10*time.Second, contains("exported uploads"))
+	f, err := os.Open(csvPath)
+	require.NoError(t, err)
+	recs, err := csv.NewReader(f).ReadAll()
+	_ = f.Close()
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(recs), 3, "a header and both uploads: %v", recs)
+
+	p.key("q")
+	a.waitScreen("the mailbox", 10*time.Second, func(s string) bool { return !strings.Contains(s, "Uploads and answers") })
+	p.key("q")
+	code, h := p.wait(m, 30*time.Second)
+	require.Equal(t, 0, code, "%s", h)
+	for i, screen := range append(a.seen, h) {
+		require.NotRegexp(t, simSecret, screen, "screen %d shows a simulator secret", i)
+	}
+	b, err := os.ReadFile(raw)
+	require.NoError(t, err)
+	require.NotRegexp(t, simSecret, string(b), "the raw output holds a simulator secret")
+	require.Empty(t, processesOf(t, link), "the demo left a process running")
+}

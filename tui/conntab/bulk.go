@@ -1,0 +1,132 @@
+package conntab
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/bulk"
+	"github.com/nutrab2b/b2bx/tui/common"
+)
+
+// previewScreen shows what a bulk action would do (bulk.Preview) and
+// runs it only on y: yes is the request it then sends to the tab.
+type previewScreen struct {
+	common.Base
+	c      *common.Common
+	title  string
+	lines  []string // terminal-safe
+	yes    tea.Msg
+	done   bool
+	reload bool // closing it reads the uploads and answers again (something was sent)
+	w, h   int
+}
+
+var (
+	bulkYesKey = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "run it"))
+	bulkNoKey  = key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("N/esc", "run nothing"))
+)
+
+func (p previewScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, bulkYesKey) && p.yes != nil {
+		p.done = true
+		return p, send(p.yes)
+	}
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, bulkNoKey) {
+		p.done = true
+		return p, infoCmd("nothing was run")
+	}
+	return p, nil
+}
+
+func (p previewScreen) View() string {
+	s := p.c.Styles
+	out := []string{s.Title.Render(p.title)}
+	for _, l := range p.lines {
+		out = append(out, common.Wrap("  "+l, max(p.w, 20))...)
+	}
+	help := s.Key.Render("y") + " run it · " + s.Key.Render("N/esc") + " run nothing"
+	if p.yes == nil {
+		help = s.Muted.Render("nothing to run") + " · " + s.Key.Render("esc") + " back"
+	}
+	out = append(out, "", help)
+	return strings.Join(common.Fill(out, max(p.h, 1)), "\n")
+}
+
+func (p previewScreen) SetSize(w, h int) common.Screen { p.w, p.h = w, h; return p }
+func (p previewScreen) ShortHelp() []key.Binding       { return []key.Binding{bulkYesKey, bulkNoKey} }
+func (p previewScreen) FullHelp() [][]key.Binding      { return [][]key.Binding{p.ShortHelp()} }
+func (p previewScreen) Closes(k tea.KeyMsg) bool       { return k.String() == "q" }
+func (p previewScreen) Title() string                  { return "preview" }
+func (p previewScreen) Done() bool                     { return p.done }
+
+// bulkRunReq is y on the process preview: the entries to process in
+// order.
+type bulkRunReq struct {
+	msgBase
+	entries []apiclient.Entry
+}
+
+// previewProcess is P with marked rows: the worker order over them,
+// entry by entry, stopping at the first failure, previewed first.
+func (m Model) previewProcess() (Model, tea.Cmd) {
+	var listing []apiclient.Entry
+	var marked []string
+	for _, r := range m.table.Rows() {
+		listing = append(listing, r.Entry)
+		if m.marks[r.ID()] {
+			marked = append(marked, r.ID())
+		}
+	}
+	plan := bulk.PlanProcess(listing, marked, bulk.ProcessOptions{Done: m.run.Acknowledged, PassesOver: m.run.PassesOver})
+	p := previewScreen{c: m.c, title: "Process the marked entries", lines: plan.Preview()}
+	if runs := plan.Runs(); len(runs) > 0 {
+		entries := make([]apiclient.Entry, len(runs))
+		for i, st := range runs {
+			entries[i] = st.Entry
+		}
+		p.yes = bulkRunReq{msgBase: msgBase{tab: m.id}, entries: entries}
+	}
+	return m, m.stack.Push(p)
+}
+
+// runBulk processes the marked entries one by one (claim, download,
+// verify, store, acknowledge); the first failure stops it (stopWork).
+func (m Model) runBulk(req bulkRunReq) (Model, tea.Cmd) {
+	switch {
+	case m.work != nil:
+		return m, infoErrCmd("wait: a " + m.work.what + " is running")
+	case m.hasActiveClaim():
+		return m, infoErrCmd("finish the current claim first: a acknowledges it, x drops it")
+	case len(req.entries) == 0:
+		return m, nil
+	}
+	m = m.release()
+	m.run.Clear()
+	m.claim = nil
+	m.auto, m.bulk = true, req.entries[1:]
+	m = m.withMarks(nil)
+	return m.launchClaim(req.entries[0])
+}
+
+// bulkNext takes the next marked entry after an acknowledged one; ok is
+// false when none is left (the bulk run ends).
+func (m Model) bulkNext() (Model, tea.Cmd, bool) {
+	if len(m.bulk) == 0 || !m.auto {
+		m.bulk = nil
+		return m, nil, false
+	}
+	next := m.bulk[0]
+	m.bulk = m.bulk[1:]
+	if cmd := m.refuseClaim(next); cmd != nil {
+		m.bulk = nil
+		m, stop := m.stopWork(cmd)
+		return m, stop, true
+	}
+	m.run.Clear()
+	m.claim = nil
+	m, cmd := m.launchClaim(next)
+	return m, cmd, true
+}

@@ -1,0 +1,33 @@
+package eventview
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/nutrab2b/b2bx/events"
+	"github.com/nutrab2b/b2bx/export"
+)
+
+// Exporter implements common.Exporter: `:export PATH` writes the
+// findings the inspector shows (the filter applies) as CSV or JSON.
+func (s screen) Exporter() func(path string, force bool) (string, error) {
+	m := s.Model
+	if m.rep == nil {
+		return func(string, bool) (string, error) {
+			return "", errors.New("no report yet: open a capture first (:events PATH); nothing was written")
+		}
+	}
+	fs := make([]events.Finding, 0, len(m.visible))
+	for _, i := range m.visible {
+		if i >= 0 && i < len(m.rep.raw.Findings) {
+			fs = append(fs, m.rep.raw.Findings[i])
+		}
+	}
+	t := export.FindingsTable(fs)
+	return func(path string, force bool) (string, error) {
+		if err := export.WriteTable(path, t, force); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d event findings", len(t.Rows)), nil
+	}
+}

@@ -1,0 +1,112 @@
+package viewer
+
+import (
+	"strconv"
+
+	"github.com/nutrab2b/b2bx/internal/human"
+	"github.com/nutrab2b/b2bx/resend"
+)
+
+// PinMark marks a segment in the list that a partner's CONTRL or APERAK
+// names as wrong (a pin); it wins over the validation mark, and reads
+// without colour.
+const PinMark = "◆"
+
+// indexPins groups the pins by segment (once per viewer).
+func (c *cache) indexPins(pins []resend.Pin) {
+	c.pins = pins
+	c.pinsBySeg = map[int][]int{}
+	for k, p := range pins {
+		if p.Segment >= 0 {
+			c.pinsBySeg[p.Segment] = append(c.pinsBySeg[p.Segment], k)
+		}
+	}
+}
+
+// pinsOf are the pins on segment i.
+func (c *cache) pinsOf(i int) []resend.Pin {
+	ks := c.pinsBySeg[i]
+	if len(ks) == 0 {
+		return nil
+	}
+	out := make([]resend.Pin, len(ks))
+	for n, k := range ks {
+		out[n] = c.pins[k]
+	}
+	return out
+}
+
+// Pins are the answer's errors the viewer shows on the document.
+func (m Model) Pins() []resend.Pin { return m.cache.pins }
+
+// firstPinned is the lowest segment a pin names, -1 when none does.
+func (m Model) firstPinned() int {
+	first := -1
+	for _, p := range m.cache.pins {
+		if p.Segment >= 0 && p.Segment < m.doc().Len() && (first < 0 || p.Segment < first) {
+			first = p.Segment
+		}
+	}
+	return first
+}
+
+// nextPinned is the next pinned segment after the cursor (dir 1) or
+// before it (dir -1), wrapping round; -1 when no pin names a segment.
+func (m Model) nextPinned(dir int) int {
+	n := m.doc().Len()
+	best, bestD := -1, 0
+	for seg := range m.cache.pinsBySeg {
+		if seg < 0 || seg >= n {
+			continue
+		}
+		d := ((seg-m.cursor)*dir + n) % n // 0 for the cursor's own: last
+		if d == 0 {
+			d = n
+		}
+		if best < 0 || d < bestD {
+			best, bestD = seg, d
+		}
+	}
+	return best
+}
+
+// pinText is one pin in words for the detail pane: who says it, where
+// (element and component), the code and the text (terminal-safe).
+func pinText(p resend.Pin) string {
+	s := p.Source
+	if p.Element > 0 {
+		s += " element " + strconv.Itoa(p.Element)
+		if p.Component > 0 {
+			s += "." + strconv.Itoa(p.Component)
+		}
+	}
+	if p.Code != "" {
+		s += " [" + p.Code + "]"
+	}
+	return s + ": " + sanitize(p.Text)
+}
+
+// pinLine is the header's line about the pins: how many, and the
+// answer's errors that name no segment of this document.
+func (m Model) pinLine() string {
+	pins := m.cache.pins
+	st := m.c.Styles
+	unplaced := 0
+	for _, p := range pins {
+		if p.Segment < 0 || p.Segment >= m.doc().Len() {
+			unplaced++
+		}
+	}
+	s := st.Error.Render(PinMark+" "+human.Count(len(pins), "error", "errors")+" of the partner's answer pinned") +
+		st.Muted.Render(" · p/P next/previous pinned segment")
+	if unplaced > 0 {
+		s += st.Warn.Render(" · " + human.Count(unplaced, "error names", "errors name") + " no segment of this file (the header lists it)")
+		for _, p := range pins {
+			if p.Segment < 0 || p.Segment >= m.doc().Len() {
+				s += st.Muted.Render(" · " + pinText(p))
+				break
+			}
+		}
+	}
+	return s
+}
