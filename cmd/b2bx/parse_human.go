@@ -8,6 +8,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/edi/explain"
+	"github.com/nutrab2b/b2bx/edi/jsonout"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -145,36 +146,6 @@ func (h *humanWriter) line(indent, label, text string) {
 	fmt.Fprintf(h.w, "%s%-11s %s\n", indent, label, text)
 }
 
-// segmentNames caches segment names per message (or interchange, for
-// segments outside messages) and tag, so listing a million segments costs
-// a map lookup each instead of two binary searches.
-type segmentNames struct {
-	doc   *edi.Document
-	cache map[nameKey]string
-}
-
-type nameKey struct {
-	scope int // message index, or -1-interchange index outside messages
-	tag   string
-}
-
-func newSegmentNames(doc *edi.Document) *segmentNames {
-	return &segmentNames{doc: doc, cache: map[nameKey]string{}}
-}
-
-func (n *segmentNames) of(s edi.Segment) string {
-	k := nameKey{scope: s.Message(), tag: s.Tag()}
-	if k.scope < 0 {
-		k.scope = -1 - n.doc.InterchangeOf(s.Index())
-	}
-	name, ok := n.cache[k]
-	if !ok {
-		name = s.Name()
-		n.cache[k] = name
-	}
-	return name
-}
-
 // segmentCheck is how many segments the lists print between two looks
 // at the context.
 const segmentCheck = 1024
@@ -183,7 +154,7 @@ const segmentCheck = 1024
 // when ctx is done.
 func writeSegmentsHuman(ctx context.Context, w *bufio.Writer, doc *edi.Document, describe bool) error {
 	fmt.Fprintf(w, "\nSegments (index, offset, number in message, tag, group path, name, data):\n")
-	names := newSegmentNames(doc)
+	names := jsonout.NewSegmentNames(doc)
 	var line, num []byte // reused: a million segments, no garbage per number
 	for i := 0; i < doc.Len(); i++ {
 		if i%segmentCheck == 0 {
@@ -210,7 +181,7 @@ func writeSegmentsHuman(ctx context.Context, w *bufio.Writer, doc *edi.Document,
 		}
 		line = appendLeft(line, path, 14)
 		line = append(line, "  "...)
-		line = appendLeft(line, names.of(s), 32)
+		line = appendLeft(line, names.Of(s), 32)
 		line = append(line, "  "...)
 		line = append(line, s.Display()...)
 		line = append(line, '\n')

@@ -71,11 +71,11 @@ type segmentList struct{ on, describe bool }
 // at the context (as in cmd/b2bx).
 const segmentCheck = 1024
 
-// segmentNames caches segment names per message (or interchange, for
+// SegmentNames caches segment names per message (or interchange, for
 // segments outside messages) and tag, so listing a million segments costs
-// a map lookup each instead of two binary searches. (A copy of
-// cmd/b2bx's, which its human output keeps using.)
-type segmentNames struct {
+// a map lookup each instead of two binary searches. The JSON writer and
+// cmd/b2bx's human segment list both use it.
+type SegmentNames struct {
 	doc   *edi.Document
 	cache map[nameKey]string
 }
@@ -85,11 +85,13 @@ type nameKey struct {
 	tag   string
 }
 
-func newSegmentNames(doc *edi.Document) *segmentNames {
-	return &segmentNames{doc: doc, cache: map[nameKey]string{}}
+// NewSegmentNames returns an empty cache over doc.
+func NewSegmentNames(doc *edi.Document) *SegmentNames {
+	return &SegmentNames{doc: doc, cache: map[nameKey]string{}}
 }
 
-func (n *segmentNames) of(s edi.Segment) string {
+// Of returns s's name (s.Name()), looked up once per scope and tag.
+func (n *SegmentNames) Of(s edi.Segment) string {
 	k := nameKey{scope: s.Message(), tag: s.Tag()}
 	if k.scope < 0 {
 		k.scope = -1 - n.doc.InterchangeOf(s.Index())

@@ -271,7 +271,7 @@ func writeParseJSON(ctx context.Context, w *bufio.Writer, name string, doc *edi.
 	if j.err != nil {
 		return j.err
 	}
-	names := newSegmentNames(doc)
+	names := NewSegmentNames(doc)
 	var line []byte
 	var err error
 	for i := 0; i < doc.Len(); i++ {
@@ -293,7 +293,7 @@ func writeParseJSON(ctx context.Context, w *bufio.Writer, name string, doc *edi.
 
 // appendSegmentJSON appends one entry of the segment list (built by hand:
 // encoding/json per segment would triple the time for a 16 MiB file).
-func appendSegmentJSON(line []byte, doc *edi.Document, i int, names *segmentNames, describe bool) ([]byte, error) {
+func appendSegmentJSON(line []byte, doc *edi.Document, i int, names *SegmentNames, describe bool) ([]byte, error) {
 	s := doc.Segment(i)
 	line = append(line, "\n    "...)
 	if i > 0 {
@@ -307,7 +307,7 @@ func appendSegmentJSON(line []byte, doc *edi.Document, i int, names *segmentName
 	line = strconv.AppendInt(line, int64(s.Number()), 10)
 	line = append(line, `,"tag":`...)
 	line = appendJSONString(line, s.Charset().Decode([]byte(s.Tag())))
-	if name := names.of(s); name != "" {
+	if name := names.Of(s); name != "" {
 		line = append(line, `,"name":`...)
 		line = appendJSONString(line, name)
 	}
