@@ -261,47 +261,6 @@ func TestParseTerminalSafety(t *testing.T) {
 	require.Contains(t, out, `\u001b]52;c;cHduZWQ=\u0007 \u001b[2J \r\b \u009b31m \u202etxt.exe\u007f `+"\uFFFD")
 }
 
-// TestAppendJSONString agrees with encoding/json on every byte value.
-func TestAppendJSONString(t *testing.T) {
-	var all []byte
-	for c := 0; c < 0x80; c++ {
-		all = append(all, byte(c))
-	}
-	for _, s := range []string{"", "plain", string(all), "Łódź €", "\u009b\u202e"} {
-		var want string
-		require.NoError(t, json.Unmarshal(appendJSONString(nil, s), &want))
-		require.Equal(t, s, want)
-		std, err := json.Marshal(s)
-		require.NoError(t, err)
-		if !strings.ContainsAny(s, "<>&") {
-			require.Equal(t, string(std), string(appendJSONString(nil, s)))
-		}
-	}
-}
-
-// TestPlainASCII agrees with a byte loop for every byte value at every
-// position of a word and of the tail.
-func TestPlainASCII(t *testing.T) {
-	naive := func(b []byte) bool {
-		for _, c := range b {
-			if c >= 0x7F {
-				return false
-			}
-		}
-		return true
-	}
-	for n := 0; n <= 19; n++ {
-		for pos := 0; pos < n; pos++ {
-			for c := 0; c < 256; c++ {
-				b := []byte(strings.Repeat("a", n))
-				b[pos] = byte(c)
-				require.Equal(t, naive(b), plainASCII(b), "n=%d pos=%d c=%#x", n, pos, c)
-			}
-		}
-		require.True(t, plainASCII([]byte(strings.Repeat("~", n))))
-	}
-}
-
 // TestParseLargeFile: a file large enough to be memory-mapped and indexed
 // in two halves prints exactly what the same bytes give from standard
 // input (read, not mapped), with and without the segment list.
