@@ -1,0 +1,28 @@
+// Package commontest holds test helpers the screens of tui/ share. Only
+// tests import it.
+package commontest
+
+import (
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/stretchr/testify/require"
+)
+
+// HostilePaste is what the audit pasted into every text input: bidi
+// overrides and isolates, zero-width and invisible characters, line
+// separators, C1 controls (finding 5).
+const HostilePaste = "Z\u202eRLO\u2066LRI\u200bZWSP\u009bCSI\u0085NEL\ufeffBOM\u061cALM\u2028LS\u00adSHY-Q"
+
+// Paste is the key message of pasting s.
+func Paste(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s), Paste: true} }
+
+// RequireSafeEcho fails when the screen echoes one of HostilePaste's
+// dangerous runes raw; it shows them as <U+XXXX>.
+func RequireSafeEcho(t *testing.T, view string) {
+	t.Helper()
+	for _, r := range "\u202e\u2066\u200b\u009b\u0085\ufeff\u061c\u2028\u00ad" {
+		require.NotContains(t, view, string(r), "%U echoed raw", r)
+	}
+	require.Regexp(t, `<U\+(202E|FEFF|00AD)>`, view, "the pasted text is shown, made visible")
+}
