@@ -12,10 +12,6 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nutrab2b/b2bx/apiclient/credentials"
-	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/apiclient/secret"
-	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/syncbuf"
 	"github.com/nutrab2b/b2bx/settings"
 	"github.com/nutrab2b/b2bx/tui/logview"
@@ -27,7 +23,7 @@ import (
 // runs nothing; y copies the selected entry's delivery ID with OSC 52
 // and the footer says so; the state remembers the tab.
 func TestFlowMarkExportCopyWithOwnKeys(t *testing.T) {
-	env, dc, sim, dir := actEnv(t)
+	env, dc, sim, dir := demoProfileEnv(t, 4, actCanary)
 	cfg, err := loadConfig(t, "[keys]\nmark = \"m\"\n")
 	require.NoError(t, err)
 	var clipped syncbuf.Buffer
@@ -90,32 +86,10 @@ func TestFlowMarkExportCopyWithOwnKeys(t *testing.T) {
 
 const actCanary = "sk_actcanary_51d2"
 
-// actEnv is a demo simulator with one profile for it.
-func actEnv(t *testing.T) (session.Env, partnersim.DemoConnection, *partnersim.Sim, string) {
-	t.Helper()
-	canary := actCanary
-	sim := partnersim.New(partnersim.WithResponder(nil))
-	demo, err := partnersim.SeedDemo(sim, partnersim.DemoOptions{PerConnection: 4, LargeSize: -1,
-		Secret: func(id string) string { return canary + id }})
-	require.NoError(t, err)
-	srv, err := partnersim.Serve(sim, partnersim.HTTP1)
-	require.NoError(t, err)
-	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	vars := map[string]string{credentials.EnvConfig: filepath.Join(dir, "profiles.toml"), "B2BX_DATA_DIR": filepath.Join(dir, "data")}
-	env := session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}
-	file, err := session.LoadProfiles(env)
-	require.NoError(t, err)
-	dc := demo.Connections[0]
-	p := credentials.Profile{Name: dc.Name, URL: srv.URL, ConnectionID: dc.ConnectionID, InboxKeyID: dc.Key.ID, MailboxKeyID: dc.Key.ID}
-	require.NoError(t, session.AddProfile(context.Background(), file, p, map[string]secret.Value{dc.Key.ID: secret.New(dc.Key.Secret)}, env.Store))
-	return env, dc, sim, dir
-}
-
 // TestFlowStateRestoresTabs: the tabs of the last run open by
 // themselves, each with its page size and filter.
 func TestFlowStateRestoresTabs(t *testing.T) {
-	env, dc, _, dir := actEnv(t)
+	env, dc, _, dir := demoProfileEnv(t, 4, actCanary)
 	state := filepath.Join(dir, "state.json")
 	require.NoError(t, settings.SaveState(state, settings.State{Version: settings.StateVersion,
 		Tabs: []settings.TabState{{Profile: dc.Name, PageSize: 2}}}))

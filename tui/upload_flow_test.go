@@ -10,10 +10,6 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nutrab2b/b2bx/apiclient/credentials"
-	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/apiclient/secret"
-	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/tui/logview"
 )
 
@@ -23,22 +19,7 @@ import (
 // Without a connection tab :upload says what to do.
 func TestFlowUploadThroughTheShell(t *testing.T) {
 	const canary = "sk_uploadcanary_77c1"
-	sim := partnersim.New(partnersim.WithResponder(nil))
-	demo, err := partnersim.SeedDemo(sim, partnersim.DemoOptions{PerConnection: 3, LargeSize: -1,
-		Secret: func(id string) string { return canary + id }})
-	require.NoError(t, err)
-	srv, err := partnersim.Serve(sim, partnersim.HTTP1)
-	require.NoError(t, err)
-	t.Cleanup(srv.Close)
-
-	dir := t.TempDir()
-	vars := map[string]string{credentials.EnvConfig: filepath.Join(dir, "profiles.toml"), "B2BX_DATA_DIR": filepath.Join(dir, "data")}
-	env := session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}
-	file, err := session.LoadProfiles(env)
-	require.NoError(t, err)
-	dc := demo.Connections[0]
-	p := credentials.Profile{Name: dc.Name, URL: srv.URL, ConnectionID: dc.ConnectionID, InboxKeyID: dc.Key.ID, MailboxKeyID: dc.Key.ID}
-	require.NoError(t, session.AddProfile(context.Background(), file, p, map[string]secret.Value{dc.Key.ID: secret.New(dc.Key.Secret)}, env.Store))
+	env, dc, sim, dir := demoProfileEnv(t, 3, canary)
 
 	po := filepath.Join(dir, "po 1.edi") // a space: the command line keeps the whole path
 	require.NoError(t, os.WriteFile(po, []byte("UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+REF1'"+
