@@ -16,6 +16,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/upload/uploadtest"
 )
 
 const po4711Key = "4012345000009:PO-4711:orders:1"
@@ -26,7 +27,7 @@ const po4711Key = "4012345000009:PO-4711:orders:1"
 func answered(t *testing.T) (*env, string, map[string]string) {
 	t.Helper()
 	e := newEnvWith(t, partnersim.WithResponseDelay(0))
-	po := writeFile(t, "po.edi", fixture(t, "orders_d96a.edi"))
+	po := uploadtest.WriteFile(t, "po.edi", fixture(t, "orders_d96a.edi"))
 	o := e.send(t, e.plan(t, po))
 	require.Equal(t, ClassAccepted, o.Class)
 	require.NoError(t, o.KeepErr)
@@ -52,8 +53,8 @@ func answered(t *testing.T) (*env, string, map[string]string) {
 
 func TestSendKeepsTheSentBytes(t *testing.T) {
 	e := newEnv(t)
-	data := orders("REF1", 12, "PO-1")
-	o := e.send(t, e.plan(t, writeFile(t, "po.edi", data)))
+	data := uploadtest.Orders("REF1", 12, "PO-1")
+	o := e.send(t, e.plan(t, uploadtest.WriteFile(t, "po.edi", data)))
 	require.NoError(t, o.KeepErr)
 	p, err := e.store.SentPath(testConn, o.Record.SHA256)
 	require.NoError(t, err)
@@ -68,7 +69,7 @@ func TestSendGoesOnWhenTheCopyCannotBeKept(t *testing.T) {
 	dir := filepath.Join(e.store.Root(), testConn)
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "sent"), nil, 0o600))
-	o := e.send(t, e.plan(t, writeFile(t, "po.edi", orders("REF1", 12, "PO-1"))))
+	o := e.send(t, e.plan(t, uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 12, "PO-1"))))
 	require.Error(t, o.KeepErr)
 	require.Equal(t, ClassAccepted, o.Class, "the upload itself went ahead")
 	require.Equal(t, 1, e.inboxRequests())

@@ -11,10 +11,11 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/upload/uploadtest"
 )
 
 func TestInspectCleanOrders(t *testing.T) {
-	path := writeFile(t, "po.edi", fixture(t, "orders_d96a.edi"))
+	path := uploadtest.WriteFile(t, "po.edi", fixture(t, "orders_d96a.edi"))
 	pf, err := Inspect(t.Context(), path)
 	require.NoError(t, err)
 	require.False(t, pf.Blocked(), "%v", pf.Problem)
@@ -46,9 +47,9 @@ func TestInspectBlocks(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Truncate(MaxSize+1)) // sparse: refused from its size, never read
 	require.NoError(t, f.Close())
-	two := append(orders("R1", 1, "PO-1"), orders("R2", 1, "PO-2")...)
+	two := append(uploadtest.Orders("R1", 1, "PO-1"), uploadtest.Orders("R2", 1, "PO-2")...)
 	ordrsp := []byte("UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+R1'UNH+1+ORDRSP:D:96A:UN'BGM+231+X+9'UNT+3+1'UNZ+1+R1'")
-	badCount := strings.Replace(string(orders("R3", 1, "PO-3")), "UNT+8+1", "UNT+9+1", 1)
+	badCount := strings.Replace(string(uploadtest.Orders("R3", 1, "PO-3")), "UNT+8+1", "UNT+9+1", 1)
 	noBGM := []byte("UNB+UNOA:3+S:14+R:14+250312:1030+NB'UNH+1+ORDERS:D:96A:UN'DTM+137:20250312:102'UNT+3+1'UNZ+1+NB'")
 	for _, tc := range []struct {
 		name, path string
@@ -56,14 +57,14 @@ func TestInspectBlocks(t *testing.T) {
 		problem    string // in Problem
 		kind       edi.PreflightKind
 	}{
-		{"empty", writeFile(t, "empty.edi", nil), CheckSize, "is empty: nothing to upload", ""},
-		{"only line breaks", writeFile(t, "nl.edi", []byte("\r\n\r\n")), CheckProblem, "the file is empty", edi.PreflightEmpty},
+		{"empty", uploadtest.WriteFile(t, "empty.edi", nil), CheckSize, "is empty: nothing to upload", ""},
+		{"only line breaks", uploadtest.WriteFile(t, "nl.edi", []byte("\r\n\r\n")), CheckProblem, "the file is empty", edi.PreflightEmpty},
 		{"over 16 MiB", big, CheckSize, "accepts at most 16 MiB (16777216 bytes)", ""},
-		{"two interchanges", writeFile(t, "two.edi", two), CheckInterchange, "contains 2 interchanges", edi.PreflightManyInterchanges},
-		{"not orders", writeFile(t, "rsp.edi", ordrsp), CheckMessages, `is "ORDRSP", not ORDERS`, edi.PreflightNotOrders},
-		{"garbage", writeFile(t, "junk.edi", []byte("hello \x1b[31m world")), CheckInterchange, "no UNB segment", edi.PreflightNoInterchange},
-		{"parse error", writeFile(t, "cnt.edi", []byte(badCount)), CheckParse, "UNT_COUNT_MISMATCH", edi.PreflightEnvelope},
-		{"no BGM", writeFile(t, "nobgm.edi", noBGM), CheckParse, "BGM", edi.PreflightEnvelope},
+		{"two interchanges", uploadtest.WriteFile(t, "two.edi", two), CheckInterchange, "contains 2 interchanges", edi.PreflightManyInterchanges},
+		{"not orders", uploadtest.WriteFile(t, "rsp.edi", ordrsp), CheckMessages, `is "ORDRSP", not ORDERS`, edi.PreflightNotOrders},
+		{"garbage", uploadtest.WriteFile(t, "junk.edi", []byte("hello \x1b[31m world")), CheckInterchange, "no UNB segment", edi.PreflightNoInterchange},
+		{"parse error", uploadtest.WriteFile(t, "cnt.edi", []byte(badCount)), CheckParse, "UNT_COUNT_MISMATCH", edi.PreflightEnvelope},
+		{"no BGM", uploadtest.WriteFile(t, "nobgm.edi", noBGM), CheckParse, "BGM", edi.PreflightEnvelope},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pf, err := Inspect(t.Context(), tc.path)
@@ -136,7 +137,7 @@ func TestInspectBytesLimits(t *testing.T) {
 // terminal reach the report only as visible escapes.
 func TestInspectHostile(t *testing.T) {
 	name := "po\x1b]0;owned\x07.edi"
-	data := strings.Replace(string(orders("R\x1b[2J", 1, "PO-\x1b[31mX")), "4098765000002", "\u202erecipient", 1)
+	data := strings.Replace(string(uploadtest.Orders("R\x1b[2J", 1, "PO-\x1b[31mX")), "4098765000002", "\u202erecipient", 1)
 	pf := InspectBytes(name, []byte(data))
 	for _, c := range pf.Checks {
 		require.True(t, termsafe.IsSafe(c.Text), "%q", c.Text)

@@ -10,13 +10,14 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/upload/uploadtest"
 )
 
 const key1 = "4012345000009:PO-4711:orders:1"
 
 func TestKeyNumberingAndChoice(t *testing.T) {
 	e := newEnv(t)
-	po := writeFile(t, "po.edi", orders("REF1", 12, "PO-4711"))
+	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 12, "PO-4711"))
 
 	p := e.plan(t, po)
 	require.Equal(t, key1, p.Key)
@@ -62,19 +63,19 @@ func TestKeyNumberingAndChoice(t *testing.T) {
 	require.Len(t, e.sim.Uploads(testConn), 2)
 
 	// A changed file for the same order gets the next number.
-	p = e.plan(t, writeFile(t, "po2.edi", orders("REF1", 13, "PO-4711")))
+	p = e.plan(t, uploadtest.WriteFile(t, "po2.edi", uploadtest.Orders("REF1", 13, "PO-4711")))
 	require.Equal(t, "4012345000009:PO-4711:orders:3", p.Key)
 	require.Equal(t, "next-payload", p.DecisionName())
 	require.Error(t, p.Choose(ChoiceReplay), "no choice for bytes never accepted")
 
 	// Several ORDERS: the business id is the control reference.
-	p = e.plan(t, writeFile(t, "multi.edi", orders("REF9", 1, "PO-1", "PO-2")))
+	p = e.plan(t, uploadtest.WriteFile(t, "multi.edi", uploadtest.Orders("REF9", 1, "PO-1", "PO-2")))
 	require.Equal(t, "4012345000009:REF9:orders:1", p.Key)
 }
 
 func TestNetworkFailureKeepsKey(t *testing.T) {
 	e := newEnv(t)
-	po := writeFile(t, "po.edi", orders("REF1", 12, "PO-4711"))
+	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 12, "PO-4711"))
 	p := e.plan(t, po)
 
 	// The server stores the upload, but every answer is lost.
@@ -121,7 +122,7 @@ func TestOutcomeClasses(t *testing.T) {
 		t.Run(string(tc.class), func(t *testing.T) {
 			e := newEnv(t)
 			e.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointInbox, Status: tc.status})
-			o := e.send(t, e.plan(t, writeFile(t, "po.edi", orders("REF1", 1, "PO-1"))))
+			o := e.send(t, e.plan(t, uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-1"))))
 			require.Equal(t, tc.class, o.Class)
 			require.Equal(t, tc.status, o.Record.HTTPStatus)
 			require.Equal(t, tc.code, o.Record.ErrorCode)
@@ -137,7 +138,7 @@ func TestOutcomeClasses(t *testing.T) {
 
 func TestConflictMovesOn(t *testing.T) {
 	e := newEnv(t)
-	po := writeFile(t, "po.edi", orders("REF1", 1, "PO-1"))
+	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-1"))
 	e.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointInbox, Status: 409, Times: 1})
 	p := e.plan(t, po)
 	require.Equal(t, ClassConflict, e.send(t, p).Class)
@@ -150,7 +151,7 @@ func TestConflictMovesOn(t *testing.T) {
 
 func TestOperatorKey(t *testing.T) {
 	e := newEnv(t)
-	p := e.plan(t, writeFile(t, "po.edi", orders("REF1", 1, "PO-1")))
+	p := e.plan(t, uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-1")))
 	gen := p.Key
 	for _, bad := range []string{"bad key", "ä", strings.Repeat("k", 201)} {
 		require.ErrorIs(t, p.SetKey(bad), apiclient.ErrInvalidKey)
@@ -171,15 +172,15 @@ func TestOperatorKey(t *testing.T) {
 	require.Equal(t, "my-key.1", e.sim.Uploads(testConn)[0].IdempotencyKey)
 
 	// Typed keys do not take part in the numbering.
-	require.Equal(t, gen, e.plan(t, writeFile(t, "po.edi", orders("REF1", 1, "PO-1"))).Key)
+	require.Equal(t, gen, e.plan(t, uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-1"))).Key)
 }
 
 // TestHistoryChangedRefused: two plans from one snapshot of the history
 // cannot both take number 1 for different bytes.
 func TestHistoryChangedRefused(t *testing.T) {
 	e := newEnv(t)
-	a := e.plan(t, writeFile(t, "a.edi", orders("REF1", 1, "PO-1")))
-	b := e.plan(t, writeFile(t, "b.edi", orders("REF1", 2, "PO-1")))
+	a := e.plan(t, uploadtest.WriteFile(t, "a.edi", uploadtest.Orders("REF1", 1, "PO-1")))
+	b := e.plan(t, uploadtest.WriteFile(t, "b.edi", uploadtest.Orders("REF1", 2, "PO-1")))
 	require.Equal(t, a.Key, b.Key)
 	e.send(t, a)
 	_, err := Send(t.Context(), e.client, b)
@@ -189,7 +190,7 @@ func TestHistoryChangedRefused(t *testing.T) {
 
 func TestBlockedPlanSendsNothing(t *testing.T) {
 	e := newEnv(t)
-	p, err := Prepare(t.Context(), e.store, testConn, writeFile(t, "empty.edi", nil))
+	p, err := Prepare(t.Context(), e.store, testConn, uploadtest.WriteFile(t, "empty.edi", nil))
 	require.NoError(t, err)
 	require.True(t, p.Preflight.Blocked())
 	require.Empty(t, p.Key)
@@ -202,7 +203,7 @@ func TestBlockedPlanSendsNothing(t *testing.T) {
 
 func TestCancelledSendKeepsKey(t *testing.T) {
 	e := newEnv(t)
-	p := e.plan(t, writeFile(t, "po.edi", orders("REF1", 1, "PO-1")))
+	p := e.plan(t, uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-1")))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	o, err := Send(ctx, e.client, p)
@@ -210,14 +211,14 @@ func TestCancelledSendKeepsKey(t *testing.T) {
 	require.Equal(t, ClassCancelled, o.Class)
 	require.True(t, o.KeyKept)
 	require.True(t, o.Retry)
-	require.Equal(t, p.Key, e.plan(t, writeFile(t, "po.edi", orders("REF1", 1, "PO-1"))).Key)
+	require.Equal(t, p.Key, e.plan(t, uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-1"))).Key)
 }
 
 func TestHistoryRecordsEnvelope(t *testing.T) {
 	e := newEnv(t)
-	e.send(t, e.plan(t, writeFile(t, "one.edi", orders("REF1", 1, "PO-1"))))
+	e.send(t, e.plan(t, uploadtest.WriteFile(t, "one.edi", uploadtest.Orders("REF1", 1, "PO-1"))))
 	e.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointInbox, Status: 503})
-	e.send(t, e.plan(t, writeFile(t, "multi.edi", orders("REF2", 1, "PO-2", "PO-3"))))
+	e.send(t, e.plan(t, uploadtest.WriteFile(t, "multi.edi", uploadtest.Orders("REF2", 1, "PO-2", "PO-3"))))
 
 	h := mustHistory(t, e)
 	require.Len(t, h, 2, "one line per attempt: the reservation merged with its result")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
+	"github.com/nutrab2b/b2bx/upload/uploadtest"
 )
 
 // bundleFiles reads every file of the bundle directory and of its
@@ -61,7 +62,7 @@ func TestBundleOfARejectedUploadAndItsCONTRL(t *testing.T) {
 	s := newSimEnv(t, partnersim.WithResponseDelay(0))
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", "orders_rejectable.edi"))
 	require.NoError(t, err)
-	code, out, errOut := s.run(t, "", "upload", writeFile(t, "po.edi", data), "--json")
+	code, out, errOut := s.run(t, "", "upload", uploadtest.WriteFile(t, "po.edi", data), "--json")
 	require.Equal(t, exitOK, code, errOut)
 	up := decodeJSON[uploadJSON](t, out)
 	code, out, errOut = s.run(t, "", "fetch", "--next", "--ack", "--json")

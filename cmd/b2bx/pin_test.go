@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/upload/uploadtest"
 )
 
 func TestPinPlacesAnswerErrors(t *testing.T) {
@@ -30,7 +32,7 @@ func TestPinPlacesAnswerErrors(t *testing.T) {
 	require.True(t, strings.HasPrefix(j.Pins[0].SegmentText, "NAD+BY+"))
 	require.Equal(t, contrl, j.Pins[0].Answer)
 
-	ok := writeFile(t, "ok.edi", []byte("UNB+UNOA:3+X:14+4012345000009:14+250312:1031+C'UNH+C1+CONTRL:2:2:UN'UCI+ICR0042+4012345000009:14+4098765000007:14+7'UNT+3+C1'UNZ+1+C'"))
+	ok := uploadtest.WriteFile(t, "ok.edi", []byte("UNB+UNOA:3+X:14+4012345000009:14+250312:1031+C'UNH+C1+CONTRL:2:2:UN'UCI+ICR0042+4012345000009:14+4098765000007:14+7'UNT+3+C1'UNZ+1+C'"))
 	code, out, _ = runCmd(t, "", nil, "pin", orders, ok)
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "report no error")

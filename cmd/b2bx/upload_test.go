@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,25 +10,8 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/upload/uploadtest"
 )
-
-// orders builds one interchange with an ORDERS message per document number.
-func orders(ref string, qty int, docs ...string) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+%s'", ref)
-	for i, d := range docs {
-		fmt.Fprintf(&b, "UNH+%d+ORDERS:D:96A:UN'BGM+220+%s+9'DTM+137:20250602:102'NAD+BY+4012345000009::9'LIN+1++4000862141404:SRS'QTY+21:%d'UNS+S'UNT+8+%d'", i+1, d, qty, i+1)
-	}
-	fmt.Fprintf(&b, "UNZ+%d+%s'", len(docs), ref)
-	return []byte(b.String())
-}
-
-func writeFile(t *testing.T, name string, data []byte) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(p, data, 0o600))
-	return p
-}
 
 func (s *simEnv) history(t *testing.T) []spool.UploadRecord {
 	t.Helper()
@@ -42,7 +24,7 @@ func (s *simEnv) history(t *testing.T) []spool.UploadRecord {
 
 func TestUploadKeyNumbering(t *testing.T) {
 	s := newSimEnv(t)
-	po := writeFile(t, "po.edi", orders("REF1", 12, "PO-4711"))
+	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 12, "PO-4711"))
 
 	code, out, errOut := s.run(t, "", "upload", po)
 	require.Equal(t, exitOK, code, errOut)
@@ -91,7 +73,7 @@ func TestUploadKeyNumbering(t *testing.T) {
 	require.Equal(t, "new-upload", j.Decision)
 
 	// A changed file for the same order takes the next number.
-	changed := writeFile(t, "po2.edi", orders("REF1", 13, "PO-4711"))
+	changed := uploadtest.WriteFile(t, "po2.edi", uploadtest.Orders("REF1", 13, "PO-4711"))
 	code, out, _ = s.run(t, "", "upload", changed, "--json")
 	require.Equal(t, exitOK, code)
 	j = decodeJSON[uploadJSON](t, out)
@@ -99,7 +81,7 @@ func TestUploadKeyNumbering(t *testing.T) {
 	require.Equal(t, "next-payload", j.Decision)
 
 	// Several ORDERS: the business id is the interchange control reference.
-	multi := writeFile(t, "multi.edi", orders("REF9", 1, "PO-1", "PO-2"))
+	multi := uploadtest.WriteFile(t, "multi.edi", uploadtest.Orders("REF9", 1, "PO-1", "PO-2"))
 	code, out, _ = s.run(t, "", "upload", multi, "--json")
 	require.Equal(t, exitOK, code)
 	require.Equal(t, "4012345000009:REF9:orders:1", decodeJSON[uploadJSON](t, out).Key)
@@ -107,7 +89,7 @@ func TestUploadKeyNumbering(t *testing.T) {
 
 func TestUploadPromptOnTerminal(t *testing.T) {
 	s := newSimEnv(t)
-	po := writeFile(t, "po.edi", orders("REF1", 12, "PO-1"))
+	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 12, "PO-1"))
 	code, _, _ := s.run(t, "", "upload", po)
 	require.Equal(t, exitOK, code)
 	pretendTerminal(t)
@@ -131,7 +113,7 @@ func TestUploadPromptOnTerminal(t *testing.T) {
 
 func TestUploadRetriesReuseKey(t *testing.T) {
 	s := newSimEnv(t)
-	po := writeFile(t, "po.edi", orders("REF1", 12, "PO-7"))
+	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 12, "PO-7"))
 
 	// The server stores the upload but every answer is lost: unclear.
 	s.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointInbox, DropResponse: true})
@@ -150,7 +132,7 @@ func TestUploadRetriesReuseKey(t *testing.T) {
 	require.Len(t, s.sim.Uploads(cliConn), 1)
 
 	// 503 storm: retried on the schedule, then given up; the key stays.
-	po2 := writeFile(t, "po2.edi", orders("REF2", 1, "PO-8"))
+	po2 := uploadtest.WriteFile(t, "po2.edi", uploadtest.Orders("REF2", 1, "PO-8"))
 	s.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointInbox, Status: 503})
 	code, _, errOut = s.run(t, "", "upload", po2)
 	require.Equal(t, exitAPI, code)
@@ -166,8 +148,8 @@ func TestUploadRetriesReuseKey(t *testing.T) {
 
 func TestUploadOperatorKeyAndConflict(t *testing.T) {
 	s := newSimEnv(t)
-	a := writeFile(t, "a.edi", orders("REF1", 1, "PO-1"))
-	b := writeFile(t, "b.edi", orders("REF1", 2, "PO-1"))
+	a := uploadtest.WriteFile(t, "a.edi", uploadtest.Orders("REF1", 1, "PO-1"))
+	b := uploadtest.WriteFile(t, "b.edi", uploadtest.Orders("REF1", 2, "PO-1"))
 	code, out, _ := s.run(t, "", "upload", a, "--key", "my-key.1", "--json")
 	require.Equal(t, exitOK, code)
 	require.Equal(t, 0, decodeJSON[uploadJSON](t, out).N)
@@ -197,22 +179,22 @@ func TestUploadRefusesWithoutSending(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Truncate(16<<20+1)) // sparse: refused from its size, never read
 	require.NoError(t, f.Close())
-	two := append(orders("R1", 1, "PO-1"), orders("R2", 1, "PO-2")...)
+	two := append(uploadtest.Orders("R1", 1, "PO-1"), uploadtest.Orders("R2", 1, "PO-2")...)
 	ordrsp := []byte("UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+R1'UNH+1+ORDRSP:D:96A:UN'BGM+231+X+9'UNT+3+1'UNZ+1+R1'")
 	for _, tc := range []struct {
 		name string
 		args []string
 		msg  string
 	}{
-		{"empty", []string{writeFile(t, "empty.edi", nil)}, "is empty"},
+		{"empty", []string{uploadtest.WriteFile(t, "empty.edi", nil)}, "is empty"},
 		{"too large", []string{big}, "at most 16 MiB"},
-		{"two interchanges", []string{writeFile(t, "two.edi", two)}, "nothing was sent"},
-		{"not orders", []string{writeFile(t, "rsp.edi", ordrsp)}, "ORDRSP"},
-		{"garbage", []string{writeFile(t, "junk.edi", []byte("hello \x1b[31m world"))}, "nothing was sent"},
+		{"two interchanges", []string{uploadtest.WriteFile(t, "two.edi", two)}, "nothing was sent"},
+		{"not orders", []string{uploadtest.WriteFile(t, "rsp.edi", ordrsp)}, "ORDRSP"},
+		{"garbage", []string{uploadtest.WriteFile(t, "junk.edi", []byte("hello \x1b[31m world"))}, "nothing was sent"},
 		{"directory", []string{t.TempDir()}, "not a regular file"},
 		{"missing", []string{filepath.Join(t.TempDir(), "nope.edi")}, "cannot read the file"},
 		{"no file", nil, "exactly one FILE"},
-		{"bad key", []string{writeFile(t, "ok.edi", orders("R", 1, "PO")), "--key", "bad key/ä"}, "--key"},
+		{"bad key", []string{uploadtest.WriteFile(t, "ok.edi", uploadtest.Orders("R", 1, "PO")), "--key", "bad key/ä"}, "--key"},
 		{"replay and new", []string{"x.edi", "--replay", "--new"}, "exclude each other"},
 		{"key and replay", []string{"x.edi", "--key", "k", "--replay"}, "with --key you choose"},
 	} {

@@ -10,6 +10,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/upload/uploadtest"
 )
 
 // harness stands in for the tab hosting the screen: it quits when the
@@ -94,7 +96,7 @@ func send(tm *teatest.TestModel, keys ...string) {
 // same key and the partner has one order.
 func TestFlowUploadReplay(t *testing.T) {
 	e := newSimEnv(t)
-	e.file(t, "po.edi", orders("REF1", 7, "PO-4711"))
+	e.file(t, "po.edi", uploadtest.Orders("REF1", 7, "PO-4711"))
 	tm, f := startFlow(t, e, Options{})
 
 	waitFor(t, tm, "po.edi")
@@ -132,7 +134,7 @@ func TestFlowUploadReplay(t *testing.T) {
 // simulator's inbox never sees a request and the history stays empty.
 func TestFlowBlockedPreflightSendsNothing(t *testing.T) {
 	e := newSimEnv(t)
-	two := append(orders("R1", 1, "PO-1"), orders("R2", 1, "PO-2")...)
+	two := append(uploadtest.Orders("R1", 1, "PO-1"), uploadtest.Orders("R2", 1, "PO-2")...)
 	tm, f := startFlow(t, e, Options{Path: e.file(t, "two.edi", two)})
 
 	waitFor(t, tm, "blocked:", "contains 2 interchanges")

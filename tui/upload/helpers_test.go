@@ -1,10 +1,8 @@
 package upload
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -66,17 +64,6 @@ func (e *simEnv) history(t *testing.T) []spool.UploadRecord {
 	h, err := e.conn.Spool.Uploads(testConn)
 	require.NoError(t, err)
 	return h
-}
-
-// orders builds one interchange with an ORDERS message per document number.
-func orders(ref string, qty int, docs ...string) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+%s'", ref)
-	for i, d := range docs {
-		fmt.Fprintf(&b, "UNH+%d+ORDERS:D:96A:UN'BGM+220+%s+9'DTM+137:20250602:102'NAD+BY+4012345000009::9'LIN+1++4000862141404:SRS'QTY+21:%d'UNS+S'UNT+8+%d'", i+1, d, qty, i+1)
-	}
-	fmt.Fprintf(&b, "UNZ+%d+%s'", len(docs), ref)
-	return []byte(b.String())
 }
 
 // newCommon is a no-colour 100x30 Common: a View holds no escape at all.
