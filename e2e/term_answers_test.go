@@ -30,19 +30,8 @@ func TestAppDemoUploadAnswersLinked(t *testing.T) {
 	m := p.start(shellCmd(link, "demo", "--reply-delay", "0s"))
 	a.waitScreen("the acme-de tab", 30*time.Second, contains("[1 acme-de]", "head of the mailbox"))
 
-	p.key(":")
-	a.waitScreen("the command line", 10*time.Second, func(s string) bool { return regexp.MustCompile(`(?m)^:`).MatchString(s) })
-	p.send("upload " + po)
-	s := a.waitScreen("the pre-flight and the key", 20*time.Second, contains("Upload ORDERS", "Idempotency-Key", key))
+	s := a.uploadByCommand(po, []string{key}, []string{key})
 	require.Contains(t, s, "✓ order (BGM) PO-4711")
-	p.key("y")
-	a.waitScreen("the upload accepted", 20*time.Second, contains("202 accepted", key))
-	// Two escapes at once read as alt+esc: one at a time. The first
-	// leaves the result for the file list, the second the upload screen.
-	p.key("Escape")
-	a.waitScreen("the file list", 10*time.Second, func(s string) bool { return !strings.Contains(s, "202 accepted") })
-	p.key("Escape")
-	a.waitScreen("the mailbox again", 10*time.Second, contains("acme-de  page 1"))
 
 	// The answers come after the demo's deliveries: load every page, take
 	// the newest entry (the last row), twice.
@@ -98,9 +87,5 @@ func TestAppDemoUploadAnswersLinked(t *testing.T) {
 	p.key("q")
 	code, h := p.wait(m, 30*time.Second)
 	require.Equal(t, 0, code, "%s", h)
-	for i, screen := range append(a.seen, h) {
-		require.NotRegexp(t, simSecret, screen, "screen %d shows a simulator secret", i)
-	}
-	require.Empty(t, processesOf(t, link), "the demo left a process running")
-	requireEmptyDir(t, w.tmpDir)
+	a.requireCleanDemoEnd(h, link, w)
 }

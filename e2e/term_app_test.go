@@ -38,6 +38,40 @@ func (a *appScreens) waitScreen(what string, timeout time.Duration, cond func(sc
 	}
 }
 
+// uploadByCommand sends the demo's file path with `:upload PATH`, waits
+// for the pre-flight showing every string of preflight, sends it (y),
+// waits for the 202 showing every string of accepted, and goes back to
+// the mailbox. It returns the pre-flight screen.
+func (a *appScreens) uploadByCommand(path string, preflight, accepted []string) string {
+	a.p.t.Helper()
+	a.p.key(":")
+	a.waitScreen("the command line", 10*time.Second, func(s string) bool { return regexp.MustCompile(`(?m)^:`).MatchString(s) })
+	a.p.send("upload " + path)
+	s := a.waitScreen("the pre-flight of "+filepath.Base(path), 20*time.Second, contains(append([]string{"Upload ORDERS", "Idempotency-Key"}, preflight...)...))
+	a.p.key("y")
+	a.waitScreen("the upload accepted", 20*time.Second, contains(append([]string{"202 accepted"}, accepted...)...))
+	// Two escapes at once read as alt+esc: one at a time. The first
+	// leaves the result for the file list, the second the upload screen.
+	a.p.key("Escape")
+	a.waitScreen("the file list", 10*time.Second, func(s string) bool { return !strings.Contains(s, "202 accepted") })
+	a.p.key("Escape")
+	a.waitScreen("the mailbox again", 10*time.Second, contains("acme-de  page 1"))
+	return s
+}
+
+// requireCleanDemoEnd checks what every demo walk ends with: no screen
+// seen, nor h (what the pane showed at the exit), shows a simulator
+// secret, no process of link is left and the world's temp dir is empty.
+func (a *appScreens) requireCleanDemoEnd(h, link string, w *world) {
+	t := a.p.t
+	t.Helper()
+	for i, screen := range append(a.seen, h) {
+		require.NotRegexp(t, simSecret, screen, "screen %d shows a simulator secret", i)
+	}
+	require.Empty(t, processesOf(t, link), "the demo left a process running")
+	requireEmptyDir(t, w.tmpDir)
+}
+
 func contains(subs ...string) func(string) bool {
 	return func(s string) bool {
 		for _, sub := range subs {
@@ -100,11 +134,7 @@ func TestAppDemo(t *testing.T) {
 	require.NotContains(t, after, "DEMO │", "the app's screen is gone")
 	require.Equal(t, "e2e-title", p.display("#{pane_title}"), "the pane title changed")
 	require.Empty(t, p.buffers(), "something wrote to the clipboard")
-	for i, screen := range append(a.seen, h) {
-		require.NotRegexp(t, simSecret, screen, "screen %d shows a simulator secret", i)
-	}
-	require.Empty(t, processesOf(t, link), "the demo left a process running")
-	requireEmptyDir(t, w.tmpDir)
+	a.requireCleanDemoEnd(h, link, w)
 }
 
 // TestAppSmallTerminal: below 80×24 the app says so instead of drawing a

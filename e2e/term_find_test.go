@@ -34,16 +34,7 @@ func TestAppDemoFindTimeline(t *testing.T) {
 
 	upload := func(po string) {
 		t.Helper()
-		p.key(":")
-		a.waitScreen("the command line", 10*time.Second, func(s string) bool { return regexp.MustCompile(`(?m)^:`).MatchString(s) })
-		p.send("upload " + filepath.Join(orders[0], po+".edi"))
-		a.waitScreen("the pre-flight of "+po, 20*time.Second, contains("Upload ORDERS", "Idempotency-Key", po))
-		p.key("y")
-		a.waitScreen("the upload accepted", 20*time.Second, contains("202 accepted"))
-		p.key("Escape")
-		a.waitScreen("the file list", 10*time.Second, func(s string) bool { return !strings.Contains(s, "202 accepted") })
-		p.key("Escape")
-		a.waitScreen("the mailbox again", 10*time.Second, contains("acme-de  page 1"))
+		a.uploadByCommand(filepath.Join(orders[0], po+".edi"), []string{po}, nil)
 	}
 	// fetch takes the newest entry (the last row of the backlog): claim,
 	// download and verify, acknowledge.
@@ -118,9 +109,5 @@ func TestAppDemoFindTimeline(t *testing.T) {
 	p.key("q")
 	code, h := p.wait(m, 30*time.Second)
 	require.Equal(t, 0, code, "%s", h)
-	for i, screen := range append(a.seen, h) {
-		require.NotRegexp(t, simSecret, screen, "screen %d shows a simulator secret", i)
-	}
-	require.Empty(t, processesOf(t, link), "the demo left a process running")
-	requireEmptyDir(t, w.tmpDir)
+	a.requireCleanDemoEnd(h, link, w)
 }

@@ -37,16 +37,7 @@ func TestAppDemoFixResendCopyExport(t *testing.T) {
 	m := p.start(shellCmd("script", "-q", "-f", "-c", shellCmd(link, "demo", "--reply-delay", "0s"), raw))
 	a.waitScreen("the acme-de tab", 30*time.Second, contains("[1 acme-de]", "head of the mailbox"))
 
-	p.key(":")
-	a.waitScreen("the command line", 10*time.Second, func(s string) bool { return regexp.MustCompile(`(?m)^:`).MatchString(s) })
-	p.send("upload " + bad)
-	a.waitScreen("the pre-flight and the key", 20*time.Second, contains("Upload ORDERS", "Idempotency-Key", ":PO-4720:orders:1"))
-	p.key("y")
-	a.waitScreen("the upload accepted", 20*time.Second, contains("202 accepted"))
-	p.key("Escape")
-	a.waitScreen("the file list", 10*time.Second, func(s string) bool { return !strings.Contains(s, "202 accepted") })
-	p.key("Escape")
-	a.waitScreen("the mailbox again", 10*time.Second, contains("acme-de  page 1"))
+	a.uploadByCommand(bad, []string{":PO-4720:orders:1"}, nil)
 
 	// The CONTRL is the newest entry: claim it, download, acknowledge.
 	p.key("A")
