@@ -89,9 +89,17 @@ type demoShell struct {
 	demo  *partnersim.Demo
 	env   session.Env
 	names []string
+	dir   string // the temporary directory of profiles.toml and the data
 }
 
 func newDemoShell(t *testing.T, canary string, perConnection int) *demoShell {
+	t.Helper()
+	return seedDemoShell(t, canary, perConnection, false)
+}
+
+// seedDemoShell is newDemoShell; with firstOnly, the profile of the first
+// demo connection only.
+func seedDemoShell(t *testing.T, canary string, perConnection int, firstOnly bool) *demoShell {
 	t.Helper()
 	sim := partnersim.New(partnersim.WithResponder(nil))
 	demo, err := partnersim.SeedDemo(sim, partnersim.DemoOptions{PerConnection: perConnection, LargeSize: -1,
@@ -106,8 +114,12 @@ func newDemoShell(t *testing.T, canary string, perConnection int) *demoShell {
 	env := session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}
 	file, err := session.LoadProfiles(env)
 	require.NoError(t, err)
-	d := &demoShell{sim: sim, demo: demo, env: env}
-	for _, dc := range demo.Connections {
+	d := &demoShell{sim: sim, demo: demo, env: env, dir: dir}
+	conns := demo.Connections
+	if firstOnly {
+		conns = conns[:1]
+	}
+	for _, dc := range conns {
 		p := credentials.Profile{Name: dc.Name, URL: srv.URL, ConnectionID: dc.ConnectionID, InboxKeyID: dc.Key.ID, MailboxKeyID: dc.Key.ID}
 		require.NoError(t, session.AddProfile(context.Background(), file, p, map[string]secret.Value{dc.Key.ID: secret.New(dc.Key.Secret)}, env.Store))
 		d.names = append(d.names, dc.Name)

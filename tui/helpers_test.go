@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,9 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/connlist"
@@ -290,20 +287,6 @@ func cmdline(m Model) string {
 // connection, in an in-memory store under a temporary directory (returned).
 func demoProfileEnv(t *testing.T, perConnection int, canary string) (session.Env, partnersim.DemoConnection, *partnersim.Sim, string) {
 	t.Helper()
-	sim := partnersim.New(partnersim.WithResponder(nil))
-	demo, err := partnersim.SeedDemo(sim, partnersim.DemoOptions{PerConnection: perConnection, LargeSize: -1,
-		Secret: func(id string) string { return canary + id }})
-	require.NoError(t, err)
-	srv, err := partnersim.Serve(sim, partnersim.HTTP1)
-	require.NoError(t, err)
-	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	vars := map[string]string{credentials.EnvConfig: filepath.Join(dir, "profiles.toml"), "B2BX_DATA_DIR": filepath.Join(dir, "data")}
-	env := session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}
-	file, err := session.LoadProfiles(env)
-	require.NoError(t, err)
-	dc := demo.Connections[0]
-	p := credentials.Profile{Name: dc.Name, URL: srv.URL, ConnectionID: dc.ConnectionID, InboxKeyID: dc.Key.ID, MailboxKeyID: dc.Key.ID}
-	require.NoError(t, session.AddProfile(context.Background(), file, p, map[string]secret.Value{dc.Key.ID: secret.New(dc.Key.Secret)}, env.Store))
-	return env, dc, sim, dir
+	d := seedDemoShell(t, canary, perConnection, true)
+	return d.env, d.demo.Connections[0], d.sim, d.dir
 }
