@@ -58,8 +58,11 @@ func noSecretIn(t *testing.T, files map[string]string) {
 	}
 }
 
-func TestBundleOfARejectedUploadAndItsCONTRL(t *testing.T) {
-	s := newSimEnv(t, partnersim.WithResponseDelay(0))
+// uploadRejectedFetchCONTRL uploads testdata's orders_rejectable.edi
+// with b2bx upload and fetches (and acknowledges) the next entry: the
+// partner's answer to it.
+func uploadRejectedFetchCONTRL(t *testing.T, s *simEnv) (uploadJSON, fetchJSON) {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", "orders_rejectable.edi"))
 	require.NoError(t, err)
 	code, out, errOut := s.run(t, "", "upload", uploadtest.WriteFile(t, "po.edi", data), "--json")
@@ -67,7 +70,12 @@ func TestBundleOfARejectedUploadAndItsCONTRL(t *testing.T) {
 	up := decodeJSON[uploadJSON](t, out)
 	code, out, errOut = s.run(t, "", "fetch", "--next", "--ack", "--json")
 	require.Equal(t, exitOK, code, errOut)
-	contrl := decodeJSON[fetchJSON](t, out)
+	return up, decodeJSON[fetchJSON](t, out)
+}
+
+func TestBundleOfARejectedUploadAndItsCONTRL(t *testing.T) {
+	s := newSimEnv(t, partnersim.WithResponseDelay(0))
+	up, contrl := uploadRejectedFetchCONTRL(t, s)
 	require.Equal(t, "CONTRL", contrl.MessageType)
 
 	old := bundleTimeline
@@ -123,7 +131,7 @@ func TestBundleOfARejectedUploadAndItsCONTRL(t *testing.T) {
 	res2, _ := bundle(contrl.DeliveryAttemptID)
 	require.NotEqual(t, res.Dir, res2.Dir)
 
-	code, _, errOut = runCmd(t, "", s.env, "bundle", "no-such-id", "--connection", cliConn, "-o", outDir)
+	code, _, errOut := runCmd(t, "", s.env, "bundle", "no-such-id", "--connection", cliConn, "-o", outDir)
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "no stored delivery and no upload")
 	code, _, errOut = runCmd(t, "", s.env, "bundle", up.UploadID, "--connection", cliConn, "-o", filepath.Join(outDir, "missing"))

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
 )
 
 // TestBundleTimelineFromTheIndex: with no hook set, a bundle's
@@ -19,18 +16,11 @@ import (
 func TestBundleTimelineFromTheIndex(t *testing.T) {
 	require.Nil(t, bundleTimeline, "the tracking index is the source")
 	s := newSimEnv(t, partnersim.WithResponseDelay(0))
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", "orders_rejectable.edi"))
-	require.NoError(t, err)
-	code, out, errOut := s.run(t, "", "upload", uploadtest.WriteFile(t, "po.edi", data), "--json")
-	require.Equal(t, exitOK, code, errOut)
-	up := decodeJSON[uploadJSON](t, out)
-	code, out, errOut = s.run(t, "", "fetch", "--next", "--ack", "--json")
-	require.Equal(t, exitOK, code, errOut)
-	contrl := decodeJSON[fetchJSON](t, out)
+	up, contrl := uploadRejectedFetchCONTRL(t, s)
 
 	outDir := t.TempDir()
 	for _, id := range []string{up.UploadID, contrl.DeliveryAttemptID} {
-		code, out, errOut = runCmd(t, "", s.env, "bundle", id, "--connection", cliConn, "-o", outDir, "--json")
+		code, out, errOut := runCmd(t, "", s.env, "bundle", id, "--connection", cliConn, "-o", outDir, "--json")
 		require.Equal(t, exitOK, code, errOut)
 		files := bundleFiles(t, decodeJSON[bundleJSON](t, out))
 		noSecretIn(t, files)
