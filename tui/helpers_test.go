@@ -14,6 +14,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/common/commontest"
 	"github.com/nutrab2b/b2bx/tui/connlist"
 	"github.com/nutrab2b/b2bx/tui/conntab"
 	"github.com/nutrab2b/b2bx/tui/eventview"
@@ -207,20 +208,7 @@ func open(t *testing.T, m Model, name string) Model {
 
 // collect runs cmd and every batch inside it, returning the messages;
 // it must only be used on Cmds that return at once.
-func collect(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range b {
-			out = append(out, collect(c)...)
-		}
-		return out
-	}
-	return []tea.Msg{msg}
-}
+func collect(cmd tea.Cmd) []tea.Msg { return commontest.Collect(cmd) }
 
 // isQuit reports whether cmd ends the program.
 func isQuit(cmd tea.Cmd) bool {

@@ -6,6 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/tui/common/commontest"
 	"github.com/nutrab2b/b2bx/upload/uploadtest"
 )
 
@@ -18,7 +19,7 @@ func TestSentTellsTheTab(t *testing.T) {
 	m, send := m.Update(keyMsg("y"))
 	require.NotNil(t, send)
 	var sent tea.Msg
-	for _, msg := range flatten(send) {
+	for _, msg := range commontest.Collect(send) {
 		if s, ok := msg.(sentMsg); ok {
 			sent = s
 		}
@@ -26,27 +27,11 @@ func TestSentTellsTheTab(t *testing.T) {
 	require.NotNil(t, sent, "the send's result")
 	_, cmd := m.Update(sent)
 	var tabs []SentMsg
-	for _, msg := range flatten(cmd) {
+	for _, msg := range commontest.Collect(cmd) {
 		if s, ok := msg.(SentMsg); ok {
 			tabs = append(tabs, s)
 		}
 	}
 	require.Equal(t, []SentMsg{{Tab: testTab}}, tabs)
 	require.Equal(t, testTab, tabs[0].Owner())
-}
-
-// flatten runs cmd and the commands of its batches, returning every message.
-func flatten(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range b {
-			out = append(out, flatten(c)...)
-		}
-		return out
-	}
-	return []tea.Msg{msg}
 }

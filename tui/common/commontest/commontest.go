@@ -26,3 +26,20 @@ func RequireSafeEcho(t *testing.T, view string) {
 	}
 	require.Regexp(t, `<U\+(202E|FEFF|00AD)>`, view, "the pasted text is shown, made visible")
 }
+
+// Collect runs cmd and every batch inside it, returning the messages; it
+// must only be used on Cmds that return at once.
+func Collect(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range b {
+			out = append(out, Collect(c)...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
+}
