@@ -37,21 +37,10 @@ func TestAppDemoUploadAnswersLinked(t *testing.T) {
 	// the newest entry (the last row), twice.
 	seen := map[string]bool{}
 	for range 2 {
-		p.key("A")
-		a.waitScreen("the backlog", 20*time.Second, contains("backlog:"))
-		p.key("G")
-		s = a.waitScreen("the newest entry selected", 10*time.Second, func(s string) bool {
-			return regexp.MustCompile(`(?m)^>\s+\d+ .*(CONTRL|ORDRSP) `).MatchString(s)
-		})
-		typ := regexp.MustCompile(`(?m)^>\s+\d+ .*(CONTRL|ORDRSP) `).FindStringSubmatch(s)[1]
+		var typ string
+		typ, s = a.claimNewest("CONTRL|ORDRSP", "answers upload of PO-4711 (key "+key+")")
 		require.False(t, seen[typ], "the same answer twice: %s", s)
 		seen[typ] = true
-		p.key("c")
-		a.waitScreen("the not-the-head question", 10*time.Second, contains("Claim it anyway?"))
-		p.key("y")
-		a.waitScreen("the claim", 20*time.Second, contains("d download + verify"))
-		p.key("d")
-		s = a.waitScreen("the answer verified and linked", 30*time.Second, contains("verified and stored durably", "answers upload of PO-4711 (key "+key+")"))
 		switch typ {
 		case "CONTRL":
 			require.Contains(t, s, "CONTRL: accepted — answers upload of PO-4711")

@@ -59,6 +59,28 @@ func (a *appScreens) uploadByCommand(path string, preflight, accepted []string) 
 	return s
 }
 
+// claimNewest takes the newest entry of the acme-de mailbox (A loads every
+// page, G the last row), whose row must name a type matching types; it
+// claims it (c, y: it is not the head), downloads and verifies it (d)
+// and waits for the verified panel showing every string of verified. It
+// returns the type and that screen; acknowledging is the caller's.
+func (a *appScreens) claimNewest(types string, verified ...string) (typ, screen string) {
+	a.p.t.Helper()
+	a.p.key("A")
+	a.waitScreen("the backlog", 20*time.Second, contains("backlog:"))
+	a.p.key("G")
+	row := regexp.MustCompile(`(?m)^>\s+\d+ .*(` + types + `) `)
+	s := a.waitScreen("the newest entry ("+types+") selected", 20*time.Second, row.MatchString)
+	typ = row.FindStringSubmatch(s)[1]
+	a.p.key("c")
+	a.waitScreen("the not-the-head question", 10*time.Second, contains("Claim it anyway?"))
+	a.p.key("y")
+	a.waitScreen("the claim", 20*time.Second, contains("d download + verify"))
+	a.p.key("d")
+	s = a.waitScreen("the "+typ+" verified", 30*time.Second, contains(append([]string{"verified and stored durably"}, verified...)...))
+	return typ, s
+}
+
 // requireCleanDemoEnd checks what every demo walk ends with: no screen
 // seen, nor h (what the pane showed at the exit), shows a simulator
 // secret, no process of link is left and the world's temp dir is empty.

@@ -40,18 +40,7 @@ func TestAppDemoFindTimeline(t *testing.T) {
 	// download and verify, acknowledge.
 	fetch := func(want string) string {
 		t.Helper()
-		p.key("A")
-		a.waitScreen("the backlog", 20*time.Second, contains("backlog:"))
-		p.key("G")
-		row := regexp.MustCompile(`(?m)^>\s+\d+ .*(` + want + `) `)
-		s := a.waitScreen("the newest entry selected", 20*time.Second, row.MatchString)
-		typ := row.FindStringSubmatch(s)[1]
-		p.key("c")
-		a.waitScreen("the not-the-head question", 10*time.Second, contains("Claim it anyway?"))
-		p.key("y")
-		a.waitScreen("the claim", 20*time.Second, contains("d download + verify"))
-		p.key("d")
-		a.waitScreen("the answer verified", 30*time.Second, contains("verified and stored durably"))
+		typ, _ := a.claimNewest(want)
 		p.key("a")
 		a.waitScreen("acknowledged", 20*time.Second, contains("✓ acknowledged", "receipt"))
 		p.key("A")

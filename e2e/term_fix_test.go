@@ -40,18 +40,7 @@ func TestAppDemoFixResendCopyExport(t *testing.T) {
 	a.uploadByCommand(bad, []string{":PO-4720:orders:1"}, nil)
 
 	// The CONTRL is the newest entry: claim it, download, acknowledge.
-	p.key("A")
-	a.waitScreen("the backlog", 20*time.Second, contains("backlog:"))
-	p.key("G")
-	a.waitScreen("the CONTRL selected", 10*time.Second, func(s string) bool {
-		return regexp.MustCompile(`(?m)^>\s+\d+ .*CONTRL `).MatchString(s)
-	})
-	p.key("c")
-	a.waitScreen("the not-the-head question", 10*time.Second, contains("Claim it anyway?"))
-	p.key("y")
-	a.waitScreen("the claim", 20*time.Second, contains("d download + verify"))
-	p.key("d")
-	a.waitScreen("the CONTRL verified", 30*time.Second, contains("verified and stored durably", "answers upload of PO-4720"))
+	a.claimNewest("CONTRL", "answers upload of PO-4720")
 	p.key("a")
 	a.waitScreen("acknowledged", 20*time.Second, contains("✓ acknowledged"))
 
