@@ -9,6 +9,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/events"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/tui/common"
 )
 
 // minDetailMsgLines is the least room the finding's message gets in the
@@ -31,7 +32,7 @@ func (m Model) detailLines(f findingRow, h int) []string {
 		fields = []string{m.muted("about the whole set of captures, not one event")}
 	}
 	room := max(h-1-len(fields), minDetailMsgLines)
-	msg := strings.Split(ansi.Wrap(f.msg, w, " ,"), "\n")
+	msg := common.Wrap(f.msg, w) // at spaces only: an ID or key is never split
 	if len(msg) > room {
 		msg = msg[:room]
 		msg[room-1] = ansi.Truncate(msg[room-1], w-1, "") + "…"

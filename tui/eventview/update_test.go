@@ -350,3 +350,19 @@ func TestReportHeartbeatGap(t *testing.T) {
 	requireContains(t, m.View(), "[Streams 2]", "✗ sender 4012345000009 · subject PO-4711",
 		"processed 1-2 · HEARTBEAT reports 4 · the sender must replay 3-4")
 }
+
+// TestWrapKeepsIDsWhole: the streams, duplicates and detail texts wrap at
+// spaces only, so an idempotency key or subject such as PO-4711 is never
+// split at its hyphen, at any width.
+func TestWrapKeepsIDsWhole(t *testing.T) {
+	for w := 40; w <= 120; w++ {
+		m := opened(t, testdata("batch_issues.json"), w, 40)
+		for _, v := range []string{m.View(), press(t, m, "j", "j").View(), press(t, m, "tab").View(), press(t, m, "tab", "tab").View()} {
+			for _, l := range strings.Split(ansi.Strip(v), "\n") {
+				if l = strings.TrimRight(l, " "); strings.HasSuffix(l, "PO-") || strings.HasSuffix(l, "corr-") {
+					t.Fatalf("width %d: a line ends inside an ID: %q\n%s", w, l, v)
+				}
+			}
+		}
+	}
+}

@@ -281,7 +281,7 @@ func (m Model) sectionLines(sec section) []string {
 	plain := func(s string) string { return s }
 	// add wraps text (sanitised, without escapes) and styles each line.
 	add := func(mark, text string, style func(string) string) {
-		for i, l := range strings.Split(ansi.Wrap(text, w, " ,"), "\n") {
+		for i, l := range common.Wrap(text, w) {
 			if i == 0 {
 				lines = append(lines, mark+" "+style(l))
 			} else {
