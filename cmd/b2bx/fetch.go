@@ -224,7 +224,7 @@ func (f *fetcher) all(ctx context.Context) int {
 	})
 	if len(out.Relisted) > 0 {
 		fmt.Fprintf(f.e.stderr, "b2bx fetch: the server still lists %d deliver%s acknowledged in this run (%s); passed over, not processed again — tell the partner's operator\n",
-			len(out.Relisted), plural(len(out.Relisted), "y", "ies"), termsafe.String(strings.Join(out.Relisted, ", ")))
+			len(out.Relisted), human.Word(len(out.Relisted), "y", "ies"), termsafe.String(strings.Join(out.Relisted, ", ")))
 	}
 	if out.Empty {
 		fmt.Fprintf(f.e.stderr, "b2bx fetch: no more due deliveries; %d acknowledged\n", acked)
@@ -245,13 +245,6 @@ func appendNew(have, more []apiclient.SkippedEntry) []apiclient.SkippedEntry {
 		}
 	}
 	return have
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // reportSkipped tells on stderr which listed entries the client refused,

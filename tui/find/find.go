@@ -17,7 +17,6 @@ package find
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -169,11 +168,4 @@ func flagWord(st track.UploadState) string {
 		return strings.ToUpper(f)
 	}
 	return "-"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

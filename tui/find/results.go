@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -142,7 +143,7 @@ func (r *Results) View() string {
 		return b.String()
 	}
 	n := len(r.res.Conversations)
-	head := plural(n, "conversation", "conversations") + ", newest first"
+	head := human.Count(n, "conversation", "conversations") + ", newest first"
 	if r.res.Truncated {
 		head += " (more matched: narrow with po:, icr: or -c)"
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -122,7 +123,7 @@ func (t *Timeline) View() string {
 	if t.info != "" {
 		b.WriteString(st.Warn.Render(st.Marks.Warn+" "+t.info) + "\n")
 	} else {
-		b.WriteString(st.Muted.Render(plural(len(t.steps), "step", "steps")+" in time order; enter opens a step") + "\n")
+		b.WriteString(st.Muted.Render(human.Count(len(t.steps), "step", "steps")+" in time order; enter opens a step") + "\n")
 	}
 	if len(t.steps) == 0 {
 		b.WriteString("nothing to tell\n")
