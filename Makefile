@@ -42,7 +42,7 @@ lint:
 ## vuln: govulncheck against the offline snapshot in ../shared/vulndb; the
 ## snapshot's date is printed with the result.
 vuln:
-	GOVULNCHECK="$(GOVULNCHECK)" ./scripts/vulncheck.sh
+	GOVULNCHECK="$(GOVULNCHECK)" ./.ci/scripts/vulncheck.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
@@ -70,15 +70,15 @@ demo: build
 	$(BIN) demo $(DEMO_FLAGS)
 
 ## tour: build bin/b2bx, then the scripted CLI tour against the simulator
-## (scripts/tour.sh; TOUR_PAUSE=1 waits for Enter between steps; no
+## (.ci/scripts/tour.sh; TOUR_PAUSE=1 waits for Enter between steps; no
 ## terminal needed, CI runs it).
 tour: build
-	B2BX=$(BIN) ./scripts/tour.sh
+	B2BX=$(BIN) ./.ci/scripts/tour.sh
 
 ## e2e: build the real binary and drive it as subprocesses and inside tmux
 ## (needs tmux; the keyring prompt test also gnome-keyring and dbus).
 e2e: build
-	B2BX_E2E_BIN=$(BIN) $(GO) test -tags e2e -count=1 ./e2e/
+	B2BX_E2E_BIN=$(BIN) $(GO) test -tags e2e -count=1 ./cmd/b2bx/e2e/
 
 clean:
 	rm -rf bin

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nutrab2b/b2bx/answers"
+	"github.com/nutrab2b/b2bx/edi/answers"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/upload"
 )

@@ -6,7 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/nutrab2b/b2bx/clip"
+	"github.com/nutrab2b/b2bx/internal/clip"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 

@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
-	"github.com/nutrab2b/b2bx/settings"
+	"github.com/nutrab2b/b2bx/internal/settings"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/connlist"
 	"github.com/nutrab2b/b2bx/tui/logview"

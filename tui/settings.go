@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
-	"github.com/nutrab2b/b2bx/settings"
+	"github.com/nutrab2b/b2bx/internal/settings"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nutrab2b/b2bx/settings"
+	"github.com/nutrab2b/b2bx/internal/settings"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 

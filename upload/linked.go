@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nutrab2b/b2bx/answers"
+	"github.com/nutrab2b/b2bx/edi/answers"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
 )

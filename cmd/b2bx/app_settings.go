@@ -8,7 +8,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/settings"
+	"github.com/nutrab2b/b2bx/internal/settings"
 	"github.com/nutrab2b/b2bx/tui"
 	"github.com/nutrab2b/b2bx/tui/common"
 )

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/nutrab2b/b2bx/bundle"
+	"github.com/nutrab2b/b2bx/internal/bundle"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/track"
+	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 func init() {

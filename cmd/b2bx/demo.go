@@ -21,8 +21,8 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/events/simfeed"
-	"github.com/nutrab2b/b2bx/events/webhook"
+	"github.com/nutrab2b/b2bx/apiclient/simfeed"
+	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 	"github.com/nutrab2b/b2bx/tui"
 	"github.com/nutrab2b/b2bx/tui/logview"
 )

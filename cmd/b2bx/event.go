@@ -14,7 +14,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
-	"github.com/nutrab2b/b2bx/events"
+	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 

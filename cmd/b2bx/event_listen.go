@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nutrab2b/b2bx/events"
-	"github.com/nutrab2b/b2bx/events/webhook"
+	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 

@@ -12,12 +12,12 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
-	"github.com/nutrab2b/b2bx/events"
+	"github.com/nutrab2b/b2bx/apiclient/events"
 )
 
 const (
 	eventCanary = "CANARY-WEBHOOK-CLI-9d8e"
-	evTestdata  = "../../events/testdata/"
+	evTestdata  = "../../apiclient/events/testdata/"
 	// A vector computed with openssl (see events/signature_test.go).
 	vecBody = `{"id":"evt-1"}`
 	vecKey  = "demo-webhook-key"

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/events/simfeed"
-	"github.com/nutrab2b/b2bx/events/webhook"
+	"github.com/nutrab2b/b2bx/apiclient/simfeed"
+	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 )
 
 // webhookFlags are sim's flags for sending webhook events.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/export"
+	"github.com/nutrab2b/b2bx/internal/export"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/resend"
 	"github.com/nutrab2b/b2bx/upload"

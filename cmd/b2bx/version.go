@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/nutrab2b/b2bx/buildinfo"
+	"github.com/nutrab2b/b2bx/internal/buildinfo"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/track"
+	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 // Dashboard computes a connection's figures for the start screen: due

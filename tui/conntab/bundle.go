@@ -6,8 +6,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/nutrab2b/b2bx/buildinfo"
-	"github.com/nutrab2b/b2bx/bundle"
+	"github.com/nutrab2b/b2bx/internal/buildinfo"
+	"github.com/nutrab2b/b2bx/internal/bundle"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 

@@ -3,7 +3,7 @@ package conntab
 import (
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/nutrab2b/b2bx/clip"
+	"github.com/nutrab2b/b2bx/internal/clip"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 

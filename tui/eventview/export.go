@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/nutrab2b/b2bx/events"
-	"github.com/nutrab2b/b2bx/export"
+	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/internal/export"
 )
 
 // Exporter implements common.Exporter: `:export PATH` writes the

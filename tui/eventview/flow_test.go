@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nutrab2b/b2bx/events"
+	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -55,7 +55,7 @@ func waitFor(t *testing.T, tm *teatest.TestModel, what ...string) {
 	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
 }
 
-// TestFlowBatchWithDuplicateAndGap: open the screen on events/testdata,
+// TestFlowBatchWithDuplicateAndGap: open the screen on apiclient/events/testdata,
 // type the batch's name, and the findings show NB-E005 and the sequences
 // the sender must replay; / narrows to the gap, whose detail names the
 // parked event; esc clears the filter, esc closes.

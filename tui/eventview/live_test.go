@@ -11,8 +11,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/secret"
-	"github.com/nutrab2b/b2bx/events"
-	"github.com/nutrab2b/b2bx/events/webhook"
+	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 )
 
 const liveSecret = "whsec_live-CANARY-e1f0"

@@ -13,7 +13,7 @@ import (
 func TestReadmeScreen(t *testing.T) {
 	raw, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
-	const marker = "The screen at 100×30, after `:events events/testdata/batch_issues.json`\nand `j j`:\n\n```\n"
+	const marker = "The screen at 100×30, after `:events apiclient/events/testdata/batch_issues.json`\nand `j j`:\n\n```\n"
 	doc := string(raw)
 	i := strings.Index(doc, marker)
 	require.GreaterOrEqual(t, i, 0, "the README's screen")
@@ -21,7 +21,7 @@ func TestReadmeScreen(t *testing.T) {
 	want = want[:strings.Index(want, "```")]
 
 	t.Chdir("../..")
-	m := opened(t, "events/testdata/batch_issues.json", 100, 30)
+	m := opened(t, "apiclient/events/testdata/batch_issues.json", 100, 30)
 	m = press(t, m, "j", "j")
 	var got []string
 	for _, l := range strings.Split(m.View(), "\n") {

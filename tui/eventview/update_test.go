@@ -10,10 +10,10 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
-	"github.com/nutrab2b/b2bx/events"
+	"github.com/nutrab2b/b2bx/apiclient/events"
 )
 
-// demoKey is the webhook secret events/testdata/captures are signed with.
+// demoKey is the webhook secret apiclient/events/testdata/captures are signed with.
 const demoKey = "demo-webhook-key"
 
 // selected is the code of the selected finding.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/clip"
+	"github.com/nutrab2b/b2bx/internal/clip"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/resend"
 	"github.com/nutrab2b/b2bx/tui/common"

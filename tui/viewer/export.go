@@ -8,7 +8,7 @@ import (
 	"io"
 
 	"github.com/nutrab2b/b2bx/edi/jsonout"
-	"github.com/nutrab2b/b2bx/export"
+	"github.com/nutrab2b/b2bx/internal/export"
 )
 
 // ErrExportJSON: the viewer's :export writes the JSON of `b2bx parse

@@ -1,0 +1,280 @@
+package answers
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	buyer    = "4012345000009"
+	supplier = "4098765000007"
+)
+
+var t0 = time.Date(2025, 3, 12, 10, 30, 0, 0, time.UTC)
+
+// fixture reads the answers in a file of testdata/edifact.
+func fixture(t *testing.T, name string, at time.Time) []Answer {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", name))
+	require.NoError(t, err)
+	doc, err := edi.Parse(b)
+	require.NoError(t, err)
+	return FromDocument(doc, name, at)
+}
+
+func one(t *testing.T, name string, at time.Time) Answer {
+	t.Helper()
+	as := fixture(t, name, at)
+	require.Len(t, as, 1)
+	return as[0]
+}
+
+// po4711 is the upload of testdata/edifact/orders_d96a.edi.
+func po4711(at time.Time, id string) Upload {
+	return Upload{Key: buyer + ":PO-4711:orders:1", Sender: buyer, Recipient: supplier, ControlRef: "ICR0001",
+		BGMNumbers: []string{"PO-4711"}, UploadID: id, InterchangeID: "ic-" + id, At: at}
+}
+
+func TestFromDocument(t *testing.T) {
+	c := one(t, "contrl_22_rejected.edi", t0)
+	require.Equal(t, Answer{ID: "contrl_22_rejected.edi", At: t0, Type: "CONTRL", Message: 0, From: supplier, To: buyer,
+		InterchangeRef: "ICR0009", InterchangeSender: buyer, InterchangeRecipient: supplier,
+		Action: edi.Coded{Code: "4", Name: c.Action.Name}, Verdict: "rejected", Errors: 2}, c)
+	require.NotEmpty(t, c.Action.Name, "named from the service directory")
+
+	r := one(t, "ordrsp_d96a.edi", t0)
+	require.Equal(t, "ORDRSP", r.Type)
+	require.Equal(t, []string{"PO-4711"}, r.Refs)
+	require.Equal(t, "RSP-0815", r.Number)
+	require.Equal(t, "4", r.Status.Code)
+	require.Equal(t, 2, r.Lines)
+	require.Equal(t, 1, r.ChangedLines)
+
+	a := one(t, "aperak_d96a.edi", t0)
+	require.Equal(t, []string{"PO-4711"}, a.Refs, "RFF+ACW: the previous message")
+	require.Equal(t, 1, a.Errors)
+	require.Equal(t, "12: Unknown article number 4000862141411", a.FirstError)
+
+	require.Empty(t, fixture(t, "orders_d96a.edi", t0), "an ORDERS is not an answer")
+}
+
+func TestAperakReferencesOrderNumberFirst(t *testing.T) {
+	doc, err := edi.Parse([]byte("UNB+UNOC:3+S:14+R:14+250313:0815+A1'UNH+1+APERAK:D:96A:UN'BGM+313+APE-1+27'" +
+		"DTM+137:20250313:102'RFF+ACW:MSG-9'RFF+ON:PO-1'ERC+12'UNT+7+1'UNZ+1+A1'"))
+	require.NoError(t, err)
+	as := FromDocument(doc, "x", t0)
+	require.Len(t, as, 1)
+	require.Equal(t, []string{"PO-1", "MSG-9"}, as[0].Refs)
+}
+
+func TestLinkEachAnswerType(t *testing.T) {
+	uploads := []Upload{
+		{Key: "k-other", Sender: buyer, Recipient: supplier, ControlRef: "ICR0002", BGMNumbers: []string{"PO-2025-0815"}, UploadID: "u0", At: t0},
+		po4711(t0, "u1"),
+		{Key: "k-rejected", Sender: buyer, Recipient: supplier, ControlRef: "ICR0009", BGMNumbers: []string{"PO-1", "PO-2"}, UploadID: "u2", At: t0},
+	}
+	later := t0.Add(time.Minute)
+	for _, tc := range []struct {
+		file    string
+		upload  int
+		by      Basis
+		ref     string
+		text    string
+		outcome string
+	}{
+		{"contrl_22.edi", 1, ByInterchange, "ICR0001", "answers upload of PO-4711 (key 4012345000009:PO-4711:orders:1)", "CONTRL: accepted"},
+		{"contrl_22_rejected.edi", 2, ByInterchange, "ICR0009", "answers upload of PO-1, PO-2 (key k-rejected)", "CONTRL: rejected (2 errors)"},
+		{"contrl_41_accepted.edi", 0, ByInterchange, "ICR0002", "answers upload of PO-2025-0815 (key k-other)", "CONTRL: accepted"},
+		{"ordrsp_d96a.edi", 1, ByOrder, "PO-4711", "answers upload of PO-4711 (key 4012345000009:PO-4711:orders:1)", "ORDRSP: 1 of 2 lines changed"},
+		{"ordrsp_d25a.edi", 0, ByOrder, "PO-2025-0815", "answers upload of PO-2025-0815 (key k-other)", "ORDRSP: 2 of 3 lines changed"},
+		{"aperak_d96a.edi", 1, ByOrder, "PO-4711", "answers upload of PO-4711 (key 4012345000009:PO-4711:orders:1)",
+			"APERAK: 1 error (first: 12: Unknown article number 4000862141411)"},
+		{"aperak_d25a.edi", 0, ByOrder, "PO-2025-0815", "answers upload of PO-2025-0815 (key k-other)",
+			"APERAK: 2 errors (first: 12: Unknown article number 4000862141411)"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			a := one(t, tc.file, later)
+			l := Find(uploads, a)
+			require.Equal(t, Link{Upload: tc.upload, By: tc.by, Ref: tc.ref, Candidates: 1}, l)
+			require.Equal(t, tc.text, LinkText(uploads, a, l))
+			require.Equal(t, tc.outcome, a.Outcome())
+		})
+	}
+}
+
+func TestNoMatch(t *testing.T) {
+	up := po4711(t0, "u1")
+	for _, tc := range []struct {
+		name   string
+		answer Answer
+		text   string
+	}{
+		{"CONTRL for another interchange", Answer{Type: "CONTRL", InterchangeRef: "ICR0002", InterchangeSender: buyer},
+			"answers interchange ICR0002 from 4012345000009: no upload of this connection has it"},
+		{"CONTRL for the same reference from another sender", Answer{Type: "CONTRL", InterchangeRef: "ICR0001", InterchangeSender: "4000000000000"},
+			"answers interchange ICR0001 from 4000000000000: no upload of this connection has it"},
+		{"CONTRL naming another recipient", Answer{Type: "CONTRL", InterchangeRef: "ICR0001", InterchangeSender: buyer, InterchangeRecipient: "9"},
+			"answers interchange ICR0001 from 4012345000009: no upload of this connection has it"},
+		{"CONTRL without UCI", Answer{Type: "CONTRL"}, "the CONTRL does not say which interchange it answers (no UCI reference)"},
+		{"ORDRSP for another order", Answer{Type: "ORDRSP", Refs: []string{"PO-9"}}, "refers to order PO-9: no upload of this connection has it"},
+		{"ORDRSP without RFF+ON", Answer{Type: "ORDRSP"}, "names no order (no RFF+ON): cannot be linked to an upload"},
+		{"APERAK without references", Answer{Type: "APERAK"}, "names no document it refers to (no RFF): cannot be linked to an upload"},
+		{"another message type", Answer{Type: "INVOIC", Refs: []string{"PO-4711"}}, "not an answer b2bx links to uploads"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := Find([]Upload{up}, tc.answer)
+			require.False(t, l.Linked())
+			require.Equal(t, -1, l.Upload)
+			require.Equal(t, tc.text, LinkText([]Upload{up}, tc.answer, l))
+		})
+	}
+	require.False(t, Find(nil, Answer{Type: "ORDRSP", Refs: []string{"PO-4711"}}).Linked())
+}
+
+// TestAmbiguity: a file sent again as a new upload keeps its references;
+// the answer goes to the latest upload sent before it.
+func TestAmbiguity(t *testing.T) {
+	first, second := po4711(t0, "u1"), po4711(t0.Add(time.Hour), "u2")
+	second.Key = buyer + ":PO-4711:orders:2"
+	uploads := []Upload{first, second}
+	for _, tc := range []struct {
+		name string
+		at   time.Time
+		want int
+	}{
+		{"answer between the two", t0.Add(30 * time.Minute), 0},
+		{"answer after both", t0.Add(2 * time.Hour), 1},
+		{"second upload within the clock skew", t0.Add(time.Hour - ClockSkew), 1},
+		{"answer time unknown: the latest", time.Time{}, 1},
+		{"answer before both: the earliest", t0.Add(-time.Hour), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, a := range []Answer{
+				{Type: "ORDRSP", Refs: []string{"PO-4711"}, At: tc.at},
+				{Type: "CONTRL", InterchangeRef: "ICR0001", InterchangeSender: buyer, At: tc.at},
+			} {
+				l := Find(uploads, a)
+				require.Equal(t, tc.want, l.Upload, a.Type)
+				require.Equal(t, 2, l.Candidates)
+				require.True(t, l.Ambiguous())
+			}
+		})
+	}
+	a := Answer{Type: "ORDRSP", Refs: []string{"PO-4711"}, At: t0.Add(2 * time.Hour)}
+	require.Equal(t, "answers upload of PO-4711 (key 4012345000009:PO-4711:orders:2), the latest of 2 uploads with that order number",
+		LinkText(uploads, a, Find(uploads, a)))
+	c := Answer{Type: "CONTRL", InterchangeRef: "ICR0001", InterchangeSender: buyer, At: t0.Add(2 * time.Hour)}
+	require.Equal(t, "answers upload of PO-4711 (key 4012345000009:PO-4711:orders:2), the latest of 2 uploads with that interchange reference",
+		LinkText(uploads, c, Find(uploads, c)))
+
+	// Records of one upload (the pending and the final record, a replay)
+	// are one candidate.
+	replay := po4711(t0.Add(time.Hour), "u1")
+	l := Find([]Upload{first, replay}, a)
+	require.Equal(t, 1, l.Candidates)
+	require.False(t, l.Ambiguous())
+	noID := Upload{Key: "k", Sender: buyer, ControlRef: "X", At: t0}
+	l = Find([]Upload{noID, noID}, Answer{Type: "CONTRL", InterchangeRef: "X", InterchangeSender: buyer})
+	require.Equal(t, 1, l.Candidates, "without an uploadId the key identifies the upload")
+}
+
+// TestPartiesPreferred: among uploads with the same order number, the one
+// sent to the answer's sender wins even when another is later.
+func TestPartiesPreferred(t *testing.T) {
+	ours := po4711(t0, "u1")
+	elsewhere := po4711(t0.Add(time.Minute), "u2")
+	elsewhere.Recipient = "4000000000017"
+	a := Answer{Type: "ORDRSP", Refs: []string{"PO-4711"}, From: supplier, To: buyer, At: t0.Add(time.Hour)}
+	l := Find([]Upload{ours, elsewhere}, a)
+	require.Equal(t, 0, l.Upload)
+	require.Equal(t, 1, l.Candidates)
+	a.From = "4000000000024" // fits neither: both stay candidates
+	l = Find([]Upload{ours, elsewhere}, a)
+	require.Equal(t, 1, l.Upload)
+	require.Equal(t, 2, l.Candidates)
+}
+
+func TestUploadWithoutSenderStillLinksCONTRL(t *testing.T) {
+	u := Upload{Key: "k", ControlRef: "ICR0001", At: t0}
+	l := Find([]Upload{u}, Answer{Type: "CONTRL", InterchangeRef: "ICR0001", InterchangeSender: buyer})
+	require.Equal(t, 0, l.Upload)
+	require.Equal(t, "answers upload of interchange ICR0001 (key k)", LinkText([]Upload{u}, Answer{Type: "CONTRL"}, l))
+}
+
+func TestIndexBothDirections(t *testing.T) {
+	uploads := []Upload{po4711(t0, "u1"),
+		{Key: "k-two", Sender: buyer, Recipient: supplier, ControlRef: "ICR0003", BGMNumbers: []string{"PO-1", "PO-2"}, UploadID: "u2", At: t0},
+		{Key: "k-none", Sender: buyer, ControlRef: "ICR0004", BGMNumbers: []string{"PO-3"}, UploadID: "u3", At: t0}}
+	at := t0.Add(time.Minute)
+	answers := []Answer{one(t, "contrl_22.edi", at), one(t, "ordrsp_d25a.edi", at), one(t, "ordrsp_d96a.edi", at), one(t, "aperak_d96a.edi", at),
+		{Type: "CONTRL", InterchangeRef: "ICR0003", InterchangeSender: buyer, Verdict: "acknowledged", At: at},
+		{Type: "ORDRSP", Refs: []string{"PO-2"}, Lines: 3, Status: edi.Coded{Code: "27"}, At: at},
+		{Type: "ORDRSP", Refs: []string{"PO-1"}, Lines: 0, Status: edi.Coded{Code: "29"}, At: at}}
+	x := NewIndex(uploads, answers)
+	require.Equal(t, []int{0, 2, 3}, x.AnswersOf(0))
+	require.Equal(t, []int{4, 5, 6}, x.AnswersOf(1))
+	require.Empty(t, x.AnswersOf(2))
+	require.False(t, x.Link(1).Linked(), "the D.25A ORDRSP answers PO-2025-0815, not uploaded here")
+	require.Equal(t, 0, x.Link(3).Upload)
+	require.Equal(t, "answered by CONTRL: accepted; ORDRSP: 1 of 2 lines changed; APERAK: 1 error (first: 12: Unknown article number 4000862141411)",
+		x.UploadText(0))
+	require.Equal(t, "answered by CONTRL: accepted; ORDRSP for PO-2: not accepted; ORDRSP for PO-1: accepted without amendment", x.UploadText(1))
+	require.Equal(t, "no answer yet", x.UploadText(2))
+	require.Equal(t, "answers upload of PO-4711 (key 4012345000009:PO-4711:orders:1)", x.AnswerText(2))
+	require.Equal(t, "refers to order PO-2025-0815: no upload of this connection has it", x.AnswerText(1))
+}
+
+func TestOutcomeWords(t *testing.T) {
+	for _, tc := range []struct {
+		a    Answer
+		want string
+	}{
+		{Answer{Type: "CONTRL", Verdict: "acknowledged"}, "CONTRL: accepted"},
+		{Answer{Type: "CONTRL", Verdict: "accepted"}, "CONTRL: accepted"},
+		{Answer{Type: "CONTRL", Verdict: "rejected", Errors: 1}, "CONTRL: rejected (1 error)"},
+		{Answer{Type: "CONTRL", Verdict: "received"}, "CONTRL: received"},
+		{Answer{Type: "CONTRL", Verdict: "acknowledged with errors", Errors: 3}, "CONTRL: acknowledged with errors (3 errors)"},
+		{Answer{Type: "CONTRL", Action: edi.Coded{Code: "9"}}, "CONTRL: action 9"},
+		{Answer{Type: "CONTRL"}, "CONTRL: no action code"},
+		{Answer{Type: "ORDRSP", Lines: 5}, "ORDRSP: no lines changed (of 5)"},
+		{Answer{Type: "ORDRSP", Lines: 1, ChangedLines: 1}, "ORDRSP: 1 of 1 line changed"},
+		{Answer{Type: "ORDRSP"}, "ORDRSP: no lines"},
+		{Answer{Type: "APERAK"}, "APERAK: no errors"},
+		{Answer{Type: "APERAK", Errors: 2}, "APERAK: 2 errors"},
+	} {
+		require.Equal(t, tc.want, tc.a.Outcome())
+	}
+}
+
+// TestTextIsSanitised: payload and history values cannot reach the
+// terminal raw.
+func TestTextIsSanitised(t *testing.T) {
+	evil := "PO-\x1b]0;pwned\x07\u202e"
+	u := Upload{Key: "k\x1b[2J", Sender: buyer, ControlRef: "R\x9b", BGMNumbers: []string{evil}, At: t0}
+	answers := []Answer{
+		{Type: "ORDRSP", Refs: []string{evil}, ChangedLines: 1, Lines: 1},
+		{Type: "CONTRL", InterchangeRef: "R\x9b", InterchangeSender: buyer, Verdict: "rejected", Errors: 1},
+		{Type: "CONTRL", InterchangeRef: "X\x1b", InterchangeSender: "S\r"},
+		{Type: "APERAK", Refs: []string{"Y\x07"}, Errors: 1, FirstError: "12: \x1b[31m"},
+		{Type: "T\x1b"},
+	}
+	u2 := u
+	u2.BGMNumbers = append(u2.BGMNumbers, "B\x1b")
+	x := NewIndex([]Upload{u, u2}, answers)
+	var texts []string
+	for j := range answers {
+		texts = append(texts, x.AnswerText(j), answers[j].Outcome())
+	}
+	texts = append(texts, x.UploadText(0), x.UploadText(1))
+	for _, s := range texts {
+		require.True(t, termsafe.IsSafe(s), "%q", s)
+	}
+	require.True(t, strings.Contains(strings.Join(texts, "\n"), "^["), "escapes are visible")
+}

@@ -1,0 +1,97 @@
+package track
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/nutrab2b/b2bx/edi/answers"
+	"github.com/nutrab2b/b2bx/edi"
+)
+
+// The detail column holds what linking (the rules of package answers) and
+// the overdue check need without reading the files again, in a compact
+// JSON form (short names keep the index under 1 KiB per delivery).
+
+// answerDetail is an answers.Answer without its delivery ID and time (the
+// item's Ref and At).
+type answerDetail struct {
+	Type    string   `json:"t"`
+	Message int      `json:"m,omitempty"`
+	From    string   `json:"f,omitempty"`
+	To      string   `json:"o,omitempty"`
+	IRef    string   `json:"ir,omitempty"`
+	ISender string   `json:"is,omitempty"`
+	IRecip  string   `json:"ic,omitempty"`
+	Action  string   `json:"a,omitempty"`
+	Verdict string   `json:"v,omitempty"`
+	Number  string   `json:"n,omitempty"`
+	Refs    []string `json:"r,omitempty"`
+	Status  string   `json:"s,omitempty"`
+	Lines   int      `json:"l,omitempty"`
+	Changed int      `json:"c,omitempty"`
+	Errors  int      `json:"e,omitempty"`
+	First   string   `json:"x,omitempty"`
+}
+
+// deliveryDetail is the detail of a delivery item (its mailbox times and
+// receipt stay in the sidecar; the timeline reads them there).
+type deliveryDetail struct {
+	Answers []answerDetail `json:"a,omitempty"`
+}
+
+func toAnswerDetail(a answers.Answer) answerDetail {
+	return answerDetail{Type: a.Type, Message: a.Message, From: a.From, To: a.To, IRef: a.InterchangeRef, ISender: a.InterchangeSender,
+		IRecip: a.InterchangeRecipient, Action: a.Action.Code, Verdict: a.Verdict, Number: a.Number, Refs: a.Refs,
+		Status: a.Status.Code, Lines: a.Lines, Changed: a.ChangedLines, Errors: a.Errors, First: a.FirstError}
+}
+
+func (d answerDetail) answer(id string, at time.Time) answers.Answer {
+	return answers.Answer{ID: id, At: at, Type: d.Type, Message: d.Message, From: d.From, To: d.To, InterchangeRef: d.IRef,
+		InterchangeSender: d.ISender, InterchangeRecipient: d.IRecip, Action: edi.Coded{Code: d.Action}, Verdict: d.Verdict,
+		Number: d.Number, Refs: d.Refs, Status: edi.Coded{Code: d.Status}, Lines: d.Lines, ChangedLines: d.Changed,
+		Errors: d.Errors, FirstError: d.First}
+}
+
+// uploadDetail is the detail of an upload item.
+type uploadDetail struct {
+	answers.Upload
+	SHA256 string `json:"sha"`
+	File   string `json:"file,omitempty"`
+	HTTP   int    `json:"http,omitempty"`
+	Corr   string `json:"corr,omitempty"`
+	Error  string `json:"err,omitempty"`
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// Answers returns the answers a delivery item holds (nil for other items
+// or when its payload could not be read).
+func (it *Item) Answers() []answers.Answer {
+	if it.Kind != KindDelivery || it.Detail == "" {
+		return nil
+	}
+	var d deliveryDetail
+	if json.Unmarshal([]byte(it.Detail), &d) != nil {
+		return nil
+	}
+	out := make([]answers.Answer, len(d.Answers))
+	for i, a := range d.Answers {
+		out[i] = a.answer(it.Ref, it.At)
+	}
+	return out
+}
+
+// upload decodes an upload item's detail.
+func (it *Item) upload() (uploadDetail, bool) {
+	var d uploadDetail
+	if it.Kind != KindUpload || json.Unmarshal([]byte(it.Detail), &d) != nil {
+		return d, false
+	}
+	return d, true
+}
