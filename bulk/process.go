@@ -102,32 +102,3 @@ func (p ProcessPlan) Preview() []string {
 	}
 	return lines
 }
-
-// Progress says where a run of the plan stands after results, the
-// error of each step run so far in the order of Runs (nil: it passed).
-// The run stops at the first error: the steps after it are not started.
-func (p ProcessPlan) Progress(results []error) string {
-	runs := p.Runs()
-	for i, err := range results {
-		if err != nil {
-			left := len(runs) - i - 1
-			return fmt.Sprintf("%d of %d processed; stopped at %s: %s; %d not started (nothing acknowledged for it: its lease runs out)",
-				i, len(runs), termsafe.String(runs[i].Entry.DeliveryAttemptID), termsafe.String(err.Error()), left)
-		}
-	}
-	if len(results) >= len(runs) {
-		return fmt.Sprintf("all %d processed", len(runs))
-	}
-	return fmt.Sprintf("%d of %d processed; next %s", len(results), len(runs), termsafe.String(runs[len(results)].Entry.DeliveryAttemptID))
-}
-
-// Stopped reports whether results end the run: an error, or every step
-// done.
-func (p ProcessPlan) Stopped(results []error) bool {
-	for _, err := range results {
-		if err != nil {
-			return true
-		}
-	}
-	return len(results) >= len(p.Runs())
-}

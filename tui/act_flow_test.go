@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nutrab2b/b2bx/internal/syncbuf"
 	"github.com/nutrab2b/b2bx/internal/settings"
+	"github.com/nutrab2b/b2bx/internal/syncbuf"
 	"github.com/nutrab2b/b2bx/tui/logview"
 )
 

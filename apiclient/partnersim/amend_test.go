@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nutrab2b/b2bx/edi/answers"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim/edigen"
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/answers"
 	"github.com/nutrab2b/b2bx/edi/orderdiff"
 	"github.com/stretchr/testify/require"
 )

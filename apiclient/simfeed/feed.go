@@ -25,10 +25,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
+	"github.com/nutrab2b/b2bx/apiclient/partnersim"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
 )
 
 // The simulated parties (GLNs with valid GS1 check digits).

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
+	"github.com/nutrab2b/b2bx/apiclient/partnersim"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
 )
 
 const testSecret = "whsec_feed-CANARY-31c"

@@ -7,8 +7,8 @@ import (
 	"os"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
-	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/settings"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui"
 	"github.com/nutrab2b/b2bx/tui/common"
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 )
 
 // bundleFiles reads every file of the bundle directory and of its
@@ -65,7 +65,7 @@ func uploadRejectedFetchCONTRL(t *testing.T, s *simEnv) (uploadJSON, fetchJSON) 
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", "orders_rejectable.edi"))
 	require.NoError(t, err)
-	code, out, errOut := s.run(t, "", "upload", uploadtest.WriteFile(t, "po.edi", data), "--json")
+	code, out, errOut := s.run(t, "", "upload", orderstest.WriteFile(t, "po.edi", data), "--json")
 	require.Equal(t, exitOK, code, errOut)
 	up := decodeJSON[uploadJSON](t, out)
 	code, out, errOut = s.run(t, "", "fetch", "--next", "--ack", "--json")

@@ -12,7 +12,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 )
 
 // TestCanaryFullRun drives upload, mailbox ls and fetch --ack (good and
@@ -34,7 +34,7 @@ func TestCanaryFullRun(t *testing.T) {
 	for _, f := range []partnersim.PayloadFault{{}, {WrongHashHeader: true}, {Trailer: partnersim.TrailerAbsent}, {}, {Reset: true, ResetAt: 100}, {}} {
 		s.add(t, "ORDRSP", ediPayload(20<<10), f)
 	}
-	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 3, "PO-CANARY"))
+	po := orderstest.WriteFile(t, "po.edi", orderstest.Orders("REF1", 3, "PO-CANARY"))
 	require.Equal(t, exitOK, run("", "upload", po))
 	require.Equal(t, exitOK, run("", "upload", po, "--replay", "--json"))
 	s.clock.Advance(partnersim.DefaultResponseDelay)

@@ -20,7 +20,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 )
 
 const (
@@ -200,7 +200,7 @@ func TestTimeoutFlagBoundsAPICommands(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) })
 	envv := map[string]string{envAPIKey: "key-cli:" + cliCanarySecret, "B2BX_DATA_DIR": t.TempDir(), "HOME": t.TempDir()}
-	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-1"))
+	po := orderstest.WriteFile(t, "po.edi", orderstest.Orders("REF1", 1, "PO-1"))
 	for _, args := range [][]string{{"mailbox", "ls"}, {"mailbox", "ls", "--json"}, {"fetch", "--next"}, {"upload", po}} {
 		code, out, errOut := runCmd(t, "", envv, append(args, "--url", srv.URL, "--connection", cliConn, "--timeout", "150ms")...)
 		require.NotEqual(t, exitOK, code, args)

@@ -14,7 +14,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 )
 
 // simProfile adds profile name for the simulator's connection, with key
@@ -238,7 +238,7 @@ func TestURLFlagRefusesPlainHTTPBeforeAnyRequest(t *testing.T) {
 	require.NoError(t, err, "control: the address reaches the simulator")
 	lists, uploads := s.sim.RequestCount(partnersim.EndpointList, ""), s.sim.RequestCount(partnersim.EndpointInbox, "")
 
-	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-1"))
+	po := orderstest.WriteFile(t, "po.edi", orderstest.Orders("REF1", 1, "PO-1"))
 	for _, args := range [][]string{{"mailbox", "ls"}, {"mailbox", "ls", "--json"}, {"upload", po}, {"fetch", "--next"}} {
 		code, out, errOut := runCmd(t, "", s.env, append(args, "--url", exposed, "--connection", cliConn)...)
 		require.Equal(t, exitUsage, code, args)

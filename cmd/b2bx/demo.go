@@ -17,12 +17,12 @@ import (
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/session"
-	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/simfeed"
-	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/tui"
 	"github.com/nutrab2b/b2bx/tui/logview"
 )

@@ -13,8 +13,8 @@ import (
 	"unicode"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
-	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 	"github.com/nutrab2b/b2bx/internal/track"
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
 )
 
 const cliConn2 = "conn-cli-2"
@@ -46,13 +46,13 @@ func TestFindAcrossConnectionsCLI(t *testing.T) {
 	s := newSimEnv(t, partnersim.WithResponder(partnersim.DemoStories()), partnersim.WithResponseDelay(0))
 	require.NoError(t, s.sim.AddConnection(partnersim.Connection{ID: cliConn2, Tenant: cliTenant, Name: "cli-2"}))
 
-	po1 := uploadtest.WriteFile(t, "po1.edi", uploadtest.Orders("REF1", 12, "PO-4711"))
+	po1 := orderstest.WriteFile(t, "po1.edi", orderstest.Orders("REF1", 12, "PO-4711"))
 	code, _, errOut := s.runOn(t, cliConn, "upload", po1)
 	require.Equal(t, exitOK, code, errOut)
 	// the partner's CONTRL rejects PO-4712 and never answers PO-4713
-	code, _, errOut = s.runOn(t, cliConn2, "upload", uploadtest.WriteFile(t, "po2.edi", uploadtest.Orders("REF2", 5, "PO-4712")))
+	code, _, errOut = s.runOn(t, cliConn2, "upload", orderstest.WriteFile(t, "po2.edi", orderstest.Orders("REF2", 5, "PO-4712")))
 	require.Equal(t, exitOK, code, errOut)
-	code, _, errOut = s.runOn(t, cliConn2, "upload", uploadtest.WriteFile(t, "po3.edi", uploadtest.Orders("REF3", 5, "PO-4713")))
+	code, _, errOut = s.runOn(t, cliConn2, "upload", orderstest.WriteFile(t, "po3.edi", orderstest.Orders("REF3", 5, "PO-4713")))
 	require.Equal(t, exitOK, code, errOut)
 	// ... and PO-4713 was sent an hour ago (the history is the clock of an upload)
 	hist := filepath.Join(s.dataDir, cliConn2, "uploads.jsonl")
@@ -150,7 +150,7 @@ func TestFindAcrossConnectionsCLI(t *testing.T) {
 
 func TestFindCorruptIndexRebuiltCLI(t *testing.T) {
 	s := newSimEnv(t, partnersim.WithResponder(partnersim.DefaultResponder{}), partnersim.WithResponseDelay(0))
-	code, _, errOut := s.runOn(t, cliConn, "upload", uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 12, "PO-4711")))
+	code, _, errOut := s.runOn(t, cliConn, "upload", orderstest.WriteFile(t, "po.edi", orderstest.Orders("REF1", 12, "PO-4711")))
 	require.Equal(t, exitOK, code, errOut)
 	code, _, _ = runCmd(t, "", s.env, "index")
 	require.Equal(t, exitOK, code)

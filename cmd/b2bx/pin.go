@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/pin"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/resend"
 )
 
 func init() {
@@ -24,7 +24,7 @@ type pinJSON struct {
 
 type pinOfJSON struct {
 	Answer string `json:"answer"` // the file it came from
-	resend.Pin
+	pin.Pin
 	SegmentText string `json:"segmentText,omitempty"` // the ORDERS segment as written, sanitised
 }
 
@@ -72,10 +72,10 @@ func runPin(ctx context.Context, e *env, args []string) int {
 		if code != exitOK {
 			return code
 		}
-		var pins []resend.Pin
+		var pins []pin.Pin
 		err := edi.Guard(oin.data, func() error {
 			return edi.Guard(ain.data, func() (err error) {
-				pins, err = resend.Pins(orders, answer)
+				pins, err = pin.Pins(orders, answer)
 				for _, p := range pins {
 					pj := pinOfJSON{Answer: ain.name, Pin: p}
 					if p.Segment >= 0 {
@@ -88,7 +88,7 @@ func runPin(ctx context.Context, e *env, args []string) int {
 		})
 		ain.close()
 		out.Answers = append(out.Answers, ain.name)
-		if errors.Is(err, resend.ErrOtherInterchange) {
+		if errors.Is(err, pin.ErrOtherInterchange) {
 			fmt.Fprintf(e.stderr, "b2bx pin: %s: %s\n", termsafe.String(ain.name), termsafe.String(err.Error()))
 			return exitUsage
 		}

@@ -7,13 +7,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 )
 
 func TestPinPlacesAnswerErrors(t *testing.T) {
 	orders := filepath.Join("..", "..", "testdata", "edifact", "orders_rejectable.edi")
-	contrl := filepath.Join("..", "..", "resend", "testdata", "contrl_rejects_42.edi")
-	aperak := filepath.Join("..", "..", "resend", "testdata", "aperak_42.edi")
+	contrl := filepath.Join("..", "..", "edi", "pin", "testdata", "contrl_rejects_42.edi")
+	aperak := filepath.Join("..", "..", "edi", "pin", "testdata", "aperak_42.edi")
 
 	code, out, errOut := runCmd(t, "", nil, "pin", orders, contrl, aperak)
 	require.Equal(t, exitFileError, code, errOut)
@@ -32,12 +32,12 @@ func TestPinPlacesAnswerErrors(t *testing.T) {
 	require.True(t, strings.HasPrefix(j.Pins[0].SegmentText, "NAD+BY+"))
 	require.Equal(t, contrl, j.Pins[0].Answer)
 
-	ok := uploadtest.WriteFile(t, "ok.edi", []byte("UNB+UNOA:3+X:14+4012345000009:14+250312:1031+C'UNH+C1+CONTRL:2:2:UN'UCI+ICR0042+4012345000009:14+4098765000007:14+7'UNT+3+C1'UNZ+1+C'"))
+	ok := orderstest.WriteFile(t, "ok.edi", []byte("UNB+UNOA:3+X:14+4012345000009:14+250312:1031+C'UNH+C1+CONTRL:2:2:UN'UCI+ICR0042+4012345000009:14+4098765000007:14+7'UNT+3+C1'UNZ+1+C'"))
 	code, out, _ = runCmd(t, "", nil, "pin", orders, ok)
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "report no error")
 
-	other := filepath.Join("..", "..", "resend", "testdata", "contrl_other.edi")
+	other := filepath.Join("..", "..", "edi", "pin", "testdata", "contrl_other.edi")
 	code, _, errOut = runCmd(t, "", nil, "pin", orders, other)
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "answers another interchange")

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/simfeed"
-	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 )
 
 // webhookFlags are sim's flags for sending webhook events.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/upload"
 )
 
 func init() {
@@ -51,7 +51,7 @@ type uploadFlags struct {
 type uploadCmd struct {
 	e    *env
 	f    uploadFlags
-	plan *upload.Plan
+	plan *orders.Plan
 	out  uploadJSON
 	// resendOf says which upload this one fixes ("resend of upload …").
 	resendOf string
@@ -80,7 +80,7 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "upload", f.asJSON, exitUsage, err)
 	}
-	pf, err := upload.Inspect(ctx, pos[0])
+	pf, err := orders.Inspect(ctx, pos[0])
 	if err == nil {
 		err = pf.Problem
 	}
@@ -96,7 +96,7 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 		return fail(e, "upload", f.asJSON, exitStorage, err)
 	}
 	u := &uploadCmd{e: e, f: f}
-	if u.plan, err = upload.NewPlan(store, t.ConnectionID, pf); err != nil {
+	if u.plan, err = orders.NewPlan(store, t.ConnectionID, pf); err != nil {
 		return fail(e, "upload", f.asJSON, exitStorage, err)
 	}
 	if code := u.guardResend(ctx, store, t.ConnectionID); code != exitOK {
@@ -143,12 +143,12 @@ func (u *uploadCmd) reserveKey() int {
 		return exitOK
 	}
 	if p.NeedsChoice() {
-		choice := upload.ChoiceAbort
+		choice := orders.ChoiceAbort
 		switch {
 		case u.f.replay:
-			choice = upload.ChoiceReplay
+			choice = orders.ChoiceReplay
 		case u.f.newKey:
-			choice = upload.ChoiceNew
+			choice = orders.ChoiceNew
 		default:
 			var code int
 			if choice, code = u.askChoice(); code != exitOK {
@@ -160,7 +160,7 @@ func (u *uploadCmd) reserveKey() int {
 		}
 	}
 	if err := p.Reserve(); err != nil {
-		if errors.Is(err, upload.ErrHistoryChanged) {
+		if errors.Is(err, orders.ErrHistoryChanged) {
 			err = errors.New("the upload history changed while choosing; run the command again")
 		}
 		return fail(u.e, "upload", u.f.asJSON, exitStorage, fmt.Errorf("choosing the idempotency key from the upload history failed, nothing was sent: %w", err))
@@ -176,7 +176,7 @@ func (u *uploadCmd) reserveKey() int {
 
 // askChoice asks the operator, on a terminal only, whether accepted bytes
 // are a replay or a new upload.
-func (u *uploadCmd) askChoice() (upload.Choice, int) {
+func (u *uploadCmd) askChoice() (orders.Choice, int) {
 	p := u.plan.Decision.Previous
 	prev := fmt.Sprintf("key %s (upload %s, %s)", termsafe.String(p.Key), termsafe.String(p.UploadID), p.Time.Format("2006-01-02 15:04:05Z07:00"))
 	if !isTerminal(u.e.stdin) {
@@ -187,9 +187,9 @@ func (u *uploadCmd) askChoice() (upload.Choice, int) {
 	line, _ := bufio.NewReader(u.e.stdin).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "r", "replay":
-		return upload.ChoiceReplay, exitOK
+		return orders.ChoiceReplay, exitOK
 	case "n", "new":
-		return upload.ChoiceNew, exitOK
+		return orders.ChoiceNew, exitOK
 	}
 	fmt.Fprintln(u.e.stderr, "aborted; nothing was sent")
 	return 0, exitUsage
@@ -207,7 +207,7 @@ func (u *uploadCmd) announce(why string) {
 
 // send uploads, records the result in the history and reports it.
 func (u *uploadCmd) send(ctx context.Context, c *apiclient.Client) int {
-	o, err := upload.Send(ctx, c, u.plan)
+	o, err := orders.Send(ctx, c, u.plan)
 	if err != nil {
 		return fail(u.e, "upload", u.f.asJSON, exitStorage, err)
 	}
@@ -225,7 +225,7 @@ func (u *uploadCmd) send(ctx context.Context, c *apiclient.Client) int {
 		u.printHuman(final)
 	}
 	if o.Err != nil {
-		hint := upload.Hint(final.Outcome, "run the same command again")
+		hint := orders.Hint(final.Outcome, "run the same command again")
 		if hint != "" {
 			hint = "\n" + hint
 		}

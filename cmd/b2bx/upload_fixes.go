@@ -5,12 +5,11 @@ import (
 	"fmt"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/resend"
-	"github.com/nutrab2b/b2bx/upload"
+	"github.com/nutrab2b/b2bx/internal/orders"
 )
 
 // guardResend applies --fixes and the rule "fix and send with a new
-// idempotency key" (resend.Guard) before any key is reserved: bytes
+// idempotency key" (orders.Guard) before any key is reserved: bytes
 // identical to a rejected upload are refused unless --force.
 func (u *uploadCmd) guardResend(ctx context.Context, store *spool.Store, connectionID string) int {
 	var fixes *spool.UploadRecord
@@ -19,24 +18,24 @@ func (u *uploadCmd) guardResend(ctx context.Context, store *spool.Store, connect
 		if err != nil {
 			return fail(u.e, "upload", u.f.asJSON, exitStorage, fmt.Errorf("reading the upload history failed, nothing was sent: %w", err))
 		}
-		rec, err := resend.FindUpload(hist, u.f.fixes)
+		rec, err := orders.FindUpload(hist, u.f.fixes)
 		if err != nil {
 			return fail(u.e, "upload", u.f.asJSON, exitUsage, fmt.Errorf("--fixes: %w", err))
 		}
 		fixes = &rec
-		u.plan.Fixes = resend.FixesRef(rec)
-		u.resendOf = resend.ResendText(hist, spool.UploadRecord{Fixes: u.plan.Fixes})
+		u.plan.Fixes = orders.FixesRef(rec)
+		u.resendOf = orders.ResendText(hist, spool.UploadRecord{Fixes: u.plan.Fixes})
 	}
-	l, err := upload.LoadLinked(ctx, store, connectionID, nil)
+	l, err := orders.LoadLinked(ctx, store, connectionID, nil)
 	if err != nil {
 		return fail(u.e, "upload", u.f.asJSON, exitStorage, fmt.Errorf("reading the partner's answers failed, nothing was sent: %w", err))
 	}
 	if fixes != nil {
-		if n := resend.ControlRefNote(*fixes, u.plan.Preflight); n != "" {
+		if n := orders.ControlRefNote(*fixes, u.plan.Preflight); n != "" {
 			fmt.Fprintf(u.e.stderr, "b2bx upload: note: %s\n", n)
 		}
 	}
-	if err := resend.Guard(l, u.plan.Preflight.SHA256, fixes, false); err != nil {
+	if err := orders.Guard(l, u.plan.Preflight.SHA256, fixes, false); err != nil {
 		if !u.f.force {
 			return fail(u.e, "upload", u.f.asJSON, exitUsage, err)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 )
 
 // The fix-and-resend story on the command line: the shipped rejectable
@@ -22,7 +22,7 @@ func TestUploadFixesAndRefusesRejectedBytes(t *testing.T) {
 	s := newSimEnv(t, partnersim.WithResponseDelay(0))
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", "orders_rejectable.edi"))
 	require.NoError(t, err)
-	bad := uploadtest.WriteFile(t, "po.edi", data)
+	bad := orderstest.WriteFile(t, "po.edi", data)
 
 	code, out, errOut := s.run(t, "", "upload", bad, "--json")
 	require.Equal(t, exitOK, code, errOut)
@@ -66,7 +66,7 @@ func TestUploadFixesAndRefusesRejectedBytes(t *testing.T) {
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "no-such-upload")
 
-	fixed := uploadtest.WriteFile(t, "po-fixed.edi", []byte(strings.Replace(string(data), "NAD+BY+4012345000008", "NAD+BY+4012345000009", 1)))
+	fixed := orderstest.WriteFile(t, "po-fixed.edi", []byte(strings.Replace(string(data), "NAD+BY+4012345000008", "NAD+BY+4012345000009", 1)))
 	code, out, errOut = s.run(t, "", "upload", fixed, "--fixes", first.UploadID)
 	require.Equal(t, exitOK, code, errOut)
 	require.Contains(t, out, "fixes         resend of upload "+first.UploadID+" (key "+first.Key+")")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 )
 
 func (s *simEnv) history(t *testing.T) []spool.UploadRecord {
@@ -24,7 +24,7 @@ func (s *simEnv) history(t *testing.T) []spool.UploadRecord {
 
 func TestUploadKeyNumbering(t *testing.T) {
 	s := newSimEnv(t)
-	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 12, "PO-4711"))
+	po := orderstest.WriteFile(t, "po.edi", orderstest.Orders("REF1", 12, "PO-4711"))
 
 	code, out, errOut := s.run(t, "", "upload", po)
 	require.Equal(t, exitOK, code, errOut)
@@ -73,7 +73,7 @@ func TestUploadKeyNumbering(t *testing.T) {
 	require.Equal(t, "new-upload", j.Decision)
 
 	// A changed file for the same order takes the next number.
-	changed := uploadtest.WriteFile(t, "po2.edi", uploadtest.Orders("REF1", 13, "PO-4711"))
+	changed := orderstest.WriteFile(t, "po2.edi", orderstest.Orders("REF1", 13, "PO-4711"))
 	code, out, _ = s.run(t, "", "upload", changed, "--json")
 	require.Equal(t, exitOK, code)
 	j = decodeJSON[uploadJSON](t, out)
@@ -81,7 +81,7 @@ func TestUploadKeyNumbering(t *testing.T) {
 	require.Equal(t, "next-payload", j.Decision)
 
 	// Several ORDERS: the business id is the interchange control reference.
-	multi := uploadtest.WriteFile(t, "multi.edi", uploadtest.Orders("REF9", 1, "PO-1", "PO-2"))
+	multi := orderstest.WriteFile(t, "multi.edi", orderstest.Orders("REF9", 1, "PO-1", "PO-2"))
 	code, out, _ = s.run(t, "", "upload", multi, "--json")
 	require.Equal(t, exitOK, code)
 	require.Equal(t, "4012345000009:REF9:orders:1", decodeJSON[uploadJSON](t, out).Key)
@@ -89,7 +89,7 @@ func TestUploadKeyNumbering(t *testing.T) {
 
 func TestUploadPromptOnTerminal(t *testing.T) {
 	s := newSimEnv(t)
-	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 12, "PO-1"))
+	po := orderstest.WriteFile(t, "po.edi", orderstest.Orders("REF1", 12, "PO-1"))
 	code, _, _ := s.run(t, "", "upload", po)
 	require.Equal(t, exitOK, code)
 	pretendTerminal(t)
@@ -113,7 +113,7 @@ func TestUploadPromptOnTerminal(t *testing.T) {
 
 func TestUploadRetriesReuseKey(t *testing.T) {
 	s := newSimEnv(t)
-	po := uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF1", 12, "PO-7"))
+	po := orderstest.WriteFile(t, "po.edi", orderstest.Orders("REF1", 12, "PO-7"))
 
 	// The server stores the upload but every answer is lost: unclear.
 	s.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointInbox, DropResponse: true})
@@ -132,7 +132,7 @@ func TestUploadRetriesReuseKey(t *testing.T) {
 	require.Len(t, s.sim.Uploads(cliConn), 1)
 
 	// 503 storm: retried on the schedule, then given up; the key stays.
-	po2 := uploadtest.WriteFile(t, "po2.edi", uploadtest.Orders("REF2", 1, "PO-8"))
+	po2 := orderstest.WriteFile(t, "po2.edi", orderstest.Orders("REF2", 1, "PO-8"))
 	s.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointInbox, Status: 503})
 	code, _, errOut = s.run(t, "", "upload", po2)
 	require.Equal(t, exitAPI, code)
@@ -148,8 +148,8 @@ func TestUploadRetriesReuseKey(t *testing.T) {
 
 func TestUploadOperatorKeyAndConflict(t *testing.T) {
 	s := newSimEnv(t)
-	a := uploadtest.WriteFile(t, "a.edi", uploadtest.Orders("REF1", 1, "PO-1"))
-	b := uploadtest.WriteFile(t, "b.edi", uploadtest.Orders("REF1", 2, "PO-1"))
+	a := orderstest.WriteFile(t, "a.edi", orderstest.Orders("REF1", 1, "PO-1"))
+	b := orderstest.WriteFile(t, "b.edi", orderstest.Orders("REF1", 2, "PO-1"))
 	code, out, _ := s.run(t, "", "upload", a, "--key", "my-key.1", "--json")
 	require.Equal(t, exitOK, code)
 	require.Equal(t, 0, decodeJSON[uploadJSON](t, out).N)
@@ -179,22 +179,22 @@ func TestUploadRefusesWithoutSending(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Truncate(16<<20+1)) // sparse: refused from its size, never read
 	require.NoError(t, f.Close())
-	two := append(uploadtest.Orders("R1", 1, "PO-1"), uploadtest.Orders("R2", 1, "PO-2")...)
+	two := append(orderstest.Orders("R1", 1, "PO-1"), orderstest.Orders("R2", 1, "PO-2")...)
 	ordrsp := []byte("UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+R1'UNH+1+ORDRSP:D:96A:UN'BGM+231+X+9'UNT+3+1'UNZ+1+R1'")
 	for _, tc := range []struct {
 		name string
 		args []string
 		msg  string
 	}{
-		{"empty", []string{uploadtest.WriteFile(t, "empty.edi", nil)}, "is empty"},
+		{"empty", []string{orderstest.WriteFile(t, "empty.edi", nil)}, "is empty"},
 		{"too large", []string{big}, "at most 16 MiB"},
-		{"two interchanges", []string{uploadtest.WriteFile(t, "two.edi", two)}, "nothing was sent"},
-		{"not orders", []string{uploadtest.WriteFile(t, "rsp.edi", ordrsp)}, "ORDRSP"},
-		{"garbage", []string{uploadtest.WriteFile(t, "junk.edi", []byte("hello \x1b[31m world"))}, "nothing was sent"},
+		{"two interchanges", []string{orderstest.WriteFile(t, "two.edi", two)}, "nothing was sent"},
+		{"not orders", []string{orderstest.WriteFile(t, "rsp.edi", ordrsp)}, "ORDRSP"},
+		{"garbage", []string{orderstest.WriteFile(t, "junk.edi", []byte("hello \x1b[31m world"))}, "nothing was sent"},
 		{"directory", []string{t.TempDir()}, "not a regular file"},
 		{"missing", []string{filepath.Join(t.TempDir(), "nope.edi")}, "cannot read the file"},
 		{"no file", nil, "exactly one FILE"},
-		{"bad key", []string{uploadtest.WriteFile(t, "ok.edi", uploadtest.Orders("R", 1, "PO")), "--key", "bad key/ä"}, "--key"},
+		{"bad key", []string{orderstest.WriteFile(t, "ok.edi", orderstest.Orders("R", 1, "PO")), "--key", "bad key/ä"}, "--key"},
 		{"replay and new", []string{"x.edi", "--replay", "--new"}, "exclude each other"},
 		{"key and replay", []string{"x.edi", "--key", "k", "--replay"}, "with --key you choose"},
 	} {

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 )
 
 // TestUploadRefusesSpecialFiles: a FIFO (opening it would wait for a
@@ -46,7 +46,7 @@ func TestUploadRefusesSpecialFiles(t *testing.T) {
 	require.Empty(t, s.history(t))
 
 	link := filepath.Join(dir, "po-link.edi")
-	require.NoError(t, os.Symlink(uploadtest.WriteFile(t, "po.edi", uploadtest.Orders("REF9", 1, "PO-9")), link))
+	require.NoError(t, os.Symlink(orderstest.WriteFile(t, "po.edi", orderstest.Orders("REF9", 1, "PO-9")), link))
 	code, _, errOut := s.run(t, "", "upload", link)
 	require.Equal(t, exitOK, code, errOut)
 }

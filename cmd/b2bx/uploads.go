@@ -7,9 +7,8 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/export"
+	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/resend"
-	"github.com/nutrab2b/b2bx/upload"
 )
 
 func init() {
@@ -52,28 +51,28 @@ func runUploads(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, name, *asJSON, exitStorage, err)
 	}
-	l, err := upload.LoadLinked(ctx, store, t.ConnectionID, nil)
+	l, err := orders.LoadLinked(ctx, store, t.ConnectionID, nil)
 	if err != nil {
 		return fail(e, name, *asJSON, exitStorage, err)
 	}
-	attempts, err := upload.History(store, t.ConnectionID)
+	attempts, err := orders.History(store, t.ConnectionID)
 	if err != nil {
 		return fail(e, name, *asJSON, exitStorage, err)
 	}
 	rejected := map[string]bool{}
-	for _, r := range resend.Rejections(l) {
-		rejected[resend.FixesRef(r.Upload)] = true
+	for _, r := range orders.Rejections(l) {
+		rejected[orders.FixesRef(r.Upload)] = true
 	}
 	rows := make([]uploadsJSON, len(attempts))
 	for i, r := range attempts {
-		row := uploadsJSON{UploadRecord: r, ResendOf: resend.ResendText(hist, r), Rejected: r.UploadID != "" && rejected[r.UploadID]}
+		row := uploadsJSON{UploadRecord: r, ResendOf: orders.ResendText(hist, r), Rejected: r.UploadID != "" && rejected[r.UploadID]}
 		for k, u := range l.Uploads {
 			if u.UploadID != "" && u.UploadID == r.UploadID {
 				row.Answers = l.UploadText(k)
 			}
 		}
-		for _, f := range resend.FixedBy(hist, r) {
-			row.FixedBy = append(row.FixedBy, resend.FixesRef(f))
+		for _, f := range orders.FixedBy(hist, r) {
+			row.FixedBy = append(row.FixedBy, orders.FixesRef(f))
 		}
 		rows[i] = row
 	}

@@ -38,8 +38,8 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/export"
+	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/upload"
 )
 
 // TimelineFunc returns the timeline lines of a delivery or upload (the
@@ -109,7 +109,7 @@ func Write(ctx context.Context, o Options) (*Result, error) {
 	if fi, err := os.Stat(o.OutDir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("the output directory %s does not exist or is not a directory; nothing was written: create it or choose another with -o", termsafe.String(o.OutDir))
 	}
-	l, err := upload.LoadLinked(ctx, o.Store, o.ConnectionID, nil)
+	l, err := orders.LoadLinked(ctx, o.Store, o.ConnectionID, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +265,7 @@ func timeline(ctx context.Context, b *builder, o Options) {
 	}
 }
 
-// readPayload reads a regular file of at most upload.MaxSize bytes.
+// readPayload reads a regular file of at most orders.MaxSize bytes.
 func readPayload(path string) ([]byte, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -274,7 +274,7 @@ func readPayload(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", termsafe.String(path))
 	}
-	if fi.Size() > upload.MaxSize {
+	if fi.Size() > orders.MaxSize {
 		return nil, fmt.Errorf("%s has %d bytes, more than 16 MiB", termsafe.String(path), fi.Size())
 	}
 	return os.ReadFile(path)

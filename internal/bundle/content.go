@@ -12,9 +12,9 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/edi/explain"
+	"github.com/nutrab2b/b2bx/edi/pin"
+	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/resend"
-	"github.com/nutrab2b/b2bx/upload"
 )
 
 var safe = termsafe.String
@@ -63,7 +63,7 @@ func parse(path string) parsed {
 
 func sumOf(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
-func deliveryBundle(ctx context.Context, b *builder, o Options, l *upload.Linked, d *upload.Delivery, now time.Time) {
+func deliveryBundle(ctx context.Context, b *builder, o Options, l *orders.Linked, d *orders.Delivery, now time.Time) {
 	m := d.Stored.Meta
 	p := parse(d.Stored.Path)
 	readme, ids, checks, ans, exc := b.file("README.txt"), b.file("ids.txt"), b.file("checks.txt"), b.file("answers.txt"), b.file("excerpts.txt")
@@ -121,7 +121,7 @@ func deliveryBundle(ctx context.Context, b *builder, o Options, l *upload.Linked
 	fmt.Fprint(readme, filesNote)
 }
 
-func uploadBundle(ctx context.Context, b *builder, o Options, l *upload.Linked, hist []spool.UploadRecord, rec spool.UploadRecord, now time.Time) {
+func uploadBundle(ctx context.Context, b *builder, o Options, l *orders.Linked, hist []spool.UploadRecord, rec spool.UploadRecord, now time.Time) {
 	readme, ids, checks, ans, exc := b.file("README.txt"), b.file("ids.txt"), b.file("checks.txt"), b.file("answers.txt"), b.file("excerpts.txt")
 	header(readme, o, "upload "+safe(uploadRef(rec))+" (ORDERS "+safe(rec.BusinessID)+")", now)
 	fmt.Fprintln(readme, "What happened")
@@ -135,10 +135,10 @@ func uploadBundle(ctx context.Context, b *builder, o Options, l *upload.Linked, 
 	} else {
 		fmt.Fprintf(readme, "  The upload's outcome is %s.\n", rec.Outcome)
 	}
-	if t := resend.ResendText(hist, rec); t != "" {
+	if t := orders.ResendText(hist, rec); t != "" {
 		fmt.Fprintf(readme, "  It is a %s.\n", t)
 	}
-	for _, r := range resend.FixedBy(hist, rec) {
+	for _, r := range orders.FixedBy(hist, rec) {
 		fmt.Fprintf(readme, "  It was fixed and sent again as upload %s (key %s, %s at %s).\n", safe(r.UploadID), safe(r.Key), r.Outcome, stamp(r.Time))
 	}
 	fmt.Fprintf(ids, "connection          %s\nuploadId            %s\ninterchangeId       %s\nidempotencyKey      %s\ncorrelationId       %s\n",
@@ -153,7 +153,7 @@ func uploadBundle(ctx context.Context, b *builder, o Options, l *upload.Linked, 
 	fmt.Fprintln(checks, "Now, for this bundle:")
 	fmt.Fprintln(readme, "\nWhat b2bx checked for this bundle")
 	var sent parsed
-	if path, err := upload.SentFileContext(ctx, o.Store, rec); err != nil {
+	if path, err := orders.SentFileContext(ctx, o.Store, rec); err != nil {
 		sent.err = err
 		fmt.Fprintf(checks, "  the sent bytes: %s\n", safe(err.Error()))
 		fmt.Fprintf(readme, "  the sent bytes: %s\n", safe(err.Error()))
@@ -204,7 +204,7 @@ func checkStored(w *bytes.Buffer, p parsed, size int64, sha string) {
 
 // pinsOnUpload places the answer's errors on the upload's sent bytes.
 func pinsOnUpload(ctx context.Context, o Options, ans, exc *bytes.Buffer, rec spool.UploadRecord, answer *edi.Document) {
-	path, err := upload.SentFileContext(ctx, o.Store, rec)
+	path, err := orders.SentFileContext(ctx, o.Store, rec)
 	if err != nil {
 		fmt.Fprintf(ans, "  (the errors cannot be placed on the ORDERS: %s)\n", safe(err.Error()))
 		return
@@ -215,7 +215,7 @@ func pinsOnUpload(ctx context.Context, o Options, ans, exc *bytes.Buffer, rec sp
 }
 
 func pinsOn(ans, exc *bytes.Buffer, orders parsed, answer *edi.Document, label string) {
-	pins, _ := resend.Pins(orders.doc, answer)
+	pins, _ := pin.Pins(orders.doc, answer)
 	for k, p := range pins {
 		if k == maxExcerpts {
 			fmt.Fprintf(ans, "  ... and %d more errors (b2bx parse on the answer lists them all)\n", len(pins)-k)
@@ -252,7 +252,7 @@ func issueExcerpts(exc *bytes.Buffer, what string, p parsed) {
 	}
 }
 
-func uploadIndex(l *upload.Linked, rec spool.UploadRecord) int {
+func uploadIndex(l *orders.Linked, rec spool.UploadRecord) int {
 	for i, u := range l.Uploads {
 		if (rec.UploadID != "" && u.UploadID == rec.UploadID) || (rec.UploadID == "" && u.Key == rec.Key && u.SHA256 == rec.SHA256) {
 			return i
@@ -262,8 +262,8 @@ func uploadIndex(l *upload.Linked, rec spool.UploadRecord) int {
 }
 
 func findUpload(hist []spool.UploadRecord, id string) (spool.UploadRecord, bool) {
-	r, err := resend.FindUpload(hist, id)
+	r, err := orders.FindUpload(hist, id)
 	return r, err == nil
 }
 
-func uploadRef(r spool.UploadRecord) string { return resend.FixesRef(r) }
+func uploadRef(r spool.UploadRecord) string { return orders.FixesRef(r) }

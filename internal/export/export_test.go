@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient"
-	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 )
 
 var hostile = Table{Name: "mailbox", Columns: []string{"id", "note"}, Rows: [][]string{

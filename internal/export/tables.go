@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient"
-	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 )
 
 func stamp(t time.Time) string {

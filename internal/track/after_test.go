@@ -24,7 +24,7 @@ func TestIndexAfter(t *testing.T) {
 	require.NoError(t, err)
 
 	// no index yet: nothing is built behind the person's back
-	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", ordersIC("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
 	require.NoError(t, IndexAfter(t.Context(), env, dir, "conn-a"))
 	x := openIndex(t, dir, &clock{t: t0}, nil)
 	require.NotEmpty(t, x.NeedsRebuild(), "the first build is left to a sync")
@@ -32,7 +32,7 @@ func TestIndexAfter(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, x.NeedsRebuild())
 
-	uploaded(t, s, "conn-a", "ICR0002", "PO-4712", orders("ICR0002", "PO-4712"), t0.Add(time.Minute), spool.OutcomeAccepted)
+	uploaded(t, s, "conn-a", "ICR0002", "PO-4712", ordersIC("ICR0002", "PO-4712"), t0.Add(time.Minute), spool.OutcomeAccepted)
 	require.NoError(t, IndexAfter(t.Context(), env, dir, "conn-a"))
 	r := mustFind(t, x, "po:PO-4712")
 	require.Len(t, r.Conversations, 1, "the upload is indexed without a sync")
@@ -54,7 +54,7 @@ func TestTimelineOf(t *testing.T) {
 	s, err := spool.Open(dir)
 	require.NoError(t, err)
 	x := openIndex(t, dir, &clock{t: t0}, nil)
-	rec := uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	rec := uploaded(t, s, "conn-a", "ICR0001", "PO-4711", ordersIC("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
 	store(t, s, "conn-a", "d1", "CONTRL", contrl("CTL1", "ICR0001", true), t0.Add(time.Minute), true)
 	_, err = x.Sync(t.Context())
 	require.NoError(t, err)

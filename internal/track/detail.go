@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/nutrab2b/b2bx/edi/answers"
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/answers"
 )
 
 // The detail column holds what linking (the rules of package answers) and

@@ -8,15 +8,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nutrab2b/b2bx/edi/answers"
+	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
-	"github.com/nutrab2b/b2bx/apiclient/events"
-	"github.com/nutrab2b/b2bx/upload"
+	"github.com/nutrab2b/b2bx/edi/answers"
+	"github.com/nutrab2b/b2bx/internal/orders"
 )
 
 // maxRead bounds a stored file the index parses: the Partner API's limit.
-const maxRead = upload.MaxSize
+const maxRead = orders.MaxSize
 
 // docKeys adds the keys of a parsed interchange file: UNB control
 // references and parties, UNH references, NAD party IDs, order numbers
@@ -190,7 +190,7 @@ func uploadItems(ctx context.Context, conn string, hist []spool.UploadRecord, se
 				k.add(key.Kind, key.Value)
 			}
 		}
-		it.Detail = mustJSON(uploadDetail{Upload: upload.UploadOf(r), SHA256: r.SHA256, File: r.File, HTTP: r.HTTPStatus,
+		it.Detail = mustJSON(uploadDetail{Upload: orders.UploadOf(r), SHA256: r.SHA256, File: r.File, HTTP: r.HTTPStatus,
 			Corr: r.CorrelationID, Error: r.ErrorCode})
 		it.Keys = k.keys
 		out = append(out, it)

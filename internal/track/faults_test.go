@@ -118,9 +118,9 @@ func TestQueriesAreParameterised(t *testing.T) {
 	require.NoError(t, err)
 	hostile := []string{"PO'1", "PO;1", "100%", "A_B", "X*Y", "N\x00L", `"; DROP TABLE track_items; --`}
 	for i, h := range hostile {
-		uploaded(t, s, "conn-a", fmt.Sprintf("R%d", i), h, orders(fmt.Sprintf("R%d", i), "PLAIN"), t0.Add(time.Duration(i)*time.Minute), spool.OutcomeAccepted)
+		uploaded(t, s, "conn-a", fmt.Sprintf("R%d", i), h, ordersIC(fmt.Sprintf("R%d", i), "PLAIN"), t0.Add(time.Duration(i)*time.Minute), spool.OutcomeAccepted)
 	}
-	uploaded(t, s, "conn-a", "RX", "AXB", orders("RX", "AXB"), t0, spool.OutcomeAccepted)
+	uploaded(t, s, "conn-a", "RX", "AXB", ordersIC("RX", "AXB"), t0, spool.OutcomeAccepted)
 	x := openIndex(t, dir, &clock{t: t0}, nil)
 	_, err = x.Sync(t.Context())
 	require.NoError(t, err)

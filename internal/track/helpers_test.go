@@ -27,8 +27,8 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-// orders is an interchange with one ORDERS for doc, control reference ref.
-func orders(ref, doc string) []byte {
+// ordersIC is an interchange with one ORDERS for doc, control reference ref.
+func ordersIC(ref, doc string) []byte {
 	return fmt.Appendf(nil, "UNA:+.? 'UNB+UNOC:3+%s:14+%s:14+260312:1030+%s'UNH+M1+ORDERS:D:96A:UN'BGM+220+%s+9'"+
 		"DTM+137:20260312:102'NAD+BY+%s::9'NAD+SU+%s::9'LIN+1++4000862141404:SRS'QTY+21:10'UNS+S'UNT+9+M1'UNZ+1+%s'",
 		buyer, supplier, ref, doc, buyer, supplier, ref)

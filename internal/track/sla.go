@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nutrab2b/b2bx/edi/answers"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/edi/answers"
 )
 
 // SLA is how long a partner has to answer an accepted upload.

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nutrab2b/b2bx/edi/answers"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/answers"
 	"github.com/nutrab2b/b2bx/edi/explain"
+	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/upload"
 )
 
 // Screen names what a timeline step opens in the app.
@@ -252,7 +252,7 @@ func (x *Index) ordrspChanges(ctx context.Context, up *Item, payload string, msg
 		return []string{"cannot compare with the order: " + safe(err.Error())}
 	}
 	rec := spool.UploadRecord{ConnectionID: up.Conn, SHA256: d.SHA256, File: d.File, Key: d.Key}
-	diffs, err := upload.CompareAnswer(ctx, store, rec, payload)
+	diffs, err := orders.CompareAnswer(ctx, store, rec, payload)
 	if err != nil {
 		return []string{"cannot compare with the order: " + safe(err.Error())}
 	}

@@ -18,7 +18,7 @@ func TestTimelineOrderWithFakeClock(t *testing.T) {
 	s.SetClock(c.now)
 	at := func(d time.Duration) time.Time { c.t = t0.Add(d); return c.t }
 
-	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), at(0), spool.OutcomeAccepted)
+	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", ordersIC("ICR0001", "PO-4711"), at(0), spool.OutcomeAccepted)
 	// the CONTRL was refused once (hash mismatch), then stored and acknowledged
 	require.NoError(t, s.NoteSeen(spool.SeenRecord{Time: at(3 * time.Minute), ConnectionID: "conn-a", DeliveryAttemptID: "d-c", MessageType: "CONTRL",
 		State: spool.SeenRefused, Checks: []string{"hash vs header"}}))
@@ -89,7 +89,7 @@ func TestTimelineStepsOfADeliveryKeepTheirOrder(t *testing.T) {
 	require.NoError(t, err)
 	c := &clock{t: t0.Add(3 * time.Second)} // this machine stores 3 s after the server's clock
 	s.SetClock(c.now)
-	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", ordersIC("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
 	store(t, s, "conn-a", "d1", "CONTRL", contrl("C1", "ICR0001", false), t0.Add(time.Second), false)
 	_, err = s.MarkAcknowledged("conn-a", "d1", "rc-1", t0.Add(2*time.Second)) // the server's receipt time
 	require.NoError(t, err)

@@ -19,12 +19,12 @@ func world(t *testing.T) (string, *spool.Store) {
 	dir := t.TempDir()
 	s, err := spool.Open(dir)
 	require.NoError(t, err)
-	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", ordersIC("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
 	store(t, s, "conn-a", "d-contrl-1", "CONTRL", contrl("CTL1", "ICR0001", false), t0.Add(2*time.Minute), true)
 	store(t, s, "conn-a", "d-ordrsp-1", "ORDRSP", ordrsp("RSP1", "PO-4711"), t0.Add(3*time.Hour), true)
-	uploaded(t, s, "conn-b", "ICR0002", "PO-4712", orders("ICR0002", "PO-4712"), t0.Add(time.Hour), spool.OutcomeAccepted)
+	uploaded(t, s, "conn-b", "ICR0002", "PO-4712", ordersIC("ICR0002", "PO-4712"), t0.Add(time.Hour), spool.OutcomeAccepted)
 	store(t, s, "conn-b", "d-contrl-2", "CONTRL", contrl("CTL2", "ICR0002", true), t0.Add(time.Hour+time.Minute), false)
-	uploaded(t, s, "conn-b", "ICR0003", "PO-4713", orders("ICR0003", "PO-4713"), t0.Add(2*time.Hour), spool.OutcomeAccepted)
+	uploaded(t, s, "conn-b", "ICR0003", "PO-4713", ordersIC("ICR0003", "PO-4713"), t0.Add(2*time.Hour), spool.OutcomeAccepted)
 	return dir, s
 }
 
@@ -80,7 +80,7 @@ func TestFindAcrossConnections(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, r.Conversations, 2)
 	// ... and to its items, even where an order lives on both
-	uploaded(t, s, "conn-b", "ICR0009", "PO-4711", orders("ICR0009", "PO-4711"), t0.Add(5*time.Hour), spool.OutcomeAccepted)
+	uploaded(t, s, "conn-b", "ICR0009", "PO-4711", ordersIC("ICR0009", "PO-4711"), t0.Add(5*time.Hour), spool.OutcomeAccepted)
 	_, err = x.Sync(t.Context())
 	require.NoError(t, err)
 	q, _ = ParseQuery("po:PO-4711")
@@ -149,7 +149,7 @@ func TestRebuildEqualsIncremental(t *testing.T) {
 	// incremental: sync after every change, as the CLI does
 	steps := []func(){
 		func() {
-			uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+			uploaded(t, s, "conn-a", "ICR0001", "PO-4711", ordersIC("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
 		},
 		func() {
 			store(t, s, "conn-a", "d1", "CONTRL", contrl("CTL1", "ICR0001", false), t0.Add(time.Minute), false)
@@ -197,7 +197,7 @@ func TestIndexStoredEqualsRebuild(t *testing.T) {
 	require.NoError(t, err)
 	c := &clock{t: t0}
 	x := openIndex(t, dir, c, nil)
-	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", ordersIC("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
 	_, err = x.Sync(t.Context())
 	require.NoError(t, err)
 	st := store(t, s, "conn-a", "d1", "CONTRL", contrl("CTL1", "ICR0001", false), t0.Add(time.Minute), false)
@@ -317,12 +317,12 @@ func TestIndexHistoryEqualsRebuild(t *testing.T) {
 	store(t, s, "conn-a", "d1", "CONTRL", contrl("CTL1", "ICR0001", false), t0.Add(time.Minute), true)
 	_, err = x.Sync(t.Context())
 	require.NoError(t, err)
-	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", orders("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	uploaded(t, s, "conn-a", "ICR0001", "PO-4711", ordersIC("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
 	require.NoError(t, x.IndexHistory(t.Context(), dir, "conn-a"))
 	r := mustFind(t, x, "po:PO-4711")
 	require.Len(t, r.Conversations, 1)
 	require.Len(t, r.Conversations[0].Items, 2, "the upload, and the CONTRL it bridges to")
-	uploaded(t, s, "conn-a", "ICR0002", "PO-4712", orders("ICR0002", "PO-4712"), t0.Add(time.Hour), spool.OutcomeAccepted)
+	uploaded(t, s, "conn-a", "ICR0002", "PO-4712", ordersIC("ICR0002", "PO-4712"), t0.Add(time.Hour), spool.OutcomeAccepted)
 	require.NoError(t, x.IndexHistory(t.Context(), dir, "conn-a"))
 	inc := dump(t, x)
 	_, err = x.Rebuild(t.Context(), "test")

@@ -10,14 +10,14 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/nutrab2b/b2bx/edi/answers"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/edi/answers"
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab/table"
 	"github.com/nutrab2b/b2bx/tui/fix"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // answersScreen (H) shows the connection's accepted uploads, newest

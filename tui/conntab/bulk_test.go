@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/tui/conntab/table"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // TestBulkProcessPreviewThenRun: P with marked rows shows the plan and

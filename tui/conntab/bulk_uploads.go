@@ -9,11 +9,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/bulk"
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/resend"
 	"github.com/nutrab2b/b2bx/tui/common"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // toggleMark is space on the uploads screen: mark the selected upload.
@@ -76,7 +74,7 @@ type clearMarksMsg struct{}
 // bulkUploadReq is y on the uploads preview: send the steps in order.
 type bulkUploadReq struct {
 	msgBase
-	steps []bulk.UploadStep
+	steps []up.UploadStep
 }
 
 // previewUploads is R (replay) and S (resend as new orders) with marked
@@ -89,22 +87,22 @@ func (a answersScreen) previewUploads(asNew bool) tea.Cmd {
 	}
 	l := a.linked
 	rejected := map[string]bool{}
-	for _, r := range resend.Rejections(l) {
+	for _, r := range up.Rejections(l) {
 		rejected[strings.ToLower(r.Upload.SHA256)] = true
 	}
 	store, conn, tab, c := a.store, marked[0].ConnectionID, a.tab, a.c
-	mode, title := bulk.Replay, "Replay the marked uploads"
+	mode, title := up.Replay, "Replay the marked uploads"
 	if asNew {
-		mode, title = bulk.Resend, "Resend the marked uploads as new orders"
+		mode, title = up.Resend, "Resend the marked uploads as new orders"
 	}
 	return func() tea.Msg { // the history is read here, off Update
 		hist, err := up.History(store, conn)
 		if err != nil {
 			return common.Info{Text: "the upload history cannot be read: " + capText(termsafe.String(err.Error())), Err: true}
 		}
-		steps := bulk.UploadPlan(marked, bulk.UploadInput{History: hist,
+		steps := up.UploadPlan(marked, up.UploadInput{History: hist,
 			Rejected: func(sha string) bool { return rejected[strings.ToLower(sha)] }}, mode)
-		p := previewScreen{c: c, title: title, lines: bulk.UploadPreview(steps)}
+		p := previewScreen{c: c, title: title, lines: up.UploadPreview(steps)}
 		for _, st := range steps {
 			if st.Key != "" {
 				p.yes = bulkUploadReq{msgBase: msgBase{tab: tab}, steps: steps}
@@ -127,8 +125,8 @@ func (m Model) runBulkUploads(req bulkUploadReq) (Model, tea.Cmd) {
 	reqID, ctx := m.stack.Prepare(context.Background(), "sending the marked uploads")
 	conn, tab, c := m.conn, m.id, m.c
 	return m, func() tea.Msg {
-		lines := sendSteps(ctx, req.steps, func(ctx context.Context, st bulk.UploadStep) (*up.Outcome, error) {
-			return bulk.SendStep(ctx, conn.Spool, conn.Client, conn.Target.ConnectionID, st)
+		lines := sendSteps(ctx, req.steps, func(ctx context.Context, st up.UploadStep) (*up.Outcome, error) {
+			return up.SendStep(ctx, conn.Spool, conn.Client, conn.Target.ConnectionID, st)
 		})
 		return common.Opened{Tab: tab, Req: reqID, Screen: previewScreen{c: c, title: "Marked uploads sent", lines: lines, reload: true}}
 	}
@@ -136,7 +134,7 @@ func (m Model) runBulkUploads(req bulkUploadReq) (Model, tea.Cmd) {
 
 // sendSteps runs the steps in order, refused ones skipped, until the
 // first that fails, and says what each got.
-func sendSteps(ctx context.Context, steps []bulk.UploadStep, send func(context.Context, bulk.UploadStep) (*up.Outcome, error)) []string {
+func sendSteps(ctx context.Context, steps []up.UploadStep, send func(context.Context, up.UploadStep) (*up.Outcome, error)) []string {
 	var lines []string
 	for i, st := range steps {
 		what := fmt.Sprintf("%d. %s", i+1, termsafe.String(st.Record.BusinessID))

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/tui/common"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // DiffOpened prepares the diff screen of the ORDRSP at ordrsp against the

@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/worker"
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/tui/fix"
 	"github.com/nutrab2b/b2bx/tui/upload"
 	"github.com/nutrab2b/b2bx/tui/viewer"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // fixEditor is the shipped EDITOR script that corrects the buyer GLN.

@@ -7,10 +7,10 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/tui/common"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // links is what the tab knows about its uploads and the answers among

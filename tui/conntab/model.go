@@ -25,12 +25,12 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab/table"
 	"github.com/nutrab2b/b2bx/tui/fix"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // DefaultPageSize is the page size a tab starts with (the server's default).

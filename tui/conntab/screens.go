@@ -9,12 +9,12 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/fix"
 	"github.com/nutrab2b/b2bx/tui/upload"
 	"github.com/nutrab2b/b2bx/tui/viewer"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // The tab's stack (Model.stack) holds the screens over its mailbox: the

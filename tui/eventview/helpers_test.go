@@ -10,7 +10,9 @@ import (
 )
 
 // testdata is a file of the events package's fixtures.
-func testdata(name string) string { return filepath.Join("..", "..", "apiclient", "events", "testdata", name) }
+func testdata(name string) string {
+	return filepath.Join("..", "..", "apiclient", "events", "testdata", name)
+}
 
 // testCommon has NO_COLOR styles: any escape byte in a view comes from
 // the data, and the selected row must show its marker.

@@ -10,9 +10,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
 )
 
 const liveSecret = "whsec_live-CANARY-e1f0"

@@ -17,28 +17,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nutrab2b/b2bx/edi/pin"
 	"os"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
-	"github.com/nutrab2b/b2bx/resend"
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/viewer"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // Rejection is the answer that rejects upload rec among l's linked
 // answers, if one does.
-func Rejection(l *up.Linked, rec spool.UploadRecord) (resend.Rejection, bool) {
+func Rejection(l *up.Linked, rec spool.UploadRecord) (up.Rejection, bool) {
 	if l == nil {
-		return resend.Rejection{}, false
+		return up.Rejection{}, false
 	}
-	for _, r := range resend.Rejections(l) {
+	for _, r := range up.Rejections(l) {
 		if same(r.Upload, rec) {
 			return r, true
 		}
 	}
-	return resend.Rejection{}, false
+	return up.Rejection{}, false
 }
 
 // same reports whether two history records are one upload attempt.
@@ -49,10 +49,10 @@ func same(a, b spool.UploadRecord) bool {
 // Source is what the fix flow reads for one rejected upload: the bytes
 // that were sent and the pins of the rejecting answer on them.
 type Source struct {
-	Rejection resend.Rejection
+	Rejection up.Rejection
 	SentPath  string
 	Sent      []byte
-	Pins      []resend.Pin
+	Pins      []pin.Pin
 }
 
 // Load reads the sent bytes of rec and pins the rejecting answer's
@@ -86,8 +86,8 @@ func Load(ctx context.Context, store *spool.Store, l *up.Linked, rec spool.Uploa
 	if err != nil {
 		return nil, fmt.Errorf("the rejecting answer cannot be parsed: %w", err)
 	}
-	pins, err := resend.Pins(orders, adoc)
-	if err != nil && !errors.Is(err, resend.ErrOtherInterchange) {
+	pins, err := pin.Pins(orders, adoc)
+	if err != nil && !errors.Is(err, pin.ErrOtherInterchange) {
 		return nil, err
 	}
 	return &Source{Rejection: rej, SentPath: path, Sent: sent, Pins: pins}, nil

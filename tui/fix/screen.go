@@ -3,6 +3,7 @@ package fix
 import (
 	"context"
 	"fmt"
+	"github.com/nutrab2b/b2bx/edi/pin"
 	"os/exec"
 	"strings"
 
@@ -12,18 +13,17 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/clip"
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
-	"github.com/nutrab2b/b2bx/resend"
 	"github.com/nutrab2b/b2bx/tui/common"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // Backend is the domain calls the flow makes (a seam for tests).
 type Backend interface {
 	// Prepare reads the rejected upload and writes its work copy.
 	Prepare(ctx context.Context, rec spool.UploadRecord) (*Source, string, error)
-	// Review reviews the edited work copy (resend.ReviewFix).
-	Review(ctx context.Context, src *Source, rec spool.UploadRecord, path string) (*resend.Review, error)
+	// Review reviews the edited work copy (up.ReviewFix).
+	Review(ctx context.Context, src *Source, rec spool.UploadRecord, path string) (*up.Review, error)
 	// Send uploads the fix under the plan's key.
 	Send(ctx context.Context, p *up.Plan) (*up.Outcome, error)
 }
@@ -43,12 +43,12 @@ func (d domain) Prepare(ctx context.Context, rec spool.UploadRecord) (*Source, s
 	if err != nil {
 		return nil, "", err
 	}
-	path, err := resend.NewWorkCopy(resend.WorkDir(d.conn.Spool, rec.ConnectionID), rec, src.Sent)
+	path, err := up.NewWorkCopy(up.WorkDir(d.conn.Spool, rec.ConnectionID), rec, src.Sent)
 	return src, path, err
 }
 
-func (d domain) Review(ctx context.Context, src *Source, rec spool.UploadRecord, path string) (*resend.Review, error) {
-	return resend.ReviewFix(ctx, d.conn.Spool, d.l, rec, src.Sent, path, src.Pins)
+func (d domain) Review(ctx context.Context, src *Source, rec spool.UploadRecord, path string) (*up.Review, error) {
+	return up.ReviewFix(ctx, d.conn.Spool, d.l, rec, src.Sent, path, src.Pins)
 }
 
 func (d domain) Send(ctx context.Context, p *up.Plan) (*up.Outcome, error) {
@@ -82,7 +82,7 @@ type Model struct {
 	stage  stage
 	src    *Source
 	path   string // the work copy
-	review *resend.Review
+	review *up.Review
 	out    *up.Outcome
 	err    error // the last step's failure, shown; the flow may go on
 }
@@ -96,7 +96,7 @@ type (
 	}
 	editedMsg   struct{ err error }
 	reviewedMsg struct {
-		r   *resend.Review
+		r   *up.Review
 		err error
 	}
 	sentMsg struct {
@@ -152,7 +152,7 @@ func (m Model) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 // edit hands the terminal to the editor on the work copy.
 func (m Model) edit() (Model, tea.Cmd) {
 	m.stage, m.err = stageEditing, nil
-	args := resend.EditorArgs(m.getenv, m.path)
+	args := up.EditorArgs(m.getenv, m.path)
 	c := exec.Command(args[0], args[1:]...)
 	return m, func() tea.Msg {
 		return common.Exec{Cmd: c, Done: func(err error) tea.Msg { return editedMsg{err} }}
@@ -345,7 +345,7 @@ func (m Model) reviewLines() []string {
 	return append(lines, "", s.Key.Render("y")+" send the fix · "+s.Key.Render("E")+" edit again · "+s.Key.Render("esc")+" leave, nothing sent")
 }
 
-func (m Model) srcPins() []resend.Pin {
+func (m Model) srcPins() []pin.Pin {
 	if m.src == nil {
 		return nil
 	}

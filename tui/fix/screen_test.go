@@ -2,6 +2,7 @@ package fix
 
 import (
 	"context"
+	"github.com/nutrab2b/b2bx/edi/pin"
 	"os/exec"
 	"strings"
 	"testing"
@@ -10,22 +11,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/resend"
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/tui/common"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // fakeBackend records what the flow asks.
 type fakeBackend struct {
-	review *resend.Review
+	review *up.Review
 	sent   []*up.Plan
 }
 
 func (f *fakeBackend) Prepare(context.Context, spool.UploadRecord) (*Source, string, error) {
-	return &Source{Pins: []resend.Pin{{Source: "CONTRL", Segment: 6, Text: "NAD wrong"}}}, "/work/PO-1-fix.edi", nil
+	return &Source{Pins: []pin.Pin{{Source: "CONTRL", Segment: 6, Text: "NAD wrong"}}}, "/work/PO-1-fix.edi", nil
 }
 
-func (f *fakeBackend) Review(context.Context, *Source, spool.UploadRecord, string) (*resend.Review, error) {
+func (f *fakeBackend) Review(context.Context, *Source, spool.UploadRecord, string) (*up.Review, error) {
 	return f.review, nil
 }
 
@@ -54,7 +54,7 @@ func step(t *testing.T, m common.Screen, cmd tea.Cmd) (common.Screen, tea.Msg) {
 }
 
 func TestFlowEditsReviewsAndSendsOnY(t *testing.T) {
-	be := &fakeBackend{review: &resend.Review{Preflight: &up.Preflight{SHA256: "ab"}, Plan: &up.Plan{Key: "S:PO-1:orders:2", Fixes: "u-1"}}}
+	be := &fakeBackend{review: &up.Review{Preflight: &up.Preflight{SHA256: "ab"}, Plan: &up.Plan{Key: "S:PO-1:orders:2", Fixes: "u-1"}}}
 	var m common.Screen = New(testCommon(), 3, be, spool.UploadRecord{Key: "S:PO-1:orders:1", UploadID: "u-1"}, func(k string) string {
 		return map[string]string{"EDITOR": "my-editor --wait"}[k]
 	})
@@ -78,8 +78,8 @@ func TestFlowEditsReviewsAndSendsOnY(t *testing.T) {
 }
 
 func TestFlowRefusedAndEditorFailure(t *testing.T) {
-	be := &fakeBackend{review: &resend.Review{Preflight: &up.Preflight{SHA256: "ab"}, Unchanged: true,
-		Plan: &up.Plan{Key: "S:PO-1:orders:2"}, Refused: &resend.SameAsRejectedError{}}}
+	be := &fakeBackend{review: &up.Review{Preflight: &up.Preflight{SHA256: "ab"}, Unchanged: true,
+		Plan: &up.Plan{Key: "S:PO-1:orders:2"}, Refused: &up.SameAsRejectedError{}}}
 	var m common.Screen = New(testCommon(), 3, be, spool.UploadRecord{Key: "k1"}, func(string) string { return "" })
 	m, msg := step(t, m, m.(Model).Init())
 	e := msg.(common.Exec)

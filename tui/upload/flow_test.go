@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 )
 
 // harness stands in for the tab hosting the screen: it quits when the
@@ -96,7 +96,7 @@ func send(tm *teatest.TestModel, keys ...string) {
 // same key and the partner has one order.
 func TestFlowUploadReplay(t *testing.T) {
 	e := newSimEnv(t)
-	e.file(t, "po.edi", uploadtest.Orders("REF1", 7, "PO-4711"))
+	e.file(t, "po.edi", orderstest.Orders("REF1", 7, "PO-4711"))
 	tm, f := startFlow(t, e, Options{})
 
 	waitFor(t, tm, "po.edi")
@@ -134,7 +134,7 @@ func TestFlowUploadReplay(t *testing.T) {
 // simulator's inbox never sees a request and the history stays empty.
 func TestFlowBlockedPreflightSendsNothing(t *testing.T) {
 	e := newSimEnv(t)
-	two := append(uploadtest.Orders("R1", 1, "PO-1"), uploadtest.Orders("R2", 1, "PO-2")...)
+	two := append(orderstest.Orders("R1", 1, "PO-1"), orderstest.Orders("R2", 1, "PO-2")...)
 	tm, f := startFlow(t, e, Options{Path: e.file(t, "two.edi", two)})
 
 	waitFor(t, tm, "blocked:", "contains 2 interchanges")

@@ -24,9 +24,8 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/resend"
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/tui/common"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // Extensions are the file types the picker offers until `a` shows all.
@@ -71,7 +70,7 @@ func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
 	if lerr != nil {
 		return p, nil // no linked answers to check against: as before the rule
 	}
-	if gerr := resend.Guard(l, p.Preflight.SHA256, nil, false); gerr != nil {
+	if gerr := up.Guard(l, p.Preflight.SHA256, nil, false); gerr != nil {
 		return nil, fmt.Errorf("%w (H, then E on the rejected upload, fixes it and sends it with a new key)", gerr)
 	}
 	return p, nil

@@ -6,8 +6,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 	"github.com/nutrab2b/b2bx/tui/common/commontest"
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
 )
 
 // TestSentTellsTheTab: once a send's outcome is recorded, the screen
@@ -15,7 +15,7 @@ import (
 // updates the tracking index.
 func TestSentTellsTheTab(t *testing.T) {
 	e := newSimEnv(t)
-	m := e.open(t, Options{Path: e.file(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-4711"))})
+	m := e.open(t, Options{Path: e.file(t, "po.edi", orderstest.Orders("REF1", 1, "PO-4711"))})
 	m, send := m.Update(keyMsg("y"))
 	require.NotNil(t, send)
 	var sent tea.Msg

@@ -10,9 +10,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
-	up "github.com/nutrab2b/b2bx/upload"
 )
 
 // planMsg is the pre-flight and key plan of a file.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/upload/uploadtest"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 )
 
 const genKey = "4012345000009:PO-4711:orders:1"
@@ -16,7 +16,7 @@ const genKey = "4012345000009:PO-4711:orders:1"
 func TestPickerTypesAndSelect(t *testing.T) {
 	e := newSimEnv(t)
 	e.file(t, "a-notes.md", []byte("hello"))
-	e.file(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-4711"))
+	e.file(t, "po.edi", orderstest.Orders("REF1", 1, "PO-4711"))
 	m := e.open(t, Options{})
 	require.Equal(t, stagePick, m.stage)
 	v := m.View()
@@ -49,7 +49,7 @@ func TestPickerTypesAndSelect(t *testing.T) {
 
 func TestBlockedPreflightSendsNothing(t *testing.T) {
 	e := newSimEnv(t)
-	two := append(uploadtest.Orders("R1", 1, "PO-1"), uploadtest.Orders("R2", 1, "PO-2")...)
+	two := append(orderstest.Orders("R1", 1, "PO-1"), orderstest.Orders("R2", 1, "PO-2")...)
 	for _, tc := range []struct{ name, want string }{
 		{"empty.edi", "is empty: nothing to upload"},
 		{"two.edi", "contains 2 interchanges"},
@@ -88,7 +88,7 @@ func TestUnreadableFile(t *testing.T) {
 
 func TestSendAcceptedThenChoice(t *testing.T) {
 	e := newSimEnv(t)
-	po := e.file(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-4711"))
+	po := e.file(t, "po.edi", orderstest.Orders("REF1", 1, "PO-4711"))
 	m := e.open(t, Options{Path: po})
 	require.Equal(t, genKey, m.plan.Key)
 	require.Contains(t, m.View(), "first upload for this sender and business id")
@@ -147,7 +147,7 @@ func TestWarningsNeedConfirmation(t *testing.T) {
 
 func TestEditKeyValidatedLive(t *testing.T) {
 	e := newSimEnv(t)
-	m := e.open(t, Options{Path: e.file(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-4711"))})
+	m := e.open(t, Options{Path: e.file(t, "po.edi", orderstest.Orders("REF1", 1, "PO-4711"))})
 	m = press(t, m, "e")
 	require.True(t, m.Capturing(), "the key input takes every key")
 	require.Contains(t, m.View(), "key: "+genKey)
@@ -182,7 +182,7 @@ func TestEditKeyValidatedLive(t *testing.T) {
 
 func TestNetworkFailureOffersRetryWithSameKey(t *testing.T) {
 	e := newSimEnv(t)
-	m := e.open(t, Options{Path: e.file(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-4711"))})
+	m := e.open(t, Options{Path: e.file(t, "po.edi", orderstest.Orders("REF1", 1, "PO-4711"))})
 	e.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointInbox, DropResponse: true})
 	m = press(t, m, "y")
 	require.Equal(t, stageResult, m.stage)
@@ -205,7 +205,7 @@ func TestNetworkFailureOffersRetryWithSameKey(t *testing.T) {
 
 func TestErrorResultShowsCodeAndAction(t *testing.T) {
 	e := newSimEnv(t)
-	m := e.open(t, Options{Path: e.file(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-4711"))})
+	m := e.open(t, Options{Path: e.file(t, "po.edi", orderstest.Orders("REF1", 1, "PO-4711"))})
 	e.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointInbox, Status: 409})
 	m = press(t, m, "y")
 	v := strings.ReplaceAll(m.View(), "\n", " ")
@@ -220,7 +220,7 @@ func TestErrorResultShowsCodeAndAction(t *testing.T) {
 
 func TestStaleResultsDropped(t *testing.T) {
 	e := newSimEnv(t)
-	po := e.file(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-4711"))
+	po := e.file(t, "po.edi", orderstest.Orders("REF1", 1, "PO-4711"))
 	m := e.open(t, Options{})
 	m, cmd := m.startPlan(po)
 	require.Equal(t, stagePlanning, m.stage)
@@ -249,7 +249,7 @@ func TestHistoryView(t *testing.T) {
 	m = press(t, m, "H")
 	require.Contains(t, m.View(), "choose a file", "H again closes the history")
 
-	m = e.open(t, Options{Path: e.file(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-4711"))})
+	m = e.open(t, Options{Path: e.file(t, "po.edi", orderstest.Orders("REF1", 1, "PO-4711"))})
 	m = press(t, m, "y", "H")
 	v := m.View()
 	up := e.sim.Uploads(testConn)[0]
@@ -269,7 +269,7 @@ func TestHistoryView(t *testing.T) {
 func TestHostileNamesAndText(t *testing.T) {
 	e := newSimEnv(t)
 	name := "po\x1b]0;owned\x07\u202e.edi"
-	p := e.file(t, name, uploadtest.Orders("REF1", 1, "PO-4711"))
+	p := e.file(t, name, orderstest.Orders("REF1", 1, "PO-4711"))
 	e.file(t, "x\x1b[2J.edi", nil)
 	m := e.open(t, Options{})
 	frames := []string{m.View()}
@@ -301,7 +301,7 @@ func TestHelpFollowsStage(t *testing.T) {
 	}
 	m := e.open(t, Options{})
 	require.Equal(t, "enter a H esc", names(m))
-	po := e.file(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-4711"))
+	po := e.file(t, "po.edi", orderstest.Orders("REF1", 1, "PO-4711"))
 	m = e.open(t, Options{Path: po})
 	require.Equal(t, "y/enter e H esc", names(m))
 	m = press(t, m, "e")
@@ -317,12 +317,12 @@ func TestHelpFollowsStage(t *testing.T) {
 // and a network error keeps its correlation ID (wrapped, not cut).
 func TestLongTextsWrap(t *testing.T) {
 	e := newSimEnv(t)
-	two := append(uploadtest.Orders("R1", 1, "PO-1"), uploadtest.Orders("R2", 1, "PO-2")...)
+	two := append(orderstest.Orders("R1", 1, "PO-1"), orderstest.Orders("R2", 1, "PO-2")...)
 	m := e.open(t, Options{Path: e.file(t, "two.edi", two)}).SetSize(80, 24)
 	v := strings.Join(strings.Fields(m.View()), " ")
 	require.Contains(t, v, "split the file at each UNB and upload them one by one")
 
-	m = e.open(t, Options{Path: e.file(t, "po.edi", uploadtest.Orders("REF1", 1, "PO-1"))}).SetSize(80, 24)
+	m = e.open(t, Options{Path: e.file(t, "po.edi", orderstest.Orders("REF1", 1, "PO-1"))}).SetSize(80, 24)
 	e.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointInbox, DropResponse: true})
 	m = press(t, m, "y")
 	corr := m.out.Record.CorrelationID

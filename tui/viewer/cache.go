@@ -5,7 +5,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/edi/explain"
-	"github.com/nutrab2b/b2bx/resend"
+	"github.com/nutrab2b/b2bx/edi/pin"
 )
 
 // cache holds what the viewer computes once per source and reuses across
@@ -19,7 +19,7 @@ type cache struct {
 
 	bySeg []int32 // indexes into Document.Issues, by segment
 
-	pins      []resend.Pin  // the partner's errors pinned on the document
+	pins      []pin.Pin     // the partner's errors pinned on the document
 	pinsBySeg map[int][]int // indexes into pins, by segment
 
 	descIndex int

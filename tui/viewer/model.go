@@ -19,7 +19,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/edi"
-	"github.com/nutrab2b/b2bx/resend"
+	"github.com/nutrab2b/b2bx/edi/pin"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -31,9 +31,9 @@ type Options struct {
 	// Keys replaces DefaultKeyMap.
 	Keys *KeyMap
 	// Pins are a partner's CONTRL/APERAK errors placed on this document
-	// (resend.Pins): their segments are marked in the list (PinMark) and
+	// (pin.Pins): their segments are marked in the list (PinMark) and
 	// explained in the detail pane, and the viewer opens on the first.
-	Pins []resend.Pin
+	Pins []pin.Pin
 }
 
 // focusArea is which list gets the movement keys.

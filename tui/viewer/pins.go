@@ -3,8 +3,8 @@ package viewer
 import (
 	"strconv"
 
+	"github.com/nutrab2b/b2bx/edi/pin"
 	"github.com/nutrab2b/b2bx/internal/human"
-	"github.com/nutrab2b/b2bx/resend"
 )
 
 // PinMark marks a segment in the list that a partner's CONTRL or APERAK
@@ -13,7 +13,7 @@ import (
 const PinMark = "◆"
 
 // indexPins groups the pins by segment (once per viewer).
-func (c *cache) indexPins(pins []resend.Pin) {
+func (c *cache) indexPins(pins []pin.Pin) {
 	c.pins = pins
 	c.pinsBySeg = map[int][]int{}
 	for k, p := range pins {
@@ -24,12 +24,12 @@ func (c *cache) indexPins(pins []resend.Pin) {
 }
 
 // pinsOf are the pins on segment i.
-func (c *cache) pinsOf(i int) []resend.Pin {
+func (c *cache) pinsOf(i int) []pin.Pin {
 	ks := c.pinsBySeg[i]
 	if len(ks) == 0 {
 		return nil
 	}
-	out := make([]resend.Pin, len(ks))
+	out := make([]pin.Pin, len(ks))
 	for n, k := range ks {
 		out[n] = c.pins[k]
 	}
@@ -37,7 +37,7 @@ func (c *cache) pinsOf(i int) []resend.Pin {
 }
 
 // Pins are the answer's errors the viewer shows on the document.
-func (m Model) Pins() []resend.Pin { return m.cache.pins }
+func (m Model) Pins() []pin.Pin { return m.cache.pins }
 
 // firstPinned is the lowest segment a pin names, -1 when none does.
 func (m Model) firstPinned() int {
@@ -72,7 +72,7 @@ func (m Model) nextPinned(dir int) int {
 
 // pinText is one pin in words for the detail pane: who says it, where
 // (element and component), the code and the text (terminal-safe).
-func pinText(p resend.Pin) string {
+func pinText(p pin.Pin) string {
 	s := p.Source
 	if p.Element > 0 {
 		s += " element " + strconv.Itoa(p.Element)

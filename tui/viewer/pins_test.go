@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/nutrab2b/b2bx/edi"
-	"github.com/nutrab2b/b2bx/resend"
+	"github.com/nutrab2b/b2bx/edi/pin"
 )
 
 // rejectedPins are the pins of resend's test CONTRL on the rejectable
 // ORDERS: NAD (segment 6) element 2:1, DTM (4), UNH (2).
-func rejectedPins(t *testing.T) []resend.Pin {
+func rejectedPins(t *testing.T) []pin.Pin {
 	t.Helper()
 	parse := func(p string) *edi.Document {
 		data, err := os.ReadFile(p)
@@ -25,14 +25,14 @@ func rejectedPins(t *testing.T) []resend.Pin {
 		}
 		return doc
 	}
-	pins, err := resend.Pins(parse(fixture("orders_rejectable.edi")), parse(filepath.Join("..", "..", "resend", "testdata", "contrl_rejects_42.edi")))
+	pins, err := pin.Pins(parse(fixture("orders_rejectable.edi")), parse(filepath.Join("..", "..", "edi", "pin", "testdata", "contrl_rejects_42.edi")))
 	if err != nil || len(pins) != 3 {
 		t.Fatalf("pins %+v, %v", pins, err)
 	}
 	return pins
 }
 
-func openPinned(t *testing.T, pins []resend.Pin) Model {
+func openPinned(t *testing.T, pins []pin.Pin) Model {
 	t.Helper()
 	src, err := Open(fixture("orders_rejectable.edi"))
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
 )
 
 func TestACKIsCapturedInspectableAndHoldsNoSecret(t *testing.T) {

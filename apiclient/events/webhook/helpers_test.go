@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
 )
 
 // canarySecret must never appear in an answer, a capture or a record.

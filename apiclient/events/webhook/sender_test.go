@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/apiclient/secret"
 )
 
 // statusServer answers with the given statuses in turn and records the

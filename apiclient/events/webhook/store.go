@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 )
 
 // Store layout: every delivery the receiver decided on is one raw HTTP

@@ -1,0 +1,297 @@
+package orders
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/answers"
+)
+
+// Linked is one connection's uploads and the partner's answers among its
+// stored deliveries, linked both ways (answers.Index): the upload history
+// says "answered by CONTRL: accepted", a delivery "answers upload of
+// PO-123 (key …)". Only stored deliveries are read: an entry still in
+// the mailbox is linked once it was downloaded and verified. Build it
+// with LoadLinked; it is immutable.
+type Linked struct {
+	// Index links Index.Answers to Index.Uploads.
+	Index *answers.Index
+	// Uploads are the history records behind Index.Uploads (same
+	// order): the accepted upload attempts, oldest first.
+	Uploads []spool.UploadRecord
+	// Deliveries are the connection's stored deliveries in the order
+	// they were created (see sortByAnswerTime).
+	Deliveries []Delivery
+
+	byID map[string]int
+}
+
+// Delivery is one stored delivery and the answers read from it.
+type Delivery struct {
+	Stored spool.Stored
+	// Answers are its CONTRL, ORDRSP and APERAK messages: indexes in
+	// Linked.Index.Answers. None for other message types.
+	Answers []int
+	// Err says why the payload could not be read (removed, changed,
+	// not EDIFACT); it is then not linked. Sanitise it for display.
+	Err error
+
+	read []answers.Answer // as read from the payload, reused by the next load
+}
+
+// MayAnswer reports whether a delivery of the listed message type may
+// answer an upload (CONTRL, ORDRSP, APERAK, in any case), so its payload
+// is read for answers; a delivery the listing did not type may too. The
+// app and the CLI ask this one rule.
+func MayAnswer(msgType string) bool {
+	switch strings.ToUpper(msgType) {
+	case "CONTRL", "ORDRSP", "APERAK", "":
+		return true
+	}
+	return false
+}
+
+// LoadLinked reads the connection's upload history and stored
+// deliveries and links them. The payloads of answers (CONTRL, ORDRSP,
+// APERAK, or untyped) are parsed; those prev already read (same delivery,
+// same SHA-256) are not read again, so reloading after each download is
+// cheap. An unreadable payload is reported in its Delivery, not as an
+// error; the error is for a history or spool that cannot be read.
+func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, prev *Linked) (*Linked, error) {
+	hist, err := store.Uploads(connectionID)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := store.List(connectionID)
+	if err != nil {
+		return nil, err
+	}
+	sortByAnswerTime(stored)
+	l := &Linked{byID: make(map[string]int, len(stored))}
+	var ups []answers.Upload
+	for _, r := range spool.Attempts(hist) {
+		if r.Outcome == spool.OutcomeAccepted {
+			l.Uploads = append(l.Uploads, r)
+			ups = append(ups, UploadOf(r))
+		}
+	}
+	var all []answers.Answer
+	for _, st := range stored {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d := Delivery{Stored: st}
+		if MayAnswer(st.Meta.MessageType) {
+			if p, ok := prev.delivery(st.Meta.DeliveryAttemptID); ok && p.Err == nil && p.Stored.Meta.SHA256 == st.Meta.SHA256 {
+				d.read = p.read
+			} else {
+				d.read, d.Err = readAnswers(ctx, st)
+			}
+		}
+		all = l.push(d, all)
+	}
+	l.Index = answers.NewIndex(ups, all)
+	return l, nil
+}
+
+// push appends d to l's deliveries and its answers to all, numbering
+// them (Delivery.Answers), and returns all.
+func (l *Linked) push(d Delivery, all []answers.Answer) []answers.Answer {
+	d.Answers = nil
+	for _, a := range d.read {
+		d.Answers = append(d.Answers, len(all))
+		all = append(all, a)
+	}
+	l.byID[d.Stored.Meta.DeliveryAttemptID] = len(l.Deliveries)
+	l.Deliveries = append(l.Deliveries, d)
+	return all
+}
+
+// WithDelivery is l with one more stored delivery (one just downloaded),
+// or with that delivery's record replaced: only its payload is read, the
+// rest is reused, so linking after every download costs one file however
+// many deliveries are stored. l is not changed; a nil l holds nothing yet
+// (the history is not read: load it with LoadLinked).
+func (l *Linked) WithDelivery(ctx context.Context, st spool.Stored) (*Linked, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := &Linked{byID: make(map[string]int, len(l.deliveries())+1)}
+	var ups []answers.Upload
+	if l != nil {
+		n.Uploads = l.Uploads
+		ups = l.Index.Uploads
+	}
+	stored := make([]spool.Stored, 0, len(l.deliveries())+1)
+	prev := map[string]Delivery{}
+	for _, d := range l.deliveries() {
+		if d.Stored.Meta.DeliveryAttemptID != st.Meta.DeliveryAttemptID {
+			stored = append(stored, d.Stored)
+			prev[d.Stored.Meta.DeliveryAttemptID] = d
+		}
+	}
+	stored = append(stored, st)
+	sortByAnswerTime(stored)
+	var all []answers.Answer
+	for _, s := range stored {
+		d, ok := prev[s.Meta.DeliveryAttemptID]
+		if !ok {
+			d = Delivery{Stored: s}
+			if MayAnswer(s.Meta.MessageType) {
+				d.read, d.Err = readAnswers(ctx, s)
+			}
+		}
+		all = n.push(d, all)
+	}
+	n.Index = answers.NewIndex(ups, all)
+	return n, nil
+}
+
+// deliveries are l's deliveries; none for a nil l.
+func (l *Linked) deliveries() []Delivery {
+	if l == nil {
+		return nil
+	}
+	return l.Deliveries
+}
+
+// UploadOf is the upload as answers links it: the key, the envelope
+// facts the history recorded and the server's IDs.
+func UploadOf(r spool.UploadRecord) answers.Upload {
+	return answers.Upload{Key: r.Key, Sender: r.SenderID, Recipient: r.RecipientID, ControlRef: r.ControlRef,
+		BGMNumbers: slices.Clone(r.DocNumbers), UploadID: r.UploadID, InterchangeID: r.InterchangeID, At: r.Time}
+}
+
+// sortByAnswerTime orders stored deliveries as the partner sent them:
+// by creation time, a CONTRL (the syntax answer) before the business
+// answers of the same moment, then as they were received. So an
+// upload's answers read "CONTRL: accepted; ORDRSP: …" in the order they
+// were given, whatever order they were downloaded in.
+func sortByAnswerTime(stored []spool.Stored) {
+	rank := func(m *spool.Meta) int {
+		if strings.EqualFold(m.MessageType, "CONTRL") {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(stored, func(a, b spool.Stored) int {
+		if c := answerTime(&a.Meta).Compare(answerTime(&b.Meta)); c != 0 {
+			return c
+		}
+		return rank(&a.Meta) - rank(&b.Meta)
+	})
+}
+
+// answerTime is when the delivery was created (the server's clock), or
+// when it was received for sidecars that did not keep that.
+func answerTime(m *spool.Meta) time.Time {
+	if !m.CreatedAt.IsZero() {
+		return m.CreatedAt
+	}
+	return m.ReceivedAt
+}
+
+// readAnswers parses a stored payload and returns its answers (copies:
+// the file is closed before returning). A payload is at most the
+// contract's 16 MiB; whatever else now stands at its path is refused
+// unread.
+func readAnswers(ctx context.Context, st spool.Stored) ([]answers.Answer, error) {
+	if fi, err := os.Lstat(st.Path); err != nil {
+		return nil, fmt.Errorf("the stored payload cannot be read: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("the stored payload cannot be read: %s is no longer a regular file (%s); fetch the delivery again", st.Path, fi.Mode().Type())
+	}
+	f, err := edi.OpenFileContext(ctx, st.Path, MaxSize)
+	if err != nil {
+		return nil, fmt.Errorf("the stored payload cannot be read: %w", err)
+	}
+	defer f.Close()
+	data := f.Bytes()
+	if int64(len(data)) != st.Meta.Size {
+		return nil, fmt.Errorf("the stored payload %s has %d bytes, not the %d that were verified: it changed since the download", st.Path, len(data), st.Meta.Size)
+	}
+	var out []answers.Answer
+	err = edi.Guard(data, func() error {
+		doc, err := edi.ParseContext(ctx, data, edi.Options{})
+		if err != nil {
+			return err
+		}
+		out = answers.FromDocument(doc, st.Meta.DeliveryAttemptID, answerTime(&st.Meta))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the stored payload cannot be parsed: %w", err)
+	}
+	return out, nil
+}
+
+// delivery looks a stored delivery up by its deliveryAttemptId; a nil
+// Linked has none.
+func (l *Linked) delivery(id string) (*Delivery, bool) {
+	if l == nil {
+		return nil, false
+	}
+	i, ok := l.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return &l.Deliveries[i], true
+}
+
+// Delivery returns the stored delivery with that deliveryAttemptId, or
+// false when it was not downloaded (or the Linked is nil).
+func (l *Linked) Delivery(id string) (*Delivery, bool) { return l.delivery(id) }
+
+// AnswerLines say, one line per answer in the delivery, what it answers
+// and how: "ORDRSP: 1 of 2 lines changed — answers upload of PO-4711
+// (key …)". Empty for a delivery that holds no answer. Terminal-safe.
+func (l *Linked) AnswerLines(id string) []string {
+	d, ok := l.delivery(id)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(d.Answers))
+	for _, j := range d.Answers {
+		out = append(out, l.Index.Answers[j].Outcome()+" — "+l.Index.AnswerText(j))
+	}
+	return out
+}
+
+// UploadText says how upload i (an index in Uploads) was answered:
+// "answered by CONTRL: accepted; ORDRSP: 1 of 2 lines changed" or "no
+// answer yet". Terminal-safe.
+func (l *Linked) UploadText(i int) string { return l.Index.UploadText(i) }
+
+// OrdrspUpload returns the upload an ORDRSP in the delivery answers
+// (the first linked one), for the diff; false when the delivery holds no
+// linked ORDRSP.
+func (l *Linked) OrdrspUpload(id string) (int, bool) {
+	d, ok := l.delivery(id)
+	if !ok {
+		return 0, false
+	}
+	for _, j := range d.Answers {
+		if a := l.Index.Answers[j]; a.Type == "ORDRSP" && l.Index.Link(j).Linked() {
+			return l.Index.Link(j).Upload, true
+		}
+	}
+	return 0, false
+}
+
+// LatestOrdrsp returns the deliveryAttemptId of the latest ORDRSP linked
+// to upload i, for the diff of an upload; false when none is.
+func (l *Linked) LatestOrdrsp(i int) (string, bool) {
+	js := l.Index.AnswersOf(i)
+	for k := len(js) - 1; k >= 0; k-- {
+		if a := l.Index.Answers[js[k]]; a.Type == "ORDRSP" {
+			return a.ID, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,34 @@
+// Package uploadtest holds the test input that the upload domain, the
+// CLI's upload command and the app's upload screen share. Only tests
+// import it.
+package orderstest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Orders builds one interchange with an ORDERS message per document number.
+func Orders(ref string, qty int, docs ...string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+%s'", ref)
+	for i, d := range docs {
+		fmt.Fprintf(&b, "UNH+%d+ORDERS:D:96A:UN'BGM+220+%s+9'DTM+137:20250602:102'NAD+BY+4012345000009::9'LIN+1++4000862141404:SRS'QTY+21:%d'UNS+S'UNT+8+%d'", i+1, d, qty, i+1)
+	}
+	fmt.Fprintf(&b, "UNZ+%d+%s'", len(docs), ref)
+	return []byte(b.String())
+}
+
+// WriteFile writes data to name in a new temporary directory (mode 0600)
+// and returns its path.
+func WriteFile(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(p, data, 0o600))
+	return p
+}
