@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -114,6 +115,10 @@ type UploadResult struct {
 	Replay        bool   `json:"replay"`
 	Key           string `json:"idempotencyKey"`
 	CorrelationID string `json:"correlationId"`
+	// ServerDate is the answer's Date header: when the server took the
+	// upload, on its own clock (zero without one). Answers are dated on
+	// that clock, so linking them compares like with like.
+	ServerDate time.Time `json:"serverDate,omitzero"`
 }
 
 // Upload sends one EDIFACT interchange of size bytes read from body
@@ -163,6 +168,8 @@ func (c *Client) Upload(ctx context.Context, key string, body io.ReaderAt, size 
 	case rb.UploadID == "":
 		return nil, garbage(cl, resp, "upload answer has no uploadId")
 	}
+	date, _ := http.ParseTime(resp.Header.Get("Date"))
 	return &UploadResult{HTTPStatus: resp.StatusCode, UploadID: rb.UploadID, InterchangeID: rb.InterchangeID,
-		Status: rb.Status, Replay: rb.Replay || resp.StatusCode == http.StatusOK, Key: key, CorrelationID: cl.corr}, nil
+		Status: rb.Status, Replay: rb.Replay || resp.StatusCode == http.StatusOK, Key: key, CorrelationID: cl.corr,
+		ServerDate: date.UTC()}, nil
 }

@@ -65,6 +65,13 @@ type UploadRecord struct {
 	// Fixes names the upload this one fixes and resends (`b2bx upload
 	// --fixes`): its uploadId, else its key; "" for other uploads.
 	Fixes string `json:"fixes,omitempty"`
+	// ServerTime is when the server took the upload by its own clock (the
+	// answer's Date header); zero when unknown (older lines, no Date).
+	ServerTime time.Time `json:"serverTime,omitzero"`
+	// BuyerID and SupplierID are the GLNs of the first ORDERS' NAD+BY and
+	// NAD+SU: order numbers are unique per buyer.
+	BuyerID    string `json:"buyerId,omitempty"`
+	SupplierID string `json:"supplierId,omitempty"`
 }
 
 func (s *Store) historyPath(connectionID string) string {

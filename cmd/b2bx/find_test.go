@@ -63,6 +63,9 @@ func TestFindAcrossConnectionsCLI(t *testing.T) {
 		var r spool.UploadRecord
 		require.NoError(t, json.Unmarshal([]byte(lines[i]), &r))
 		r.Time = r.Time.Add(-time.Hour)
+		if !r.ServerTime.IsZero() { // on both clocks
+			r.ServerTime = r.ServerTime.Add(-time.Hour)
+		}
 		b, _ := json.Marshal(r)
 		lines[i] = string(b)
 	}
@@ -98,12 +101,12 @@ func TestFindAcrossConnectionsCLI(t *testing.T) {
 	code, out, errOut = runCmd(t, "", s.env, "find", "--timeline", "po:PO-4711")
 	require.Equal(t, exitOK, code, errOut)
 	for _, want := range []string{"ORDERS uploaded: accepted (HTTP 202)", "key 4012345000009:PO-4711:orders:1", "HTTP 202",
-		"CONTRL: accepted (due in the mailbox)", "claimed, verified (size, SHA-256, trailer) and stored", "acknowledged, receipt ",
+		"CONTRL: accepted (created in the mailbox)", "claimed, verified (size, SHA-256, trailer) and stored", "acknowledged, receipt ",
 		"ORDRSP: ", "source: upload history ", "source: delivery "} {
 		require.Contains(t, out, want)
 	}
-	require.Less(t, strings.Index(out, "ORDERS uploaded"), strings.Index(out, "CONTRL: accepted (due"))
-	require.Less(t, strings.Index(out, "CONTRL: accepted (due"), strings.Index(out, "answer       ORDRSP: "))
+	require.Less(t, strings.Index(out, "ORDERS uploaded"), strings.Index(out, "CONTRL: accepted (created"))
+	require.Less(t, strings.Index(out, "CONTRL: accepted (created"), strings.Index(out, "answer       ORDRSP: "))
 	code, out, _ = runCmd(t, "", s.env, "find", "--timeline", "po:PO-4712")
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "CONTRL: rejected")

@@ -18,7 +18,21 @@ type Upload struct {
 	BGMNumbers    []string  `json:"bgmNumbers,omitempty"`    // BGM 1004 of every ORDERS in it
 	UploadID      string    `json:"uploadId,omitempty"`      // the server's uploadId
 	InterchangeID string    `json:"interchangeId,omitempty"` // the server's interchangeId
-	At            time.Time `json:"at"`                      // when it was sent; zero if unknown
+	At            time.Time `json:"at"`                      // when it was sent (this machine's clock); zero if unknown
+	// ServerAt is when the server took it, on the server's clock (the
+	// Date of its upload answer); zero when the answer had none. Answers
+	// are dated on that clock too, so the link compares like with like.
+	ServerAt time.Time `json:"serverAt,omitzero"`
+	// Buyer and Supplier are the GLNs of the first ORDERS' NAD+BY and
+	// NAD+SU; empty when unknown. Order numbers are unique per buyer.
+	Buyer    string `json:"buyer,omitempty"`
+	Supplier string `json:"supplier,omitempty"`
+	// Fixes names the upload this one resends (its UploadID, else its
+	// Key), "" for others: the link a fix records.
+	Fixes string `json:"fixes,omitempty"`
+	// Replay is true for the record of a replay (200, the same uploadId):
+	// the same upload, sent again; Distinct keeps the first record's time.
+	Replay bool `json:"replay,omitempty"`
 }
 
 // Answer is one CONTRL, ORDRSP or APERAK message the partner sent.
@@ -56,6 +70,21 @@ type Answer struct {
 	Errors int `json:"errors,omitempty"`
 	// FirstError is an APERAK's first error: code and text.
 	FirstError string `json:"firstError,omitempty"`
+	// Buyer and Supplier are the GLNs of an ORDRSP's or APERAK's NAD+BY
+	// and NAD+SU; empty when it has none.
+	Buyer    string `json:"buyer,omitempty"`
+	Supplier string `json:"supplier,omitempty"`
+}
+
+// OrdersParties returns the buyer and supplier GLNs (NAD+BY, NAD+SU) of
+// the first ORDERS in doc, for Upload.Buyer and Upload.Supplier.
+func OrdersParties(doc *edi.Document) (buyer, supplier string) {
+	for i := range doc.Messages {
+		if s := doc.Messages[i].Summary(); s != nil && s.Orders != nil {
+			return parties(&s.Orders.Document)
+		}
+	}
+	return "", ""
 }
 
 // FromDocument returns the answers in a parsed payload: one per CONTRL,
@@ -97,8 +126,27 @@ func fromContrl(a *Answer, c *edi.ContrlSummary) {
 	a.Errors = explain.ContrlErrors(c)
 }
 
+// parties returns the IDs of the document's NAD+BY and NAD+SU (the
+// first of each).
+func parties(d *edi.DocumentSummary) (buyer, supplier string) {
+	for _, p := range d.Parties {
+		switch p.Role.Code {
+		case "BY":
+			if buyer == "" {
+				buyer = p.ID
+			}
+		case "SU":
+			if supplier == "" {
+				supplier = p.ID
+			}
+		}
+	}
+	return buyer, supplier
+}
+
 func fromOrdrsp(a *Answer, o *edi.OrdrspSummary) {
 	a.Number, a.Status = o.Document.Number, o.Document.Function
+	a.Buyer, a.Supplier = parties(&o.Document)
 	if o.OrderNumber != "" {
 		a.Refs = []string{o.OrderNumber}
 	}
@@ -107,6 +155,7 @@ func fromOrdrsp(a *Answer, o *edi.OrdrspSummary) {
 
 func fromAperak(a *Answer, p *edi.AperakSummary) {
 	a.Number, a.Status = p.Document.Number, p.Document.Function
+	a.Buyer, a.Supplier = parties(&p.Document)
 	for _, r := range p.Document.References {
 		if r.Qualifier.Code == "ON" && r.Value != "" {
 			a.Refs = append(a.Refs, r.Value)

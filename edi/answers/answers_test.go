@@ -151,9 +151,12 @@ func TestAmbiguity(t *testing.T) {
 	}{
 		{"answer between the two", t0.Add(30 * time.Minute), 0},
 		{"answer after both", t0.Add(2 * time.Hour), 1},
-		{"second upload within the clock skew", t0.Add(time.Hour - ClockSkew), 1},
+		// issue 23: an upload sent after the answer never takes it from
+		// one sent before (the old rule's ClockSkew preferred the later)
+		{"second upload within the clock skew: the one sent before", t0.Add(time.Hour - ClockSkew), 0},
 		{"answer time unknown: the latest", time.Time{}, 1},
-		{"answer before both: the earliest", t0.Add(-time.Hour), 0},
+		{"answer before both, first within the clock skew", t0.Add(-time.Minute), 0},
+		{"answer before both, beyond the clock skew: unlinked", t0.Add(-time.Hour), -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, a := range []Answer{
@@ -164,6 +167,9 @@ func TestAmbiguity(t *testing.T) {
 				require.Equal(t, tc.want, l.Upload, a.Type)
 				require.Equal(t, 2, l.Candidates)
 				require.True(t, l.Ambiguous())
+				if tc.want < 0 {
+					require.Contains(t, LinkText(uploads, a, l), "created before every upload with that")
+				}
 			}
 		})
 	}
@@ -195,10 +201,98 @@ func TestPartiesPreferred(t *testing.T) {
 	l := Find([]Upload{ours, elsewhere}, a)
 	require.Equal(t, 0, l.Upload)
 	require.Equal(t, 1, l.Candidates)
-	a.From = "4000000000024" // fits neither: both stay candidates
+	// issue 23: order numbers are unique per buyer, not globally: an
+	// answer whose parties fit no upload is not linked by the number
+	a.From = "4000000000024"
 	l = Find([]Upload{ours, elsewhere}, a)
-	require.Equal(t, 1, l.Upload)
-	require.Equal(t, 2, l.Candidates)
+	require.False(t, l.Linked())
+	require.Equal(t, "same order number as PO-4711 of buyer 4012345000009, but this answer was sent by 4000000000024, not by 4000000000017: not linked by the number alone",
+		LinkText([]Upload{ours, elsewhere}, a, l))
+}
+
+// TestOrderNumberOfAnotherBuyer: NAD+BY decides when the UNB parties
+// agree: the same PO number of another buyer is not our order.
+func TestOrderNumberOfAnotherBuyer(t *testing.T) {
+	ours := po4711(t0, "u1")
+	ours.Buyer, ours.Supplier = buyer, supplier
+	a := Answer{Type: "ORDRSP", Refs: []string{"PO-4711"}, From: supplier, To: buyer, Buyer: "4000000000031", Supplier: supplier, At: t0.Add(time.Hour)}
+	l := Find([]Upload{ours}, a)
+	require.False(t, l.Linked())
+	require.Equal(t, "same order number as PO-4711 of buyer 4012345000009, but this answer is for buyer 4000000000031: not linked by the number alone",
+		LinkText([]Upload{ours}, a, l))
+	a.Buyer = buyer
+	require.Equal(t, 0, Find([]Upload{ours}, a).Upload)
+	// the parties come from the documents
+	r := one(t, "ordrsp_d96a.edi", t0)
+	require.NotEmpty(t, r.Buyer)
+}
+
+// TestServerClock: an upload dated by the server's Date is compared
+// without the clock-skew window: an answer created before it is not its
+// answer, however close.
+func TestServerClock(t *testing.T) {
+	up := po4711(t0.Add(10*time.Minute), "u1") // this machine's clock runs 10 minutes ahead
+	up.ServerAt = t0
+	a := Answer{Type: "CONTRL", InterchangeRef: "ICR0001", InterchangeSender: buyer, At: t0.Add(time.Second)}
+	l := Find([]Upload{up}, a)
+	require.Equal(t, 0, l.Upload, "sent at or before the answer on the server's clock")
+	require.False(t, l.Skewed)
+	a.At = t0.Add(-time.Second)
+	l = Find([]Upload{up}, a)
+	require.False(t, l.Linked())
+	require.Equal(t, "answers interchange ICR0001 from 4012345000009: created before the upload with that interchange reference", LinkText([]Upload{up}, a, l))
+
+	// without the server's time, the window applies and says so
+	local := po4711(t0.Add(time.Minute), "u1")
+	a.At = t0
+	l = Find([]Upload{local}, a)
+	require.Equal(t, 0, l.Upload)
+	require.True(t, l.Skewed)
+	require.Contains(t, LinkText([]Upload{local}, a, l), "this machine's clock is ahead of the server's")
+}
+
+// TestDistinctMergesReplays: a replay (200, same uploadId) and the
+// records of one key are one upload, dated when it was first sent.
+func TestDistinctMergesReplays(t *testing.T) {
+	first := po4711(t0, "u1")
+	first.ServerAt = t0
+	replay := po4711(t0.Add(time.Hour), "u1")
+	replay.ServerAt, replay.Replay = t0.Add(time.Hour), true
+	other := po4711(t0.Add(2*time.Hour), "u2")
+	other.Key = buyer + ":PO-4711:orders:2"
+	pending := Upload{Key: "k-p", At: t0}
+	final := Upload{Key: "k-p", UploadID: "u3", At: t0.Add(time.Second), ServerAt: t0}
+	out, of := Distinct([]Upload{first, replay, other, pending, final})
+	require.Len(t, out, 3)
+	require.Equal(t, []int{0, 0, 1, 2, 2}, of)
+	require.Equal(t, t0, out[0].At)
+	require.Equal(t, t0, out[0].ServerAt, "the replay's later Date does not move the upload")
+	require.Equal(t, "u3", out[2].UploadID)
+	require.Equal(t, t0, out[2].ServerAt)
+}
+
+// TestResentBy: an upload sent again (by --fixes, or the same order
+// between the same parties) is history; the latest attempt is not.
+func TestResentBy(t *testing.T) {
+	orig := po4711(t0, "u1")
+	fix := po4711(t0.Add(time.Hour), "u2")
+	fix.Key, fix.Fixes = buyer+":PO-4711:orders:2", "u1"
+	other := po4711(t0.Add(2*time.Hour), "u3")
+	other.Key, other.BGMNumbers, other.ControlRef = "k-other", []string{"PO-9"}, "ICR9"
+	x := NewIndex([]Upload{orig, fix, other}, nil)
+	k, ok := x.ResentBy(0)
+	require.True(t, ok)
+	require.Equal(t, 1, k)
+	_, ok = x.ResentBy(1)
+	require.False(t, ok, "the latest attempt of its order")
+	_, ok = x.ResentBy(2)
+	require.False(t, ok)
+	// the same order number from another buyer is another order
+	foreign := po4711(t0.Add(3*time.Hour), "u4")
+	foreign.Key, foreign.Sender = "k-foreign", "4000000000048"
+	x = NewIndex([]Upload{orig, foreign}, nil)
+	_, ok = x.ResentBy(0)
+	require.False(t, ok)
 }
 
 func TestUploadWithoutSenderStillLinksCONTRL(t *testing.T) {
@@ -277,4 +371,38 @@ func TestTextIsSanitised(t *testing.T) {
 		require.True(t, termsafe.IsSafe(s), "%q", s)
 	}
 	require.True(t, strings.Contains(strings.Join(texts, "\n"), "^["), "escapes are visible")
+}
+
+// TestRejectsIsTheOneRule: the verdicts and error counts that reject, for
+// an answer and for a CONTRL summary alike (the viewer asks the latter).
+func TestRejectsIsTheOneRule(t *testing.T) {
+	for _, c := range []struct {
+		a    Answer
+		want bool
+	}{
+		{Answer{Type: "CONTRL", Verdict: "rejected"}, true},
+		{Answer{Type: "CONTRL", Verdict: "partly rejected"}, true},
+		{Answer{Type: "CONTRL", Verdict: "acknowledged with errors"}, true},
+		{Answer{Type: "CONTRL", Verdict: "acknowledged", Errors: 1}, true},
+		{Answer{Type: "CONTRL", Verdict: "acknowledged"}, false},
+		{Answer{Type: "CONTRL", Verdict: "accepted"}, false},
+		{Answer{Type: "CONTRL", Verdict: "received"}, false},
+		{Answer{Type: "CONTRL"}, false},
+		{Answer{Type: "APERAK", Errors: 2}, true},
+		{Answer{Type: "APERAK"}, false},
+		{Answer{Type: "ORDRSP", Errors: 3}, false},
+		{Answer{Type: "ORDRSP", Status: edi.Coded{Code: "27"}}, false},
+	} {
+		require.Equal(t, c.want, c.a.Rejects(), "%+v", c.a)
+		if c.a.Type == "CONTRL" && c.a.Errors == 0 {
+			require.Equal(t, c.want, ContrlRejects(&edi.ContrlSummary{Verdict: c.a.Verdict}), c.a.Verdict)
+		}
+	}
+	rej := one(t, "contrl_22_rejected.edi", t0)
+	require.True(t, rej.Rejects())
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", "contrl_22_rejected.edi"))
+	require.NoError(t, err)
+	doc, err := edi.Parse(b)
+	require.NoError(t, err)
+	require.True(t, ContrlRejects(doc.Messages[0].Summary().Contrl))
 }

@@ -1,6 +1,7 @@
 package answers
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,14 +88,27 @@ func LinkText(uploads []Upload, a Answer, l Link) string {
 		reused = "that interchange reference"
 	}
 	s := "answers upload of " + what + " (key " + termsafe.String(u.Key) + ")"
-	if l.Ambiguous() {
+	switch {
+	case l.Ambiguous() && l.Later > 0:
+		s += ", the last of " + strconv.Itoa(l.Candidates) + " uploads with " + reused + " sent before it was created (" +
+			strconv.Itoa(l.Later) + " sent later)"
+	case l.Ambiguous():
 		s += ", the latest of " + strconv.Itoa(l.Candidates) + " uploads with " + reused
+	}
+	if l.Skewed {
+		s += "; recorded here after the answer was created: this machine's clock is ahead of the server's"
 	}
 	return s
 }
 
 func unlinkedText(a Answer, l Link) string {
 	switch {
+	case l.Why != "" && a.Type == "CONTRL":
+		return "answers interchange " + termsafe.String(l.Ref) + " from " + termsafe.String(a.InterchangeSender) + ": " + l.Why
+	case l.Why != "" && strings.HasPrefix(l.Why, "created"):
+		return "refers to order " + termsafe.String(l.Ref) + ": " + l.Why
+	case l.Why != "":
+		return l.Why
 	case a.Type == "CONTRL" && l.Ref == "":
 		return "the CONTRL does not say which interchange it answers (no UCI reference)"
 	case a.Type == "CONTRL":
@@ -125,4 +139,56 @@ func listed(ns []string) string {
 		b.WriteString(termsafe.String(n))
 	}
 	return b.String()
+}
+
+// Rejection returns the latest answer (an index in Answers) of upload i
+// that rejects it (Answer.Rejects); false when none does.
+func (x *Index) Rejection(i int) (int, bool) {
+	js := x.byUpload[i]
+	for k := len(js) - 1; k >= 0; k-- {
+		if x.Answers[js[k]].Rejects() {
+			return js[k], true
+		}
+	}
+	return -1, false
+}
+
+// ResentBy returns the latest later upload (an index in Uploads) that
+// sends upload i's order again: one that names it as the upload it fixes
+// (Upload.Fixes: `--fixes` and the app's fix flow record it), or one with
+// one of its order numbers between the same parties, sent after it. An
+// upload that was sent again is history: its conversation's state
+// follows the latest attempt, so a rejection a resend fixed no longer
+// needs action and an answer it never got is no longer awaited. False
+// when i is the latest attempt.
+func (x *Index) ResentBy(i int) (int, bool) {
+	u := &x.Uploads[i]
+	best := -1
+	for k := range x.Uploads {
+		v := &x.Uploads[k]
+		if k == i || v.identity() == u.identity() || !at(v).After(at(u)) {
+			continue
+		}
+		if (v.Fixes != "" && (v.Fixes == u.UploadID || v.Fixes == u.Key)) || sameOrder(u, v) {
+			if best < 0 || !at(v).Before(at(&x.Uploads[best])) {
+				best = k
+			}
+		}
+	}
+	return best, best >= 0
+}
+
+// sameOrder says whether two uploads carry one order number between the
+// same parties (unknown parties fit).
+func sameOrder(u, v *Upload) bool {
+	same := func(a, b string) bool { return a == "" || b == "" || a == b }
+	if !same(u.Sender, v.Sender) || !same(u.Recipient, v.Recipient) || !same(u.Buyer, v.Buyer) || !same(u.Supplier, v.Supplier) {
+		return false
+	}
+	for _, n := range u.BGMNumbers {
+		if n != "" && slices.Contains(v.BGMNumbers, n) {
+			return true
+		}
+	}
+	return false
 }

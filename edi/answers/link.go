@@ -1,10 +1,16 @@
 package answers
 
-import "time"
+import (
+	"time"
+
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+)
 
 // ClockSkew is how much later than an answer an upload may be recorded
-// and still count as sent before it: the history uses the local clock,
-// the mailbox the server's.
+// and still be the one it answers, when no upload with that reference
+// was sent before the answer and the upload's time is this machine's
+// (no ServerAt): the history then uses the local clock, the mailbox the
+// server's.
 const ClockSkew = 5 * time.Minute
 
 // Basis says how an answer was linked.
@@ -29,6 +35,17 @@ type Link struct {
 	// means the reference was reused and Upload is the latest sent before
 	// the answer (see the package documentation).
 	Candidates int `json:"candidates"`
+	// Later is how many of the candidates were sent after the linked one
+	// (after the answer was created).
+	Later int `json:"later,omitempty"`
+	// Skewed is true when the linked upload was recorded after the answer
+	// was created, within ClockSkew, by this machine's clock: no upload
+	// with the reference precedes the answer, and the clocks differ.
+	Skewed bool `json:"skewed,omitempty"`
+	// Why says why an answer whose reference matched is not linked
+	// ("created before every upload with that order number"); "" when it
+	// is linked or nothing matched. Terminal-safe.
+	Why string `json:"why,omitempty"`
 }
 
 // Linked reports whether the answer belongs to an upload.
@@ -37,7 +54,8 @@ func (l Link) Linked() bool { return l.Upload >= 0 }
 // Ambiguous reports whether several uploads matched.
 func (l Link) Ambiguous() bool { return l.Candidates > 1 }
 
-// Find links one answer to the upload it answers.
+// Find links one answer to the upload it answers. uploads are one
+// connection's accepted uploads, one entry per upload (see Distinct).
 func Find(uploads []Upload, a Answer) Link {
 	return newFinder(uploads).find(a)
 }
@@ -87,7 +105,7 @@ func (f *finder) find(a Answer) Link {
 				cands = append(cands, i)
 			}
 		}
-		return f.choose(l, cands, a.At)
+		return f.choose(l, cands, a, "that interchange reference")
 	case "ORDRSP", "APERAK":
 		l := Link{Upload: -1, By: ByOrder}
 		for _, ref := range a.Refs {
@@ -102,10 +120,12 @@ func (f *finder) find(a Answer) Link {
 					fit = append(fit, i)
 				}
 			}
-			if len(fit) > 0 {
-				cands = fit
+			if len(fit) == 0 {
+				// order numbers are unique per buyer, not globally
+				l.Why = otherBuyerText(&f.uploads[cands[len(cands)-1]], ref, a)
+				return l
 			}
-			return f.choose(l, cands, a.At)
+			return f.choose(l, fit, a, "that order number")
 		}
 		if len(a.Refs) > 0 {
 			l.Ref = a.Refs[0]
@@ -115,39 +135,145 @@ func (f *finder) find(a Answer) Link {
 	return Link{Upload: -1}
 }
 
-// partiesFit says whether the answer went from the upload's recipient to
-// its sender; unknown parties fit.
+// partiesFit says whether the answer is about the upload's order between
+// the same parties: it went from the upload's recipient to its sender
+// (UNB), for its buyer and supplier (NAD). A party unknown on either side
+// fits.
 func partiesFit(u *Upload, a Answer) bool {
-	return (u.Recipient == "" || a.From == "" || u.Recipient == a.From) &&
-		(u.Sender == "" || a.To == "" || u.Sender == a.To)
+	same := func(x, y string) bool { return x == "" || y == "" || x == y }
+	return same(u.Recipient, a.From) && same(u.Sender, a.To) && same(u.Buyer, a.Buyer) && same(u.Supplier, a.Supplier)
 }
 
-// choose picks among the candidate uploads (indexes in history order):
-// records of the same upload count once, and the latest sent before the
-// answer (within ClockSkew) wins, else the earliest.
-func (f *finder) choose(l Link, cands []int, at time.Time) Link {
+// otherBuyerText says why an answer naming an order number of ours is not
+// linked: its parties are another buyer's or another supplier's.
+func otherBuyerText(u *Upload, ref string, a Answer) string {
+	buyer := u.Buyer
+	if buyer == "" {
+		buyer = u.Sender
+	}
+	s := "same order number as " + termsafe.String(ref) + " of buyer " + termsafe.String(buyer)
+	switch {
+	case a.Buyer != "" && a.Buyer != buyer:
+		s += ", but this answer is for buyer " + termsafe.String(a.Buyer)
+	case a.Supplier != "" && u.Supplier != "" && a.Supplier != u.Supplier:
+		s += ", but this answer is from supplier " + termsafe.String(a.Supplier)
+	case a.From != "" && u.Recipient != "" && a.From != u.Recipient:
+		s += ", but this answer was sent by " + termsafe.String(a.From) + ", not by " + termsafe.String(u.Recipient)
+	case a.To != "" && u.Sender != "" && a.To != u.Sender:
+		s += ", but this answer was sent to " + termsafe.String(a.To)
+	}
+	return s + ": not linked by the number alone"
+}
+
+// sentAt is when the upload was sent, on the server's clock when its
+// upload answer said (exact), else on this machine's.
+func (u *Upload) sentAt() (t time.Time, exact bool) {
+	if !u.ServerAt.IsZero() {
+		return u.ServerAt, true
+	}
+	return u.At, false
+}
+
+// identity names an upload whatever record of it is given: its uploadId,
+// else its key.
+func (u *Upload) identity() string {
+	if u.UploadID != "" {
+		return "u:" + u.UploadID
+	}
+	return "k:" + u.Key
+}
+
+// choose picks among the candidate uploads (indexes in history order) the
+// one the answer answers: the latest sent at or before the answer was
+// created. Only when none was, an upload recorded on this machine's clock
+// up to ClockSkew after the answer is taken (the earliest such: clocks
+// differ); otherwise the answer is unlinked, and Why says so. Records of
+// the same upload count once.
+func (f *finder) choose(l Link, cands []int, a Answer, reused string) Link {
 	distinct := map[string]bool{}
-	best, earliest := -1, -1
+	best, skewed := -1, -1
 	for _, i := range cands {
 		u := &f.uploads[i]
-		id := "u:" + u.UploadID
-		if u.UploadID == "" {
-			id = "k:" + u.Key
-		}
-		distinct[id] = true
-		if at.IsZero() || !u.At.After(at.Add(ClockSkew)) {
-			if best < 0 || !u.At.Before(f.uploads[best].At) {
+		distinct[u.identity()] = true
+		sent, exact := u.sentAt()
+		switch {
+		case a.At.IsZero() || !sent.After(a.At):
+			if best < 0 || !sent.Before(at(&f.uploads[best])) {
 				best = i
 			}
-		}
-		if earliest < 0 || u.At.Before(f.uploads[earliest].At) {
-			earliest = i
+		case !exact && !sent.After(a.At.Add(ClockSkew)):
+			if skewed < 0 || sent.Before(at(&f.uploads[skewed])) {
+				skewed = i
+			}
 		}
 	}
 	l.Candidates = len(distinct)
-	l.Upload = best
-	if best < 0 {
-		l.Upload = earliest
+	switch {
+	case best >= 0:
+		l.Upload = best
+		seen := map[string]bool{f.uploads[best].identity(): true}
+		for _, i := range cands {
+			if u := &f.uploads[i]; !seen[u.identity()] && at(u).After(at(&f.uploads[best])) {
+				seen[u.identity()] = true
+				l.Later++
+			}
+		}
+	case skewed >= 0:
+		l.Upload, l.Skewed = skewed, true
+	case len(cands) > 0:
+		l.Why = "created before every upload with " + reused
+		if l.Candidates == 1 {
+			l.Why = "created before the upload with " + reused
+		}
 	}
 	return l
+}
+
+func at(u *Upload) time.Time { t, _ := u.sentAt(); return t }
+
+// Distinct returns one entry per upload among records of accepted upload
+// attempts (oldest first): a replay (200, the same uploadId) and the
+// records of one key are the same upload, kept once with the time it was
+// first sent. of[i] is the index in out of records[i]. The link input of
+// every screen and command is built with it.
+func Distinct(records []Upload) (out []Upload, of []int) {
+	byID, byKey := map[string]int{}, map[string]int{}
+	of = make([]int, len(records))
+	for i, r := range records {
+		j, ok := byID[r.UploadID]
+		if !ok || r.UploadID == "" {
+			j, ok = byKey[r.Key]
+		}
+		if !ok {
+			j = len(out)
+			out = append(out, r)
+		} else if out[j].UploadID == "" {
+			out[j].UploadID, out[j].InterchangeID = r.UploadID, r.InterchangeID
+		}
+		if out[j].ServerAt.IsZero() && !r.Replay {
+			out[j].ServerAt = r.ServerAt // the final record of the first send
+		}
+		if r.UploadID != "" {
+			byID[r.UploadID] = j
+		}
+		byKey[r.Key] = j
+		of[i] = j
+	}
+	return out, of
+}
+
+// DateResolution is how far apart the server's Date (whole seconds, read
+// after the answer's round trip) and this machine's clock may be and
+// still agree.
+const DateResolution = 2 * time.Second
+
+// Time is when the upload was sent, for timelines and tables: this
+// machine's time, finer than the Date header's whole seconds, unless the
+// server's clock differs from it by more than DateResolution; then the
+// server's, the clock the answers are dated on.
+func (u Upload) Time() time.Time {
+	if d := u.At.Sub(u.ServerAt); !u.ServerAt.IsZero() && (d > DateResolution || d < -DateResolution) {
+		return u.ServerAt
+	}
+	return u.At
 }

@@ -3,6 +3,8 @@ package answers
 import (
 	"strconv"
 
+	"github.com/nutrab2b/b2bx/edi"
+
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -71,4 +73,34 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// Rejects reports whether the answer rejects the upload it answers, the
+// one rule every screen and command asks (H's "fix and resend", find's
+// NEEDS ACTION, the dashboard, --overdue, the resend guard, the viewer's
+// marks): a CONTRL whose UCI rejects the interchange (0083 = 4), partly
+// rejects it (3) or acknowledges it with errors (2), or that reports any
+// UCI/UCF/UCM/UCS/UCD error; an APERAK with at least one application
+// error (ERC). An ORDRSP is a business answer, never a rejection of the
+// upload (its "not accepted" is the partner's decision on the order).
+func (a Answer) Rejects() bool {
+	switch a.Type {
+	case "CONTRL":
+		switch a.Verdict {
+		case "rejected", "partly rejected", "acknowledged with errors":
+			return true
+		}
+		return a.Errors > 0
+	case "APERAK":
+		return a.Errors > 0
+	}
+	return false
+}
+
+// ContrlRejects is Rejects for a CONTRL message's summary.
+func ContrlRejects(c *edi.ContrlSummary) bool {
+	var a Answer
+	a.Type = "CONTRL"
+	fromContrl(&a, c)
+	return a.Rejects()
 }

@@ -61,17 +61,6 @@ func contrlHeadline(c *edi.ContrlSummary) string {
 	return "CONTRL for interchange " + safe(c.InterchangeRef) + ": " + verdict + ", " + errs
 }
 
-// Rejects reports whether a CONTRL says the recipient rejected the
-// interchange, or part of it, or acknowledged it with errors: the answers
-// a support engineer must act on.
-func Rejects(c *edi.ContrlSummary) bool {
-	switch c.Verdict {
-	case "rejected", "partly rejected", "acknowledged with errors":
-		return true
-	}
-	return false
-}
-
 // ContrlErrors counts the errors a CONTRL reports: each level (UCI, UCF,
 // UCM) that carries an error, each data element error (UCD), and each
 // segment error (UCS) that has a syntax error code or no element errors

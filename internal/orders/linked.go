@@ -23,7 +23,8 @@ type Linked struct {
 	// Index links Index.Answers to Index.Uploads.
 	Index *answers.Index
 	// Uploads are the history records behind Index.Uploads (same
-	// order): the accepted upload attempts, oldest first.
+	// order): the accepted uploads, one per upload (a replay is the
+	// upload it repeats: AcceptedUploads), oldest first.
 	Uploads []spool.UploadRecord
 	// Deliveries are the connection's stored deliveries in the order
 	// they were created (see sortByAnswerTime).
@@ -75,12 +76,7 @@ func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, pr
 	sortByAnswerTime(stored)
 	l := &Linked{byID: make(map[string]int, len(stored))}
 	var ups []answers.Upload
-	for _, r := range spool.Attempts(hist) {
-		if r.Outcome == spool.OutcomeAccepted {
-			l.Uploads = append(l.Uploads, r)
-			ups = append(ups, UploadOf(r))
-		}
-	}
+	l.Uploads, ups = AcceptedUploads(hist)
 	var all []answers.Answer
 	for _, st := range stored {
 		if err := ctx.Err(); err != nil {
@@ -161,11 +157,37 @@ func (l *Linked) deliveries() []Delivery {
 	return l.Deliveries
 }
 
+// AcceptedUploads is the link input of a connection's upload history
+// (append order): its accepted uploads, one per upload (answers.Distinct:
+// a replay, 200 with the same uploadId, is the upload it repeats, and so
+// are the records of one key), oldest first, with the first history
+// record of each.
+func AcceptedUploads(hist []spool.UploadRecord) ([]spool.UploadRecord, []answers.Upload) {
+	var recs []spool.UploadRecord
+	var all []answers.Upload
+	for _, r := range spool.Attempts(hist) {
+		if r.Outcome == spool.OutcomeAccepted {
+			recs = append(recs, r)
+			all = append(all, UploadOf(r))
+		}
+	}
+	ups, of := answers.Distinct(all)
+	out := make([]spool.UploadRecord, len(ups))
+	done := make([]bool, len(ups))
+	for i, j := range of {
+		if !done[j] {
+			out[j], done[j] = recs[i], true
+		}
+	}
+	return out, ups
+}
+
 // UploadOf is the upload as answers links it: the key, the envelope
 // facts the history recorded and the server's IDs.
 func UploadOf(r spool.UploadRecord) answers.Upload {
 	return answers.Upload{Key: r.Key, Sender: r.SenderID, Recipient: r.RecipientID, ControlRef: r.ControlRef,
-		BGMNumbers: slices.Clone(r.DocNumbers), UploadID: r.UploadID, InterchangeID: r.InterchangeID, At: r.Time}
+		BGMNumbers: slices.Clone(r.DocNumbers), UploadID: r.UploadID, InterchangeID: r.InterchangeID, At: r.Time,
+		ServerAt: r.ServerTime, Buyer: r.BuyerID, Supplier: r.SupplierID, Fixes: r.Fixes, Replay: r.Replay}
 }
 
 // sortByAnswerTime orders stored deliveries as the partner sent them:

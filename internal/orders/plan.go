@@ -8,6 +8,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/answers"
 )
 
 // Errors of the plan steps. Each says that nothing was sent.
@@ -225,6 +226,9 @@ func (p *Plan) record() spool.UploadRecord {
 		r.RecipientID, r.ControlRef = f.RecipientID, f.ControlRef
 		for _, m := range f.Messages {
 			r.DocNumbers = append(r.DocNumbers, m.DocNumber)
+		}
+		if f.Doc != nil {
+			r.BuyerID, r.SupplierID = answers.OrdersParties(f.Doc)
 		}
 	}
 	return r

@@ -19,24 +19,6 @@ type Rejection struct {
 	Answer answers.Answer
 }
 
-// Rejects reports whether an answer rejects the upload it answers: a
-// CONTRL whose UCI rejects it (0083 = 4 or 6), partly rejects it or
-// acknowledges it with errors, or that lists any UCM/UCS/UCD error; an
-// APERAK with at least one application error (ERC).
-func Rejects(a answers.Answer) bool {
-	switch a.Type {
-	case "CONTRL":
-		switch a.Verdict {
-		case "rejected", "partly rejected", "acknowledged with errors":
-			return true
-		}
-		return a.Errors > 0
-	case "APERAK":
-		return a.Errors > 0
-	}
-	return false
-}
-
 // Rejections lists the uploads of l that an answer rejects, oldest
 // first (the order of l.Uploads).
 func Rejections(l *Linked) []Rejection {
@@ -47,7 +29,7 @@ func Rejections(l *Linked) []Rejection {
 	for i, rec := range l.Uploads {
 		var last *answers.Answer
 		for _, j := range l.Index.AnswersOf(i) {
-			if a := &l.Index.Answers[j]; Rejects(*a) {
+			if a := &l.Index.Answers[j]; a.Rejects() {
 				last = a
 			}
 		}

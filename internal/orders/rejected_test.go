@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
-	"github.com/nutrab2b/b2bx/edi/answers"
 )
 
 const resendConn = "conn-resend"
@@ -134,26 +133,6 @@ func TestGuardAcceptedUpload(t *testing.T) {
 	}
 	if err := Guard(l, rec.SHA256, nil, false); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestRejects(t *testing.T) {
-	for _, c := range []struct {
-		a    answers.Answer
-		want bool
-	}{
-		{answers.Answer{Type: "CONTRL", Verdict: "rejected"}, true},
-		{answers.Answer{Type: "CONTRL", Verdict: "partly rejected"}, true},
-		{answers.Answer{Type: "CONTRL", Verdict: "acknowledged with errors"}, true},
-		{answers.Answer{Type: "CONTRL", Verdict: "acknowledged", Errors: 1}, true},
-		{answers.Answer{Type: "CONTRL", Verdict: "acknowledged"}, false},
-		{answers.Answer{Type: "APERAK", Errors: 2}, true},
-		{answers.Answer{Type: "APERAK"}, false},
-		{answers.Answer{Type: "ORDRSP", Errors: 3}, false},
-	} {
-		if got := Rejects(c.a); got != c.want {
-			t.Errorf("Rejects(%+v) = %v", c.a, got)
-		}
 	}
 }
 

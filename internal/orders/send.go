@@ -129,6 +129,7 @@ func Send(ctx context.Context, c *apiclient.Client, p *Plan) (*Outcome, error) {
 	if res != nil {
 		final.HTTPStatus, final.UploadID, final.InterchangeID = res.HTTPStatus, res.UploadID, res.InterchangeID
 		final.Status, final.Replay, final.CorrelationID = res.Status, res.Replay, res.CorrelationID
+		final.ServerTime = res.ServerDate
 	}
 	var ae *apiclient.APIError
 	var ne *apiclient.NetworkError

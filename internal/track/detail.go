@@ -31,6 +31,8 @@ type answerDetail struct {
 	Changed int      `json:"c,omitempty"`
 	Errors  int      `json:"e,omitempty"`
 	First   string   `json:"x,omitempty"`
+	Buyer   string   `json:"b,omitempty"`
+	Supp    string   `json:"u,omitempty"`
 }
 
 // deliveryDetail is the detail of a delivery item (its mailbox times and
@@ -42,14 +44,14 @@ type deliveryDetail struct {
 func toAnswerDetail(a answers.Answer) answerDetail {
 	return answerDetail{Type: a.Type, Message: a.Message, From: a.From, To: a.To, IRef: a.InterchangeRef, ISender: a.InterchangeSender,
 		IRecip: a.InterchangeRecipient, Action: a.Action.Code, Verdict: a.Verdict, Number: a.Number, Refs: a.Refs,
-		Status: a.Status.Code, Lines: a.Lines, Changed: a.ChangedLines, Errors: a.Errors, First: a.FirstError}
+		Status: a.Status.Code, Lines: a.Lines, Changed: a.ChangedLines, Errors: a.Errors, First: a.FirstError, Buyer: a.Buyer, Supp: a.Supplier}
 }
 
 func (d answerDetail) answer(id string, at time.Time) answers.Answer {
 	return answers.Answer{ID: id, At: at, Type: d.Type, Message: d.Message, From: d.From, To: d.To, InterchangeRef: d.IRef,
 		InterchangeSender: d.ISender, InterchangeRecipient: d.IRecip, Action: edi.Coded{Code: d.Action}, Verdict: d.Verdict,
 		Number: d.Number, Refs: d.Refs, Status: edi.Coded{Code: d.Status}, Lines: d.Lines, ChangedLines: d.Changed,
-		Errors: d.Errors, FirstError: d.First}
+		Errors: d.Errors, FirstError: d.First, Buyer: d.Buyer, Supplier: d.Supp}
 }
 
 // uploadDetail is the detail of an upload item.

@@ -148,7 +148,9 @@ func uploadItems(ctx context.Context, conn string, hist []spool.UploadRecord, se
 	var out []Item
 	parsed := map[string]*keySet{} // by SHA-256: the same bytes parse once
 	for _, r := range spool.Attempts(hist) {
-		it := Item{Conn: conn, Kind: KindUpload, Ref: r.Key, Type: "ORDERS", At: r.Time, State: string(r.Outcome)}
+		// dated on the server's clock when its answer said (the Date
+		// header), like the answers it is linked to
+		it := Item{Conn: conn, Kind: KindUpload, Ref: r.Key, Type: "ORDERS", At: orders.UploadOf(r).Time().UTC(), State: string(r.Outcome)}
 		it.Status = string(r.Outcome)
 		if r.HTTPStatus != 0 {
 			it.Status += " (HTTP " + strconv.Itoa(r.HTTPStatus) + ")"

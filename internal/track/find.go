@@ -5,7 +5,6 @@ import (
 
 	"errors"
 	"fmt"
-	"github.com/nutrab2b/b2bx/edi/answers"
 	"sort"
 	"strings"
 	"time"
@@ -351,41 +350,52 @@ func convLabel(key string, items []Item) string {
 	return "item " + val
 }
 
-// notBefore is when an item may be placed in a conversation's order: an
-// answer dated by the partner's clock slightly before the upload it
-// answers (clocks differ; answers.ClockSkew is the tolerance the linking
-// allows) is placed after that upload, never before it.
-func notBefore(items []Item) map[int64]time.Time {
-	out := map[int64]time.Time{}
-	for _, it := range items {
-		if it.Kind != KindDelivery && it.Kind != KindSeen {
-			continue
+// itemRank is the causal order of items at the same moment: an upload,
+// then its answers (CONTRL, APERAK, ORDRSP), what was seen of a delivery,
+// events.
+func itemRank(it *Item) int {
+	switch it.Kind {
+	case KindUpload:
+		return 0
+	case KindDelivery:
+		switch it.Type {
+		case "CONTRL":
+			return 1
+		case "APERAK":
+			return 2
 		}
-		floor := it.At
-		for _, up := range items {
-			if up.Kind == KindUpload && up.Conn == it.Conn && up.At.After(floor) && !up.At.After(it.At.Add(answers.ClockSkew)) {
-				floor = up.At
-			}
-		}
-		out[it.ID] = floor
+		return 3
+	case KindSeen:
+		return 4
 	}
-	return out
+	return 5
 }
 
-// sortItems orders a conversation's items by time (see notBefore).
+// sortItems orders a conversation's items by each one's own time, items
+// of the same moment in causal order (itemRank); an answer dated before
+// the upload it answers (this machine records an upload once the server
+// has answered) is placed after that upload.
 func sortItems(items []Item) {
-	nb := notBefore(items)
-	at := func(it *Item) time.Time {
-		if t, ok := nb[it.ID]; ok {
-			return t
+	by, _ := linkItems(items)
+	at := make(map[int64]time.Time, len(items))
+	for i := range items {
+		it := &items[i]
+		at[it.ID] = it.At
+		cl := by[it.Conn]
+		if it.Kind != KindDelivery || cl == nil {
+			continue
 		}
-		return it.At
+		for _, j := range cl.pos[it.Ref] {
+			if l := cl.x.Link(j); l.Linked() && cl.items[l.Upload].At.After(at[it.ID]) {
+				at[it.ID] = cl.items[l.Upload].At
+			}
+		}
 	}
 	sort.SliceStable(items, func(i, j int) bool {
-		a, b := at(&items[i]), at(&items[j])
+		a, b := at[items[i].ID], at[items[j].ID]
 		if !a.Equal(b) {
 			return a.Before(b)
 		}
-		return items[i].Kind == KindUpload && items[j].Kind != KindUpload
+		return itemRank(&items[i]) < itemRank(&items[j])
 	})
 }

@@ -3,12 +3,14 @@ package track
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi/answers"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
 // SLA is how long a partner has to answer an accepted upload.
@@ -53,6 +55,12 @@ type UploadState struct {
 	NeedsAction []string `json:"needsAction,omitempty"`
 	// Complete: both its CONTRL and its ORDRSP arrived.
 	Complete bool `json:"complete,omitempty"`
+	// ResentAs says which later upload sent its order again ("sent again
+	// as upload … (key …)"); the upload is then history. Terminal-safe.
+	ResentAs string `json:"resentAs,omitempty"`
+	// The server's IDs of the upload, for tickets.
+	UploadID      string `json:"uploadId,omitempty"`
+	InterchangeID string `json:"interchangeId,omitempty"`
 }
 
 // IsOverdue reports whether an answer is late.
@@ -62,10 +70,13 @@ func (s UploadState) IsOverdue() bool { return len(s.Overdue) > 0 }
 func (s UploadState) IsNeedsAction() bool { return len(s.NeedsAction) > 0 }
 
 // Flag is the state in one word for tables: "needs action", "overdue",
-// "answered" (CONTRL and ORDRSP arrived), "awaiting" (an answer is still
-// to come, within the SLA) or "" (no accepted upload).
+// "resent" (a later upload sent its order again), "answered" (CONTRL and
+// ORDRSP arrived), "awaiting" (an answer is still to come, within the
+// SLA) or "" (no accepted upload).
 func (s UploadState) Flag() string {
 	switch {
+	case s.ResentAs != "":
+		return "resent"
 	case s.IsNeedsAction():
 		return "needs action"
 	case s.IsOverdue():
@@ -83,6 +94,9 @@ func (s UploadState) Summary() string {
 	var parts []string
 	parts = append(parts, s.NeedsAction...)
 	parts = append(parts, s.Overdue...)
+	if s.ResentAs != "" {
+		return strings.Join(append(slices.Clone(s.Answers), s.ResentAs), "; ")
+	}
 	if len(parts) == 0 {
 		if len(s.Answers) > 0 {
 			return strings.Join(s.Answers, "; ")
@@ -95,51 +109,16 @@ func (s UploadState) Summary() string {
 }
 
 // Assess links the answers among items to the accepted uploads among them
-// (the rules of package answers, per connection) and says for each upload
-// whether it is overdue or needs action at now.
+// (the rules of package answers, per connection: linkItems) and says for
+// each upload whether it is overdue or needs action at now.
 func Assess(items []Item, sla SLAFunc, now time.Time) []UploadState {
-	type connSet struct {
-		ups  []answers.Upload
-		upIt []Item
-		ans  []answers.Answer
-	}
-	by := map[string]*connSet{}
-	var conns []string
-	get := func(c string) *connSet {
-		s := by[c]
-		if s == nil {
-			s = &connSet{}
-			by[c] = s
-			conns = append(conns, c)
-		}
-		return s
-	}
-	for i := range items {
-		it := &items[i]
-		switch it.Kind {
-		case KindUpload:
-			if d, ok := it.upload(); ok && it.State == string(spool.OutcomeAccepted) {
-				s := get(it.Conn)
-				s.ups, s.upIt = append(s.ups, d.Upload), append(s.upIt, *it)
-			}
-		case KindDelivery:
-			if as := it.Answers(); len(as) > 0 {
-				s := get(it.Conn)
-				s.ans = append(s.ans, as...)
-			}
-		}
-	}
+	by, conns := linkItems(items)
 	var out []UploadState
 	for _, c := range conns {
-		s := by[c]
-		if len(s.ups) == 0 {
-			continue
-		}
-		sort.SliceStable(s.ans, func(i, j int) bool { return s.ans[i].At.Before(s.ans[j].At) })
-		x := answers.NewIndex(s.ups, s.ans)
+		cl := by[c]
 		lim := sla.of(c)
-		for i := range s.ups {
-			st := StateOf(x, i, lim, now)
+		for i := range cl.ups {
+			st := StateOf(cl.x, i, lim, now)
 			st.Conn = c
 			out = append(out, st)
 		}
@@ -148,12 +127,14 @@ func Assess(items []Item, sla SLAFunc, now time.Time) []UploadState {
 }
 
 // StateOf is where upload i of x stands at now under sla: its answers
-// (linked by the rules of package answers), overdue, needs action. The
-// uploads screen (H) and find share it.
+// (linked by the rules of package answers), overdue, needs action. An
+// upload sent again (answers.Index.ResentBy) is history: neither overdue
+// nor needing action, its conversation follows the latest attempt. The
+// uploads screen (H), find, the dashboard and --overdue share it.
 func StateOf(x *answers.Index, i int, sla SLA, now time.Time) UploadState {
 	lim := SLAFunc(func(string) SLA { return sla }).of("")
 	u := x.Uploads[i]
-	st := UploadState{Key: u.Key, Orders: u.BGMNumbers, At: u.At}
+	st := UploadState{Key: u.Key, Orders: u.BGMNumbers, At: u.At, UploadID: u.UploadID, InterchangeID: u.InterchangeID}
 	var contrl, ordrsp bool
 	for _, j := range x.AnswersOf(i) {
 		a := x.Answers[j]
@@ -161,18 +142,20 @@ func StateOf(x *answers.Index, i int, sla SLA, now time.Time) UploadState {
 		switch a.Type {
 		case "CONTRL":
 			contrl = true
-			if a.Verdict == "rejected" || a.Verdict == "partly rejected" {
-				st.NeedsAction = append(st.NeedsAction, a.Outcome())
-			}
 		case "ORDRSP":
 			ordrsp = true
-		case "APERAK":
-			if a.Errors > 0 {
-				st.NeedsAction = append(st.NeedsAction, a.Outcome())
-			}
+		}
+		if a.Rejects() {
+			st.NeedsAction = append(st.NeedsAction, a.Outcome())
 		}
 	}
 	st.Complete = contrl && ordrsp
+	if k, ok := x.ResentBy(i); ok {
+		r := x.Uploads[k]
+		st.ResentAs = "sent again as upload " + termsafe.String(orDash(r.UploadID)) + " (key " + termsafe.String(r.Key) + ")"
+		st.NeedsAction = nil
+		return st
+	}
 	age := now.Sub(u.At)
 	if !contrl && age > lim.Contrl {
 		st.Overdue = append(st.Overdue, fmt.Sprintf("no CONTRL %s after the upload (sla.contrl %s)", Age(age), Age(lim.Contrl)))
@@ -181,6 +164,13 @@ func StateOf(x *answers.Index, i int, sla SLA, now time.Time) UploadState {
 		st.Overdue = append(st.Overdue, fmt.Sprintf("no ORDRSP %s after the upload (sla.ordrsp %s)", Age(age), Age(lim.Ordrsp)))
 	}
 	return st
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // assessConversation is the state of a conversation's latest accepted

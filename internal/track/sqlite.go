@@ -43,6 +43,12 @@ var migrations = [][]string{
 		`CREATE TABLE track_keys (value TEXT NOT NULL, at BIGINT NOT NULL, item BIGINT NOT NULL, kind TEXT NOT NULL,
 			PRIMARY KEY (value, at, item, kind)) WITHOUT ROWID`,
 	},
+	{ // 1 → 2: details carry the upload's server time and the parties
+		// the linking needs (issue 23): refill from the files
+		`DELETE FROM track_keys`,
+		`DELETE FROM track_items`,
+		`DELETE FROM track_sources`,
+	},
 }
 
 // keysPerItem bounds the keys of one item: a hostile file cannot flood

@@ -52,16 +52,16 @@ type Step struct {
 	Lines  []string  `json:"lines,omitempty"`
 	Source string    `json:"source"`
 	Open   Opens     `json:"open,omitzero"`
+
+	cause string // an event's causationid: it comes after that event
 }
 
 // Timeline tells a conversation step by step in time order. The details
 // (CONTRL reasons, ORDRSP changes per line) are read from the stored
 // files; a file that cannot be read says so in its step.
 func (x *Index) Timeline(ctx context.Context, c Conversation) []Step {
-	links := linkConversation(c.Items)
-	nb := notBefore(c.Items)
+	links, _ := linkItems(c.Items)
 	var steps []Step
-	var sortAt []time.Time
 	for i := range c.Items {
 		it := &c.Items[i]
 		var add []Step
@@ -75,74 +75,75 @@ func (x *Index) Timeline(ctx context.Context, c Conversation) []Step {
 		case KindEvent:
 			add = []Step{eventStep(it)}
 		}
-		// an item's steps come in their own order (due, stored,
+		// an item's own steps happen in their order (created, stored,
 		// acknowledged) whatever the clocks say: the partner's clock dates
-		// the answer and the receipt, this machine's the storing
-		floor := nb[it.ID]
+		// the answer, this machine's the storing. A later step dated
+		// before an earlier one is shown at the earlier one's time, and
+		// says when its own clock put it.
+		var floor time.Time
 		for _, s := range add {
-			at := s.At
-			if floor.After(at) {
-				at = floor
+			if floor.After(s.At) {
+				if floor.Sub(s.At) > answers.DateResolution {
+					s.Lines = append(s.Lines, "at "+s.At.UTC().Format(time.RFC3339)+" by this machine's clock, which is behind the server's")
+				}
+				s.At = floor
 			}
-			floor = at
-			steps, sortAt = append(steps, s), append(sortAt, at)
+			floor = s.At
+			steps = append(steps, s)
 		}
 	}
-	idx := make([]int, len(steps))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return sortAt[idx[a]].Before(sortAt[idx[b]]) })
-	out := make([]Step, len(steps))
-	for i, j := range idx {
-		out[i] = steps[j]
-	}
-	return out
+	SortSteps(steps)
+	return steps
 }
 
-// convLinks are a conversation's uploads and answers linked by the rules
-// of package answers, per connection.
-type convLinks struct {
-	byConn map[string]*connLinks
+// stepRank is the causal order of steps at the same moment: the upload,
+// its CONTRL, APERAK and ORDRSP, what this machine saw of a delivery,
+// its storing and acknowledging, then events and notes.
+func stepRank(s *Step) int {
+	switch s.Kind {
+	case "upload":
+		return 0
+	case "answer":
+		switch {
+		case strings.HasPrefix(s.Title, "CONTRL"):
+			return 1
+		case strings.HasPrefix(s.Title, "APERAK"):
+			return 2
+		}
+		return 3
+	case "claimed", "refused", "failed":
+		return 4
+	case "stored":
+		return 5
+	case "acknowledged":
+		return 6
+	case "event":
+		return 7
+	}
+	return 8
 }
 
-type connLinks struct {
-	ups   []answers.Upload
-	items []*Item // the upload item of ups[i]
-	x     *answers.Index
-	pos   map[string][]int // delivery ID → indexes into x.Answers
-}
-
-func linkConversation(items []Item) convLinks {
-	l := convLinks{byConn: map[string]*connLinks{}}
-	get := func(c string) *connLinks {
-		cl := l.byConn[c]
-		if cl == nil {
-			cl = &connLinks{pos: map[string][]int{}}
-			l.byConn[c] = cl
+// SortSteps puts steps in time order (each step's own At), steps of the
+// same moment in causal order (stepRank), and events of the same moment
+// after the event their causationid names.
+func SortSteps(steps []Step) {
+	sort.SliceStable(steps, func(a, b int) bool {
+		if !steps[a].At.Equal(steps[b].At) {
+			return steps[a].At.Before(steps[b].At)
 		}
-		return cl
-	}
-	all := map[string][]answers.Answer{}
-	for i := range items {
-		it := &items[i]
-		if d, ok := it.upload(); ok && it.State == string(spool.OutcomeAccepted) {
-			cl := get(it.Conn)
-			cl.ups, cl.items = append(cl.ups, d.Upload), append(cl.items, it)
-		}
-		if it.Kind == KindDelivery {
-			all[it.Conn] = append(all[it.Conn], it.Answers()...)
+		return stepRank(&steps[a]) < stepRank(&steps[b])
+	})
+	// causation among events of one moment: move an event after its cause
+	for moved, rounds := true, 0; moved && rounds < len(steps); rounds++ {
+		moved = false
+		for i := 0; i+1 < len(steps); i++ {
+			a, b := &steps[i], &steps[i+1]
+			if a.Kind == "event" && b.Kind == "event" && a.At.Equal(b.At) && a.cause != "" && a.cause == b.Open.Event {
+				steps[i], steps[i+1] = steps[i+1], steps[i]
+				moved = true
+			}
 		}
 	}
-	for c, as := range all {
-		cl := get(c)
-		sort.SliceStable(as, func(i, j int) bool { return as[i].At.Before(as[j].At) })
-		cl.x = answers.NewIndex(cl.ups, as)
-		for j, a := range as {
-			cl.pos[a.ID] = append(cl.pos[a.ID], j)
-		}
-	}
-	return l
 }
 
 func safe(s string) string { return termsafe.String(s) }
@@ -150,6 +151,10 @@ func safe(s string) string { return termsafe.String(s) }
 func uploadStep(it *Item) Step {
 	d, _ := it.upload()
 	s := Step{At: it.At, Kind: "upload", Conn: it.Conn, Source: "upload history " + safe(it.Path)}
+	if !d.Upload.Time().Equal(d.At) {
+		// the item is dated on the server's clock, like the answers
+		s.Lines = append(s.Lines, "recorded here at "+d.At.UTC().Format(time.RFC3339)+" by this machine's clock")
+	}
 	switch spool.Outcome(it.State) {
 	case spool.OutcomeAccepted:
 		s.Title = "ORDERS uploaded: " + safe(it.Status)
@@ -184,7 +189,7 @@ func uploadStep(it *Item) Step {
 	return s
 }
 
-func (x *Index) deliverySteps(ctx context.Context, it *Item, links convLinks) []Step {
+func (x *Index) deliverySteps(ctx context.Context, it *Item, links map[string]*connLinks) []Step {
 	var m spool.Meta // the mailbox times and the receipt, from the sidecar
 	if raw, err := os.ReadFile(it.Path); err == nil {
 		_ = json.Unmarshal(raw, &m)
@@ -193,19 +198,33 @@ func (x *Index) deliverySteps(ctx context.Context, it *Item, links convLinks) []
 	payload := strings.TrimSuffix(it.Path, ".json") + ".edi"
 	var steps []Step
 	due := Step{At: it.At, Kind: "answer", Conn: it.Conn, Source: src, Open: Opens{Screen: OpenViewer, Path: payload}}
+	// an acknowledged delivery is gone from the mailbox: its first step
+	// is when it was created there, not that it is due
+	where := " (due in the mailbox)"
+	if m.AcknowledgedAt != nil || it.State == "acknowledged" {
+		where = " (created in the mailbox)"
+	}
 	if it.Note != "" {
-		due.Title = safe(it.Type) + " due in the mailbox; " + safe(it.Status)
+		due.Title = safe(it.Type) + " " + strings.Trim(where, " ()") + "; " + safe(it.Status)
 		due.Lines = []string{safe(it.Note)}
 		steps = append(steps, due)
 	} else {
-		cl := links.byConn[it.Conn]
+		cl := links[it.Conn]
 		var details map[int][]string // message index → lines, read once per file
 		for k, a := range it.Answers() {
 			s := due
-			s.Title = safe(a.Outcome()) + " (due in the mailbox)"
+			s.Title = safe(a.Outcome()) + where
 			if cl != nil && cl.x != nil && k < len(cl.pos[it.Ref]) {
 				j := cl.pos[it.Ref][k]
 				s.Lines = append(s.Lines, cl.x.AnswerText(j))
+				if l := cl.x.Link(j); l.Linked() && cl.items[l.Upload].At.After(s.At) {
+					// placed after the upload it answers: this machine
+					// recorded the upload once the server had answered
+					if cl.items[l.Upload].At.Sub(s.At) > answers.DateResolution {
+						s.Lines = append(s.Lines, "created "+s.At.UTC().Format(time.RFC3339)+" by the server's clock, before this machine recorded the upload")
+					}
+					s.At = cl.items[l.Upload].At
+				}
 				if a.Type == "ORDRSP" {
 					if l := cl.x.Link(j); l.Linked() {
 						s.Open = Opens{Screen: OpenDiff, Path: payload, Orders: sentPathOf(cl.items[l.Upload])}
@@ -222,7 +241,7 @@ func (x *Index) deliverySteps(ctx context.Context, it *Item, links convLinks) []
 			steps = append(steps, s)
 		}
 		if len(steps) == 0 {
-			due.Title = safe(it.Type) + " due in the mailbox"
+			due.Title = safe(it.Type) + " " + strings.Trim(where, " ()")
 			steps = append(steps, due)
 		}
 	}

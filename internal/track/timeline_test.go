@@ -50,7 +50,8 @@ func TestTimelineOrderWithFakeClock(t *testing.T) {
 	require.FileExists(t, up.Open.Path, "opens the kept copy of the bytes sent")
 
 	ctl := steps[1]
-	require.Equal(t, "CONTRL: accepted (due in the mailbox)", ctl.Title)
+	// issue 23: acknowledged, so gone from the mailbox: not "due"
+	require.Equal(t, "CONTRL: accepted (created in the mailbox)", ctl.Title)
 	require.Contains(t, ctl.Lines[0], "answers upload of PO-4711")
 	require.Contains(t, strings.Join(ctl.Lines, "\n"), "interchange ICR0001: 7 acknowledged")
 

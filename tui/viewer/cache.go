@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/answers"
 	"github.com/nutrab2b/b2bx/edi/explain"
 	"github.com/nutrab2b/b2bx/edi/pin"
 )
@@ -95,7 +96,7 @@ func (c *cache) message(doc *edi.Document, k int) messageInfo {
 		msg := &doc.Messages[k]
 		s := msg.Summary()
 		info.headline = explain.HeadlineOf(msg, s)
-		info.rejects = s != nil && s.Contrl != nil && explain.Rejects(s.Contrl)
+		info.rejects = s != nil && s.Contrl != nil && answers.ContrlRejects(s.Contrl)
 		c.messages[k] = info
 	}
 	return info

@@ -62,7 +62,7 @@ func TestFindAfterUploadAndAnswers(t *testing.T) {
 	require.Equal(t, 0, tl.code, "%s", tl)
 	require.NotContains(t, tl.stderr, "rebuilt", "said once: the index exists now")
 	up := strings.Index(tl.stdout, "ORDERS uploaded: accepted (HTTP 202)")
-	ctl := strings.Index(tl.stdout, "CONTRL: accepted (due in the mailbox)")
+	ctl := strings.Index(tl.stdout, "CONTRL: accepted (created in the mailbox)") // acknowledged: gone from the mailbox
 	rsp := strings.Index(tl.stdout, "ORDRSP: ")
 	require.True(t, up >= 0 && ctl > up && rsp > ctl, "upload, CONTRL, ORDRSP in time order:\n%s", tl.stdout)
 	require.Contains(t, tl.stdout, "acknowledged, receipt ")
