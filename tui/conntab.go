@@ -6,6 +6,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/settings"
+	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab"
 )
@@ -27,7 +28,8 @@ func ConnTab(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 func ConnTabWith(env session.Env, keys conntab.KeyMap, remembered map[string]settings.TabState) func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 	return func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 		st := remembered[conn.Target.Name]
-		return connTab{m: conntab.New(c, id, conn, conntab.Options{Keys: &keys, PageSize: st.PageSize, Filter: st.Filter, Index: indexFor(env, conn)})}
+		return connTab{m: conntab.New(c, id, conn, conntab.Options{Keys: &keys, PageSize: st.PageSize, Filter: st.Filter, Index: indexFor(env, conn),
+			Timeline: track.MachineTimeline(env, nil)})}
 	}
 }
 

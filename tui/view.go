@@ -190,7 +190,7 @@ func (m Model) shortHelp() []key.Binding {
 		if page = p.ShortHelp(); p.Capturing() {
 			return page
 		}
-		return append(page, common.CloseKey, m.keys.Help)
+		return common.AppendHelp(page, common.CloseKey, m.keys.Help)
 	}
 	if t := m.activeTab(); t != nil {
 		page = t.tab.ShortHelp()
@@ -203,7 +203,7 @@ func (m Model) shortHelp() []key.Binding {
 	if m.foot.err != "" {
 		page = append([]key.Binding{m.keys.Dismiss}, page...)
 	}
-	return append(page, m.keys.ShortHelp()...)
+	return common.AppendHelp(page, m.keys.ShortHelp()...)
 }
 
 // helpScreen is the full help: the keys of what is on screen (the top

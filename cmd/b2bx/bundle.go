@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/bundle"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
@@ -30,25 +32,37 @@ var bundleTimeline bundle.TimelineFunc
 // conversation from the tracking index (brought up to date first), as
 // b2bx find --timeline tells it.
 func indexTimeline(e *env) bundle.TimelineFunc {
-	return func(ctx context.Context, conn, id string) ([]string, error) {
-		m, x, err := openMachineIndex(ctx, e, "bundle")
-		if err != nil {
-			return nil, err
-		}
-		defer x.Close()
-		c, steps, ok, err := x.TimelineOf(ctx, conn, id, m.SLA())
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return []string{"The tracking index holds nothing about " + id + " on this connection."}, nil
-		}
-		return track.TimelineText(c, steps), nil
+	return track.MachineTimeline(session.Env{Getenv: e.getenv}, func(msg string) {
+		fmt.Fprintf(e.stderr, "b2bx bundle: %s\n", termsafe.String(msg))
+	})
+}
+
+// bundleConn finds the connection of id in the tracking index when
+// neither -c nor --connection names it: the one connection whose stored
+// deliveries or uploads carry it.
+func bundleConn(ctx context.Context, e *env, id string) (string, int, error) {
+	_, x, err := openMachineIndex(ctx, e, "bundle")
+	if err != nil {
+		return "", exitStorage, err
 	}
+	defer x.Close()
+	conns, err := x.ConnsOf(ctx, id)
+	switch {
+	case err != nil:
+		return "", exitStorage, err
+	case len(conns) == 0:
+		return "", exitUsage, fmt.Errorf("%w: no stored delivery or upload on this machine has the ID %q: fetch it first, or name the connection with -c NAME",
+			bundle.ErrNotFound, termsafe.String(id))
+	case len(conns) > 1:
+		return "", exitUsage, fmt.Errorf("the ID %q is stored on %d connections (%s): choose one with -c NAME or --connection ID",
+			termsafe.String(id), len(conns), termsafe.String(strings.Join(conns, ", ")))
+	}
+	return conns[0], exitOK, nil
 }
 
 // runBundle reads only the local store: it needs a connection (a
-// profile, or --connection) but no secret, and sends nothing.
+// profile, --connection, or the one the tracking index finds the ID on)
+// but no secret, and sends nothing.
 func runBundle(ctx context.Context, e *env, args []string) int {
 	const name = "bundle"
 	fs := newFlagSet(e, name, "(DELIVERY-ID | UPLOAD-ID)")
@@ -63,6 +77,14 @@ func runBundle(ctx context.Context, e *env, args []string) int {
 	switch {
 	case len(pos) != 1:
 		return fail(e, name, *asJSON, exitUsage, errors.New("give one DELIVERY-ID (a fetched deliveryAttemptId) or UPLOAD-ID (an upload id or idempotency key)"))
+	}
+	if *profile == "" && *conn == "" {
+		// the index knows where the ID is stored
+		c, code, err := bundleConn(ctx, e, pos[0])
+		if err != nil {
+			return fail(e, name, *asJSON, code, err)
+		}
+		*conn = c
 	}
 	t, store, code, err := localStore(e, *profile, *conn)
 	if err != nil {

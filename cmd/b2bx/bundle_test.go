@@ -137,8 +137,14 @@ func TestBundleOfARejectedUploadAndItsCONTRL(t *testing.T) {
 	code, _, errOut = runCmd(t, "", s.env, "bundle", up.UploadID, "--connection", cliConn, "-o", filepath.Join(outDir, "missing"))
 	require.Equal(t, exitStorage, code)
 	require.Contains(t, errOut, "does not exist")
-	code, _, _ = runCmd(t, "", s.env, "bundle", up.UploadID)
+	// issue 23: without -c the tracking index finds the one connection
+	// that stores the ID; an ID stored nowhere is a usage error
+	code, out, errOut := runCmd(t, "", s.env, "bundle", up.UploadID, "-o", outDir)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "bundle ")
+	code, _, errOut = runCmd(t, "", s.env, "bundle", "no-such-id", "-o", outDir)
 	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "name the connection with -c NAME")
 	ents, _ := os.ReadDir(outDir)
 	for _, e := range ents {
 		require.False(t, strings.HasPrefix(e.Name(), ".b2bx-bundle-"), "temporary directory left: %s", e.Name())

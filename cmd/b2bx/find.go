@@ -10,6 +10,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 )
@@ -145,7 +146,7 @@ func printConversations(e *env, m *track.Machine, res track.Result) {
 		}
 		_ = tw.Flush()
 	}
-	fmt.Fprintf(e.stdout, "\n%d conversations", len(res.Conversations))
+	fmt.Fprintf(e.stdout, "\n%s", human.Count(len(res.Conversations), "conversation", "conversations"))
 	if res.Truncated {
 		fmt.Fprint(e.stdout, " (more matched: narrow the query with po:, icr:, -c or --since)")
 	}

@@ -146,31 +146,11 @@ func (x *Index) ConnFigures(ctx context.Context, conn string, sla SLA) (Figures,
 			f.Refused++
 		}
 	}
-	ups, err := x.b.ByKind(ctx, KindUpload, time.Time{})
+	states, err := x.UploadStates(ctx, time.Time{}, conn, func(string) SLA { return sla })
 	if err != nil {
 		return f, err
 	}
-	var convs []string
-	have := map[string]bool{}
-	for _, u := range ups {
-		if u.Conn != conn || u.State != string(spool.OutcomeAccepted) {
-			continue
-		}
-		for _, k := range u.Keys {
-			if !have[k.Value] {
-				have[k.Value] = true
-				convs = append(convs, k.Value)
-			}
-		}
-	}
-	items, err := x.b.ByConv(ctx, convs)
-	if err != nil {
-		return f, err
-	}
-	for _, s := range Assess(items, func(string) SLA { return sla }, x.opts.Now()) {
-		if s.Conn != conn {
-			continue
-		}
+	for _, s := range states {
 		switch {
 		case s.IsNeedsAction():
 			f.NeedsAction++

@@ -38,7 +38,9 @@ type answerDetail struct {
 // deliveryDetail is the detail of a delivery item (its mailbox times and
 // receipt stay in the sidecar; the timeline reads them there).
 type deliveryDetail struct {
-	Answers []answerDetail `json:"a,omitempty"`
+	Answers     []answerDetail `json:"a,omitempty"`
+	Interchange string         `json:"ix,omitempty"` // the server's interchangeId
+	Receipt     string         `json:"rc,omitempty"` // the acknowledge's receipt
 }
 
 func toAnswerDetail(a answers.Answer) answerDetail {
@@ -96,4 +98,58 @@ func (it *Item) upload() (uploadDetail, bool) {
 		return d, false
 	}
 	return d, true
+}
+
+// ItemIDs are the IDs a ticket needs of one item (find --json): the
+// server's IDs and the key of an upload; of a delivery its IDs, the
+// receipt and which upload each of its answers answers.
+type ItemIDs struct {
+	UploadID          string     `json:"uploadId,omitempty"`
+	InterchangeID     string     `json:"interchangeId,omitempty"`
+	CorrelationID     string     `json:"correlationId,omitempty"`
+	Key               string     `json:"key,omitempty"`
+	DeliveryAttemptID string     `json:"deliveryAttemptId,omitempty"`
+	Receipt           string     `json:"receipt,omitempty"`
+	Answers           []AnswerOf `json:"answers,omitempty"`
+}
+
+// AnswerOf says which upload one answer of a delivery answers.
+type AnswerOf struct {
+	Type     string `json:"type"`
+	Linked   bool   `json:"linked"`
+	UploadID string `json:"uploadId,omitempty"`
+	Key      string `json:"key,omitempty"`
+	// Text is the link in words ("answers upload of PO-4711 (key …)",
+	// "same order number as …"); terminal-safe.
+	Text string `json:"text"`
+}
+
+// fillIDs sets the IDs of a conversation's items, linking its answers by
+// the one rule (linkItems).
+func fillIDs(c *Conversation) {
+	by, _ := linkItems(c.Items)
+	for i := range c.Items {
+		it := &c.Items[i]
+		switch it.Kind {
+		case KindUpload:
+			if d, ok := it.upload(); ok {
+				it.IDs = &ItemIDs{UploadID: d.UploadID, InterchangeID: d.InterchangeID, CorrelationID: d.Corr, Key: d.Key}
+			}
+		case KindDelivery:
+			var d deliveryDetail
+			_ = json.Unmarshal([]byte(it.Detail), &d)
+			ids := &ItemIDs{DeliveryAttemptID: it.Ref, InterchangeID: d.Interchange, Receipt: d.Receipt}
+			if cl := by[it.Conn]; cl != nil {
+				for _, j := range cl.pos[it.Ref] {
+					a, l := cl.x.Answers[j], cl.x.Link(j)
+					of := AnswerOf{Type: a.Type, Linked: l.Linked(), Text: cl.x.AnswerText(j)}
+					if l.Linked() {
+						of.UploadID, of.Key = cl.ups[l.Upload].UploadID, cl.ups[l.Upload].Key
+					}
+					ids.Answers = append(ids.Answers, of)
+				}
+			}
+			it.IDs = ids
+		}
+	}
 }

@@ -112,7 +112,7 @@ func deliveryItem(ctx context.Context, st spool.Stored) Item {
 		at = m.ReceivedAt
 	}
 	it := Item{Conn: m.ConnectionID, Kind: KindDelivery, Ref: m.DeliveryAttemptID, Type: strings.ToUpper(m.MessageType), At: at, State: "stored"}
-	var d deliveryDetail
+	d := deliveryDetail{Interchange: m.InterchangeID, Receipt: m.ReceiptID}
 	if m.AcknowledgedAt != nil {
 		it.State = "acknowledged"
 	}

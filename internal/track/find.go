@@ -156,6 +156,7 @@ func (x *Index) Find(ctx context.Context, q Query, sla SLAFunc) (Result, error) 
 	res.Conversations = group(items, isMatch, q.Conn)
 	for i := range res.Conversations {
 		res.Conversations[i].State = assessConversation(&res.Conversations[i], sla, x.opts.Now())
+		fillIDs(&res.Conversations[i])
 	}
 	if len(res.Conversations) > MaxConversations {
 		res.Conversations, res.Truncated = res.Conversations[:MaxConversations], true

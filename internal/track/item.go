@@ -54,6 +54,7 @@ type Item struct {
 	Note   string    `json:"note,omitempty"`   // why the file could not be read fully, when it could not
 	Path   string    `json:"path"`             // the file the item comes from (source of truth)
 	Detail string    `json:"-"`                // compact JSON the linking needs (see detail.go)
+	IDs    *ItemIDs  `json:"ids,omitempty"`    // filled by Find: what a ticket quotes
 	Keys   []Key     `json:"-"`
 }
 

@@ -189,9 +189,11 @@ func assessConversation(c *Conversation, sla SLAFunc, now time.Time) UploadState
 	return latest
 }
 
-// Overdue returns every accepted upload at or after since that is overdue
-// or needs action, oldest first.
-func (x *Index) Overdue(ctx context.Context, since time.Time, conn string, sla SLAFunc) ([]UploadState, error) {
+// UploadStates is where every accepted upload at or after since stands
+// (on conn, or every connection for ""), oldest first: the answers of
+// its conversations linked by linkItems, then StateOf. Overdue, the
+// dashboard's figures and the bundle ask it.
+func (x *Index) UploadStates(ctx context.Context, since time.Time, conn string, sla SLAFunc) ([]UploadState, error) {
 	ups, err := x.b.ByKind(ctx, KindUpload, since)
 	if err != nil {
 		return nil, err
@@ -203,11 +205,14 @@ func (x *Index) Overdue(ctx context.Context, since time.Time, conn string, sla S
 			continue
 		}
 		for _, k := range u.Keys {
-			if !seen[k.Value] {
+			if k.Kind == KeyConv && !seen[k.Value] {
 				seen[k.Value] = true
 				convs = append(convs, k.Value)
 			}
 		}
+	}
+	if len(convs) == 0 {
+		return nil, nil
 	}
 	items, err := x.b.ByConv(ctx, convs)
 	if err != nil {
@@ -215,11 +220,28 @@ func (x *Index) Overdue(ctx context.Context, since time.Time, conn string, sla S
 	}
 	var out []UploadState
 	for _, s := range Assess(items, sla, x.opts.Now()) {
-		if (conn == "" || s.Conn == conn) && !s.At.Before(since) && (s.IsOverdue() || s.IsNeedsAction()) {
+		if (conn == "" || s.Conn == conn) && !s.At.Before(since) {
 			out = append(out, s)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out, nil
+}
+
+// Overdue returns every accepted upload at or after since that is overdue
+// or needs action, oldest first: one per conversation's latest attempt
+// (an upload sent again is neither: StateOf).
+func (x *Index) Overdue(ctx context.Context, since time.Time, conn string, sla SLAFunc) ([]UploadState, error) {
+	states, err := x.UploadStates(ctx, since, conn, sla)
+	if err != nil {
+		return nil, err
+	}
+	var out []UploadState
+	for _, s := range states {
+		if s.IsOverdue() || s.IsNeedsAction() {
+			out = append(out, s)
+		}
+	}
 	return out, nil
 }
 

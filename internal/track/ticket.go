@@ -2,9 +2,13 @@ package track
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
+
+	"github.com/nutrab2b/b2bx/apiclient/session"
 )
 
 // TimelineOf tells the conversation of one delivery or upload of
@@ -52,4 +56,59 @@ func TimelineText(c Conversation, steps []Step) []string {
 		out = append(out, indent+"source: "+s.Source)
 	}
 	return out
+}
+
+// MachineTimeline is a bundle's timeline source (bundle.TimelineFunc)
+// over this machine's index, for both faces: the profiles are read (no
+// secret), the index is opened and brought up to date, and the
+// conversation of the delivery or upload id is told as `b2bx find
+// --timeline` tells it. say (nil: silent) gets the one line about a
+// rebuild.
+func MachineTimeline(env session.Env, say func(string)) func(ctx context.Context, conn, id string) ([]string, error) {
+	return func(ctx context.Context, conn, id string) ([]string, error) {
+		m, err := LoadMachine(env)
+		if err != nil {
+			return nil, err
+		}
+		x, err := m.Open(ctx, say)
+		if err != nil {
+			return nil, err
+		}
+		defer x.Close()
+		if _, err := x.Sync(ctx); err != nil && !errors.Is(err, ErrStale) {
+			return nil, err
+		}
+		c, steps, ok, err := x.TimelineOf(ctx, conn, id, m.SLA())
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return []string{"The tracking index holds nothing about " + safe(id) + " on this connection."}, nil
+		}
+		return TimelineText(c, steps), nil
+	}
+}
+
+// ConnsOf lists the connections whose stored deliveries or uploads carry
+// id (a deliveryAttemptId, an uploadId, an interchangeId or an
+// idempotency key), so a bundle needs no -c when the store has it once.
+func (x *Index) ConnsOf(ctx context.Context, id string) ([]string, error) {
+	v := norm(id)
+	if v == "" {
+		return nil, nil
+	}
+	items, err := x.b.Match(ctx, Match{Value: v, Kinds: []KeyKind{KeyID, KeyKey}, Limit: DefaultLimit})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, it := range items {
+		if (it.Kind == KindDelivery || it.Kind == KindUpload) && it.Conn != "" && !seen[it.Conn] {
+			seen[it.Conn] = true
+			out = append(out, it.Conn)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }

@@ -66,3 +66,21 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Command, k.Find, k.Log, k.Events, k.Help, k.Dismiss, k.Quit, k.ForceQuit},
 	}
 }
+
+// AppendHelp appends to a footer's bindings those of extra it does not
+// show yet (same keys on screen), so a hint such as "esc/q close" or
+// "? help" that a screen lists itself is not shown twice.
+func AppendHelp(page []key.Binding, extra ...key.Binding) []key.Binding {
+	shown := map[string]bool{}
+	for _, b := range page {
+		shown[b.Help().Key] = true
+	}
+	out := page[:len(page):len(page)]
+	for _, b := range extra {
+		if h := b.Help().Key; !shown[h] {
+			shown[h] = true
+			out = append(out, b)
+		}
+	}
+	return out
+}

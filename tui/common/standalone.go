@@ -102,5 +102,5 @@ func (p Standalone) View() string {
 	if p.full {
 		return p.help.FullHelpView(append(p.last.FullHelp(), []key.Binding{p.keys, p.quit})) + "\n\n" + p.back
 	}
-	return p.last.View() + "\n" + p.help.ShortHelpView(append(p.last.ShortHelp(), p.keys, p.quit))
+	return p.last.View() + "\n" + p.help.ShortHelpView(AppendHelp(p.last.ShortHelp(), p.keys, p.quit))
 }

@@ -160,9 +160,13 @@ func (a answersScreen) build() []answerRow {
 		if len(x.AnswersOf(i)) > 0 {
 			mark = s.OK.Render(s.Marks.OK)
 		}
+		st := track.StateOf(x, i, a.sla, a.c.Now())
 		rejected := ""
 		if _, rej := fix.Rejection(l, rec); rej {
 			mark, rejected = s.Error.Render(s.Marks.Fail), s.Error.Render("rejected · v pinned errors · E fix and resend  ")
+			if st.ResentAs != "" { // a later upload sent it again: history
+				mark, rejected = s.Muted.Render(s.Marks.Fail), s.Muted.Render("rejected · v pinned errors  ")
+			}
 		}
 		what := strings.Join(rec.DocNumbers, ", ")
 		if what == "" {
@@ -170,7 +174,9 @@ func (a answersScreen) build() []answerRow {
 		}
 		t := rec.Time.Local().Format("01-02 15:04:05")
 		state := ""
-		switch st := track.StateOf(x, i, a.sla, a.c.Now()); {
+		switch {
+		case st.ResentAs != "":
+			state = s.Muted.Render("  " + st.ResentAs)
 		case st.IsNeedsAction():
 			mark, state = s.Error.Render(s.Marks.Fail), s.Error.Render("  NEEDS ACTION")
 		case st.IsOverdue():

@@ -1,6 +1,7 @@
 package conntab
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -64,4 +65,32 @@ func TestBundleFromMailboxAndUploads(t *testing.T) {
 		require.NotContains(t, string(b), answerSecret, p)
 		return nil
 	}))
+}
+
+// TestBundleTimelineFromTheIndex: T hands the tab's timeline source to
+// the bundle, so timeline.txt tells the conversation instead of "this
+// b2bx has no tracking index" (issue 23 §5).
+func TestBundleTimelineFromTheIndex(t *testing.T) {
+	dir := t.TempDir()
+	old := bundleDir
+	bundleDir = dir
+	t.Cleanup(func() { bundleDir = old })
+
+	e := newAnswerEnv(t)
+	e.upload(t, "orders_rejectable.edi", 1)
+	m := e.tab(t)
+	var asked []string
+	m.timeline = func(_ context.Context, conn, id string) ([]string, error) {
+		asked = append(asked, conn+" "+id)
+		return []string{"order PO-4720 — NEEDS ACTION", "step one of the conversation"}, nil
+	}
+	m, _ = pressAll(t, m, "P")
+	m, n := pressAll(t, m, "T")
+	require.Contains(t, n, "bundle for the partner's operator")
+	require.Len(t, asked, 1)
+	require.True(t, strings.HasPrefix(asked[0], answerConn+" "))
+	b, err := os.ReadFile(filepath.Join(m.bundlePath, "timeline.txt"))
+	require.NoError(t, err)
+	require.Contains(t, string(b), "step one of the conversation")
+	require.NotContains(t, string(b), "no tracking index")
 }

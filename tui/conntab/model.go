@@ -25,6 +25,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
+	"github.com/nutrab2b/b2bx/internal/bundle"
 	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
@@ -52,6 +53,9 @@ type Options struct {
 	// Index, if set, updates the tracking index after a store, an
 	// acknowledge or an upload, in the background once the tab is idle.
 	Index IndexFunc
+	// Timeline, if set, fills a ticket bundle's timeline.txt (T) from the
+	// tracking index, as `b2bx bundle` does (track.MachineTimeline).
+	Timeline bundle.TimelineFunc
 	// Keys replaces DefaultKeyMap (config.toml's [keys]).
 	Keys *KeyMap
 	// Filter is the filter the tab starts with (remembered from the
@@ -120,11 +124,12 @@ type Model struct {
 
 	initCmd tea.Cmd
 
-	index      indexing      // what the tracking index still has to be told (index.go)
-	selectWant string        // a delivery to show once the first page is read (select.go)
-	links      links         // the uploads and the answers among the stored deliveries (links.go)
-	stack      common.Stack  // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
-	conn       *session.Conn // for the upload screen; nil in tests
+	index      indexing            // what the tracking index still has to be told (index.go)
+	timeline   bundle.TimelineFunc // fills a bundle's timeline.txt (T); nil: none
+	selectWant string              // a delivery to show once the first page is read (select.go)
+	links      links               // the uploads and the answers among the stored deliveries (links.go)
+	stack      common.Stack        // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
+	conn       *session.Conn       // for the upload screen; nil in tests
 
 	bulk       []apiclient.Entry // the marked entries still to process after the current one (bulk.go)
 	marks      map[string]bool   // rows marked with space or * (marks.go); nil when none
@@ -173,6 +178,7 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 		tick:       tea.Tick,
 		stack:      common.NewStack(id),
 		index:      indexing{fn: opts.Index},
+		timeline:   opts.Timeline,
 		getenv:     os.Getenv,
 		fixBackend: func(*up.Linked) fix.Backend { return nil },
 	}
