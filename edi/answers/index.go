@@ -90,8 +90,7 @@ func LinkText(uploads []Upload, a Answer, l Link) string {
 	s := "answers upload of " + what + " (key " + termsafe.String(u.Key) + ")"
 	switch {
 	case l.Ambiguous() && l.Later > 0:
-		s += ", the last of " + strconv.Itoa(l.Candidates) + " uploads with " + reused + " sent before it was created (" +
-			strconv.Itoa(l.Later) + " sent later)"
+		s += ", the upload sent last before it was created; " + count(l.Later, "later upload") + " with " + reused + " came after it"
 	case l.Ambiguous():
 		s += ", the latest of " + strconv.Itoa(l.Candidates) + " uploads with " + reused
 	}
