@@ -17,6 +17,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/connlist"
 	"github.com/nutrab2b/b2bx/tui/logview"
@@ -110,6 +111,7 @@ func seedDemoShell(t *testing.T, canary string, perConnection int, firstOnly boo
 	t.Cleanup(srv.Close)
 
 	dir := t.TempDir()
+	t.Cleanup(track.WaitIdle) // the tabs' background index work, before dir goes
 	vars := map[string]string{credentials.EnvConfig: filepath.Join(dir, "profiles.toml"), "B2BX_DATA_DIR": filepath.Join(dir, "data")}
 	env := session.Env{Getenv: func(k string) string { return vars[k] }, Store: credentials.NewMemoryStore()}
 	file, err := session.LoadProfiles(env)

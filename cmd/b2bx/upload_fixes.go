@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/orders"
+	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 // guardResend applies --fixes and the rule "fix and send with a new
@@ -26,7 +28,7 @@ func (u *uploadCmd) guardResend(ctx context.Context, store *spool.Store, connect
 		u.plan.Fixes = orders.FixesRef(rec)
 		u.resendOf = orders.ResendText(hist, spool.UploadRecord{Fixes: u.plan.Fixes})
 	}
-	l, err := orders.LoadLinked(ctx, store, connectionID, nil)
+	l, err := track.LoadLinked(ctx, session.Env{Getenv: u.e.getenv}, store, connectionID)
 	if err != nil {
 		return fail(u.e, "upload", u.f.asJSON, exitStorage, fmt.Errorf("reading the partner's answers failed, nothing was sent: %w", err))
 	}

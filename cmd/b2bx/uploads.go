@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/export"
 	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 func init() {
@@ -51,7 +53,7 @@ func runUploads(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, name, *asJSON, exitStorage, err)
 	}
-	l, err := orders.LoadLinked(ctx, store, t.ConnectionID, nil)
+	l, err := track.LoadLinked(ctx, session.Env{Getenv: e.getenv}, store, t.ConnectionID)
 	if err != nil {
 		return fail(e, name, *asJSON, exitStorage, err)
 	}

@@ -96,6 +96,46 @@ func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, pr
 	return l, nil
 }
 
+// Loader reads a connection's link input: track.Loader reads it from the
+// tracking index, StoreLoader from the store's files.
+type Loader func(ctx context.Context, store *spool.Store, connectionID string) (*Linked, error)
+
+// StoreLoader reads the link input from the store itself (LoadLinked):
+// every stored answer is parsed.
+func StoreLoader(ctx context.Context, store *spool.Store, connectionID string) (*Linked, error) {
+	return LoadLinked(ctx, store, connectionID, nil)
+}
+
+// NewLinked links a connection's upload history (append order) with
+// stored deliveries whose answers were read elsewhere (the tracking
+// index keeps them: DeliveryWith), in the order the partner created
+// them. No payload is read: the link input of a large store costs what
+// its uploads' conversations hold, not what the store holds.
+func NewLinked(hist []spool.UploadRecord, ds []Delivery) *Linked {
+	stored := make([]spool.Stored, len(ds))
+	byID := make(map[string]Delivery, len(ds))
+	for i, d := range ds {
+		stored[i] = d.Stored
+		byID[d.Stored.Meta.DeliveryAttemptID] = d
+	}
+	sortByAnswerTime(stored)
+	l := &Linked{byID: make(map[string]int, len(ds))}
+	var ups []answers.Upload
+	l.Uploads, ups = AcceptedUploads(hist)
+	var all []answers.Answer
+	for _, st := range stored {
+		all = l.push(byID[st.Meta.DeliveryAttemptID], all)
+	}
+	l.Index = answers.NewIndex(ups, all)
+	return l
+}
+
+// DeliveryWith is a stored delivery with the answers already read from
+// it (in message order), for NewLinked.
+func DeliveryWith(st spool.Stored, as []answers.Answer) Delivery {
+	return Delivery{Stored: st, read: as}
+}
+
 // push appends d to l's deliveries and its answers to all, numbering
 // them (Delivery.Answers), and returns all.
 func (l *Linked) push(d Delivery, all []answers.Answer) []answers.Answer {

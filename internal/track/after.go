@@ -26,6 +26,8 @@ const AfterTimeout = 30 * time.Second
 // find, the start screen), which says it. An error is for a warning only:
 // a failed write has marked the index stale, and the files are untouched.
 func IndexAfter(ctx context.Context, env session.Env, root, connectionID string, stored ...spool.Stored) error {
+	inflight.Add(1)
+	defer inflight.Done()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AfterTimeout)
 	defer cancel()
 	getenv := env.Getenv

@@ -248,6 +248,20 @@ func TestPropertyLinksTimelinesAndStatesAgree(t *testing.T) {
 			require.NoError(t, err)
 			sf := func(string) SLA { return sla }
 
+			// the link input read from the index is the store's, without
+			// parsing a payload
+			for _, conn := range []string{"conn-a", "conn-b"} {
+				fromStore, err := orders.LoadLinked(t.Context(), w.store, conn, nil)
+				require.NoError(t, err)
+				fromIndex, err := x.Linked(t.Context(), w.store, conn)
+				require.NoError(t, err)
+				require.Equal(t, len(fromStore.Uploads), len(fromIndex.Uploads))
+				for i := range fromStore.Uploads {
+					require.Equal(t, fromStore.UploadText(i), fromIndex.UploadText(i), "upload %d of %s", i, conn)
+					require.Equal(t, StateOf(fromStore.Index, i, sla, w.end), StateOf(fromIndex.Index, i, sla, w.end))
+				}
+			}
+
 			// --overdue and the dashboard read the same states as H
 			states, err := x.UploadStates(t.Context(), time.Time{}, "", sf)
 			require.NoError(t, err)

@@ -19,6 +19,7 @@ import (
 type links struct {
 	store  *spool.Store // nil: the tab has no local store (tests)
 	connID string
+	load   up.Loader          // reads the link input (nil: the store, reusing what the last load read)
 	sla    track.SLA          // the profile's answer deadlines: when an upload is overdue (H)
 	cur    *up.Linked         // the last load; nil before the first
 	err    error              // the last load failed
@@ -44,8 +45,12 @@ func (m Model) loadLinks() (Model, tea.Cmd) {
 		return m, nil
 	}
 	m, req, ctx := m.startLinks()
-	store, conn, prev, tab := m.links.store, m.links.connID, m.links.cur, m.id
+	store, conn, prev, tab, load := m.links.store, m.links.connID, m.links.cur, m.id, m.links.load
 	return m, func() tea.Msg {
+		if load != nil {
+			l, err := load(ctx, store, conn)
+			return linksMsg{msgBase{tab, req}, l, err}
+		}
 		l, err := up.LoadLinked(ctx, store, conn, prev)
 		return linksMsg{msgBase{tab, req}, l, err}
 	}

@@ -53,6 +53,10 @@ type Options struct {
 	// Index, if set, updates the tracking index after a store, an
 	// acknowledge or an upload, in the background once the tab is idle.
 	Index IndexFunc
+	// Links, if set, reads the link input of H, the claim panel and the
+	// upload guard (track.Loader: from the tracking index, not by parsing
+	// every stored answer); nil reads the store.
+	Links up.Loader
 	// Timeline, if set, fills a ticket bundle's timeline.txt (T) from the
 	// tracking index, as `b2bx bundle` does (track.MachineTimeline).
 	Timeline bundle.TimelineFunc
@@ -153,7 +157,7 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 		opts.Name = conn.Target.ConnectionID
 	}
 	m := newModel(c, id, be, opts)
-	m.links.store, m.links.connID, m.conn = conn.Spool, conn.Target.ConnectionID, conn
+	m.links.store, m.links.connID, m.conn, m.links.load = conn.Spool, conn.Target.ConnectionID, conn, opts.Links
 	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
 	m.links.sla = track.SLA{Contrl: contrl, Ordrsp: ordrsp}
 	m.fixBackend = func(l *up.Linked) fix.Backend { return fix.NewBackend(conn, l) }

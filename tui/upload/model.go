@@ -46,6 +46,9 @@ func (m OpenMsg) Owner() common.TabID { return m.Tab }
 type Options struct {
 	Dir  string // where the picker starts; "" → the working directory
 	Path string // a file to inspect at once instead of picking one
+	// Links reads the connection's link input for the resend guard
+	// (track.Loader: the tracking index); nil reads the store.
+	Links up.Loader
 }
 
 // backend is the domain calls the screen makes (a seam for tests).
@@ -56,7 +59,10 @@ type backend interface {
 }
 
 // domain runs upload on an open connection.
-type domain struct{ conn *session.Conn }
+type domain struct {
+	conn  *session.Conn
+	links up.Loader
+}
 
 func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
 	p, err := up.Prepare(ctx, d.conn.Spool, d.conn.Target.ConnectionID, path)
@@ -66,7 +72,11 @@ func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
 	// The seed's rule, as `b2bx upload` applies it: bytes identical to an
 	// upload a partner's answer rejected are refused with the reason (the
 	// app has no --force; E in the uploads screen fixes and resends).
-	l, lerr := up.LoadLinked(ctx, d.conn.Spool, d.conn.Target.ConnectionID, nil)
+	load := d.links
+	if load == nil {
+		load = up.StoreLoader
+	}
+	l, lerr := load(ctx, d.conn.Spool, d.conn.Target.ConnectionID)
 	if lerr != nil {
 		return p, nil // no linked answers to check against: as before the rule
 	}
@@ -140,7 +150,7 @@ type Model struct {
 // New builds the screen for an open connection; owner is the tab it
 // belongs to. Nothing is read until the Cmd of Init runs.
 func New(c *common.Common, owner common.TabID, conn *session.Conn, opts Options) Model {
-	return newModel(c, owner, domain{conn: conn}, opts)
+	return newModel(c, owner, domain{conn: conn, links: opts.Links}, opts)
 }
 
 func newModel(c *common.Common, owner common.TabID, be backend, opts Options) Model {
