@@ -50,7 +50,7 @@ func TestHelpFetch(t *testing.T) {
 		"examples:\n  # the head of the mailbox",
 		"  b2bx fetch --next --ack -c acme-de\n",
 		"exit codes:\n  0    done",
-		"  4    the payload failed an integrity check; nothing was acknowledged\n",
+		"  4    the payload failed an integrity check or broke off mid-stream; nothing was acknowledged\n",
 		"  130  a second Ctrl-C",
 		"more: docs/mailbox.md",
 	} {
