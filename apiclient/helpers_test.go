@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/nutrab2b/b2bx/internal/fakeclock"
 	"github.com/nutrab2b/b2bx/internal/syncbuf"
 
 	"github.com/stretchr/testify/require"
@@ -26,31 +26,10 @@ const (
 
 var canaryCred = secret.Credential{KeyID: "key-1", Secret: secret.New(canarySecret)}
 
-// fakeAfter records every retry wait and fires at once.
-type fakeAfter struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (f *fakeAfter) After(d time.Duration) <-chan time.Time {
-	f.mu.Lock()
-	f.waits = append(f.waits, d)
-	f.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	ch <- time.Time{}
-	return ch
-}
-
-func (f *fakeAfter) Waits() []time.Duration {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]time.Duration(nil), f.waits...)
-}
-
 type testEnv struct {
 	c     *Client
 	srv   *httptest.Server
-	after *fakeAfter
+	after *fakeclock.Clock // records every retry wait; each passes at once
 	logs  *syncbuf.Buffer
 }
 
@@ -60,7 +39,7 @@ func newEnv(t *testing.T, h http.Handler, mod ...func(*Config)) *testEnv {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	env := &testEnv{srv: srv, after: &fakeAfter{}, logs: &syncbuf.Buffer{}}
+	env := &testEnv{srv: srv, after: &fakeclock.Clock{}, logs: &syncbuf.Buffer{}}
 	cfg := Config{
 		BaseURL:      srv.URL,
 		ConnectionID: testConn,

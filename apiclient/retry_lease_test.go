@@ -6,43 +6,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/internal/fakeclock"
 )
-
-// stepClock is a fake clock that moves forward by every retry wait, so
-// lease checks see time pass as it would.
-type stepClock struct {
-	mu    sync.Mutex
-	now   time.Time
-	waits []time.Duration
-}
-
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *stepClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	c.waits = append(c.waits, d)
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	ch <- time.Time{}
-	return ch
-}
-
-func (c *stepClock) Waits() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.waits...)
-}
 
 // unavailable answers 503 with retryAfter (if set) and counts requests.
 func unavailable(n *atomic.Int32, retryAfter string) http.Handler {
@@ -55,8 +26,8 @@ func unavailable(n *atomic.Int32, retryAfter string) http.Handler {
 	})
 }
 
-func newClockEnv(t *testing.T, h http.Handler) (*testEnv, *stepClock) {
-	clock := &stepClock{now: fixedNow}
+func newClockEnv(t *testing.T, h http.Handler) (*testEnv, *fakeclock.Clock) {
+	clock := fakeclock.New(fixedNow) // moves forward by every retry wait, so lease checks see time pass
 	env := newEnv(t, h, func(c *Config) { c.Now, c.After = clock.Now, clock.After })
 	return env, clock
 }

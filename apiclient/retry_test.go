@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/internal/fakeclock"
 	"golang.org/x/time/rate"
 )
 
@@ -163,7 +165,7 @@ func TestClaimRetriedWhenServerCertainlyDidNotAct(t *testing.T) {
 		require.NoError(t, err)
 		addr := ln.Addr().String()
 		require.NoError(t, ln.Close())
-		after := &fakeAfter{}
+		after := &fakeclock.Clock{}
 		c, err := New(Config{BaseURL: "http://" + addr, ConnectionID: "c", Credentials: StaticCredentials{Mailbox: canaryCred},
 			After: after.After, Retry: RetryPolicy{MaxAttempts: 3}})
 		require.NoError(t, err)

@@ -8,11 +8,11 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nutrab2b/b2bx/internal/fakeclock"
 	"github.com/nutrab2b/b2bx/internal/syncbuf"
 
 	"github.com/stretchr/testify/require"
@@ -49,28 +49,8 @@ type simEnv struct {
 	hc      *http.Client
 	logs    *syncbuf.Buffer
 	simLogs *syncbuf.Buffer
-	waits   *waitRecorder
+	waits   *fakeclock.Clock // the retry waits: each passes at once
 	protos  *protoRecorder
-}
-
-type waitRecorder struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (w *waitRecorder) After(d time.Duration) <-chan time.Time {
-	w.mu.Lock()
-	w.waits = append(w.waits, d)
-	w.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	ch <- time.Time{}
-	return ch
-}
-
-func (w *waitRecorder) Waits() []time.Duration {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]time.Duration(nil), w.waits...)
 }
 
 // protoRecorder remembers the HTTP major version of every request.
@@ -94,7 +74,7 @@ func (p *protoRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (trusting the sim's CA in TLS mode) so its defaults are what is tested.
 func newSimEnv(t *testing.T, mode partnersim.Mode, opts ...partnersim.Option) *simEnv {
 	t.Helper()
-	e := &simEnv{t: t, clock: partnersim.NewFakeClock(time.Time{}), logs: &syncbuf.Buffer{}, simLogs: &syncbuf.Buffer{}, waits: &waitRecorder{}}
+	e := &simEnv{t: t, clock: partnersim.NewFakeClock(time.Time{}), logs: &syncbuf.Buffer{}, simLogs: &syncbuf.Buffer{}, waits: &fakeclock.Clock{}}
 	opts = append([]partnersim.Option{partnersim.WithClock(e.clock), partnersim.WithTokens(partnersim.SequentialTokens(simToken)),
 		partnersim.WithLogger(slog.New(slog.NewJSONHandler(e.simLogs, nil))), partnersim.WithResponder(nil)}, opts...)
 	e.sim = partnersim.New(opts...)

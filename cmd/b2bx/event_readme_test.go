@@ -10,18 +10,18 @@ import (
 )
 
 // TestEventReadmeExamples runs every `$ b2bx event …` example of the
-// README's events section (from the repository root, as the README
-// shows them) and checks that each output line shown is in the real
+// manual's events section, docs/events.md (from the repository root, as
+// the manual shows them) and checks that each output line shown is in the real
 // output, in order. A line ending in "…" is a prefix; a line "…" stands
 // for lines left out. The section's `SIG=$(sed …)` and `echo … >` lines
 // are done by the test.
 func TestEventReadmeExamples(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile("../../docs/events.md")
 	require.NoError(t, err)
 	doc := string(raw)
 	start := strings.Index(doc, "## Events: verify, sign, inspect")
 	end := strings.Index(doc, "### Events in the app")
-	require.True(t, start >= 0 && end > start, "README events section")
+	require.True(t, start >= 0 && end > start, "the events section of docs/events.md")
 	section := doc[start:end]
 
 	ev := newEventEnv(t)
@@ -60,7 +60,7 @@ func TestEventReadmeExamples(t *testing.T) {
 				requireShown(t, line, out+errOut, want)
 				ran++
 			default:
-				t.Fatalf("README example the test cannot run: %s", line)
+				t.Fatalf("docs/events.md example the test cannot run: %s", line)
 			}
 		}
 	}
@@ -91,7 +91,7 @@ func fencedBlocks(s string) []string {
 	}
 }
 
-// shellWords splits a command line as a shell would for the README's
+// shellWords splits a command line as a shell would for the manual's
 // examples: '…' and "…" quoting, $NAME inside double quotes, "< FILE".
 func shellWords(t *testing.T, line string, vars, files map[string]string) (args []string, stdin string) {
 	t.Helper()
@@ -161,6 +161,6 @@ func requireShown(t *testing.T, cmd, got string, want []string) {
 				break
 			}
 		}
-		require.True(t, found, "README shows a line the output of %q does not have (in this order):\n%s\n\noutput:\n%s", cmd, w, got)
+		require.True(t, found, "docs/events.md shows a line the output of %q does not have (in this order):\n%s\n\noutput:\n%s", cmd, w, got)
 	}
 }

@@ -118,6 +118,9 @@ func run(ctx context.Context, e *env, args []string) int {
 	if len(args) == 0 {
 		return runApp(ctx, e, nil) // the app in a terminal, else the usage
 	}
+	if args[0] == "help" && len(args) > 1 {
+		return runHelp(e, args[1:])
+	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(e.stderr)
 		return exitOK
@@ -148,7 +151,8 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-18s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'b2bx <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "Run 'b2bx help <command>' or 'b2bx <command> -h' for its synopsis, flags, examples and exit codes;")
+	fmt.Fprintln(w, "the manual is docs/ (docs/commands.md lists every command).")
 }
 
 // parseFlags parses args with fs, allowing flags after positional arguments
@@ -158,6 +162,9 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				helpTail(fs) // after the flags the usage printed
+			}
 			return nil, err
 		}
 		rest := fs.Args()
@@ -180,7 +187,7 @@ func newFlagSet(e *env, name, argsUsage string) *flag.FlagSet {
 	}
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: b2bx %s [flags] %s\n", name, argsUsage)
+		helpHead(e.stderr, name, argsUsage)
 		fs.PrintDefaults()
 	}
 	return fs

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
+	"github.com/nutrab2b/b2bx/internal/fakeclock"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/viewer"
 )
@@ -23,29 +24,11 @@ const testTab common.TabID = 7
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-// testClock is the tab's clock (Common.Now) and the fake lease's.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // fakeBackend serves pages from memory and hands out fake leases. A
 // claimed entry leaves the listing, like on the server.
 type fakeBackend struct {
 	mu       sync.Mutex
-	clock    *testClock
+	clock    *fakeclock.Clock
 	entries  []apiclient.Entry
 	claims   []string
 	leases   []*fakeLease
@@ -129,7 +112,7 @@ type fakeLease struct {
 	mu       sync.Mutex
 	entry    apiclient.Entry
 	expires  time.Time
-	clock    *testClock
+	clock    *fakeclock.Clock
 	fetchErr error
 	block    bool
 	local    error
@@ -231,9 +214,9 @@ func testEntries(n int) []apiclient.Entry {
 
 // newTest builds a tab over n fake entries with the first page loaded.
 // Ticks are not scheduled (tests deliver tickMsg themselves).
-func newTest(t testing.TB, n, pageSize int) (Model, *fakeBackend, *testClock) {
+func newTest(t testing.TB, n, pageSize int) (Model, *fakeBackend, *fakeclock.Clock) {
 	t.Helper()
-	clk := &testClock{t: t0}
+	clk := fakeclock.New(t0)
 	be := &fakeBackend{clock: clk, entries: testEntries(n)}
 	c := &common.Common{Width: 120, Height: 40, Styles: common.NewStyles(true), Now: clk.Now}
 	m := newModel(c, testTab, be, Options{PageSize: pageSize, Name: "acme-de"})

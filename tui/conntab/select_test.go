@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/internal/fakeclock"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -29,7 +30,7 @@ func TestSelectDelivery(t *testing.T) {
 // TestSelectBeforeTheFirstPage: a tab just opened shows the delivery once
 // its first page is read.
 func TestSelectBeforeTheFirstPage(t *testing.T) {
-	clk := &testClock{t: t0}
+	clk := fakeclock.New(t0)
 	be := &fakeBackend{clock: clk, entries: testEntries(5)}
 	c := &common.Common{Width: 120, Height: 40, Styles: common.NewStyles(true), Now: clk.Now}
 	m := newModel(c, testTab, be, Options{PageSize: 10, Name: "acme-de"})

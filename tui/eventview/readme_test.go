@@ -8,15 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestReadmeScreen: the README's picture of the screen is the real view
-// at its stated size and keys.
+// TestReadmeScreen: the manual's picture of the screen (docs/events.md)
+// is the real view at its stated size and keys.
 func TestReadmeScreen(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile("../../docs/events.md")
 	require.NoError(t, err)
 	const marker = "The screen at 100×30, after `:events apiclient/events/testdata/batch_issues.json`\nand `j j`:\n\n```\n"
 	doc := string(raw)
 	i := strings.Index(doc, marker)
-	require.GreaterOrEqual(t, i, 0, "the README's screen")
+	require.GreaterOrEqual(t, i, 0, "the screen in docs/events.md")
 	want := doc[i+len(marker):]
 	want = want[:strings.Index(want, "```")]
 

@@ -105,7 +105,7 @@ func contains(subs ...string) func(string) bool {
 	}
 }
 
-// TestAppDemo drives `b2bx demo` in tmux the way the README's walkthrough
+// TestAppDemo drives `b2bx demo` in tmux the way docs/app.md's walkthrough
 // does: first frame with both demo tabs, P on the head entry (verified
 // and acknowledged), W on to the faulty entry (refused, the failed check
 // named, nothing acknowledged), q asks because of the open claim, y quits.
