@@ -178,11 +178,12 @@ out and the entry becomes due again.`,
 	},
 	{
 		Name:     "bundle",
-		Synopsis: []string{"bundle (DELIVERY-ID | UPLOAD-ID) (-c NAME | --connection ID) [-o DIR] [--json]"},
+		Synopsis: []string{"bundle (DELIVERY-ID | UPLOAD-ID) [-c NAME | --connection ID] [-o DIR] [--json]"},
 		Examples: []Example{
 			{"bundle 7347eadc-0491-49f5-8385-bd50fe40ced0 -c acme-de", "the ticket for the partner's operator, in the current directory"},
+			{"bundle 7347eadc-0491-49f5-8385-bd50fe40ced0 -o /tmp", "the same without -c: the tracking index knows the connection"},
 		},
-		Exits: []Exit{ok, {Usage, "an ID that is neither a stored delivery nor an upload of the connection"}, {Storage, "the bundle could not be written"}},
+		Exits: []Exit{ok, {Usage, "an ID that is neither a stored delivery nor an upload of the connection, or (without -c) stored on no connection or on several"}, {Storage, "the bundle could not be written"}},
 		Topic: "answers.md",
 	},
 	{
