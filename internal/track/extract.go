@@ -118,6 +118,9 @@ func deliveryItem(ctx context.Context, st spool.Stored) Item {
 	}
 	var k keySet
 	k.add(KeyID, m.DeliveryAttemptID, m.InterchangeID)
+	if m.InterchangeID != "" {
+		k.add(KeyConv, convID(m.InterchangeID)) // what the platform's events name
+	}
 	var outcomes []string
 	err := readDoc(ctx, st.Path, m.Size, func(doc *edi.Document) error {
 		docKeys(&k, doc)
@@ -176,6 +179,11 @@ func uploadItems(ctx context.Context, conn string, hist []spool.UploadRecord, se
 		}
 		if r.CorrelationID != "" {
 			k.add(KeyConv, convCorr(r.CorrelationID))
+		}
+		for _, id := range []string{r.UploadID, r.InterchangeID} {
+			if id != "" {
+				k.add(KeyConv, convID(id)) // what the platform's events name
+			}
 		}
 		if sentPath != nil && r.SHA256 != "" {
 			sk, ok := parsed[r.SHA256]
@@ -254,11 +262,22 @@ func eventItems(path string) ([]Item, error) {
 			it.Note = rep.Deliveries[ev.Delivery].Name
 		}
 		var k keySet
-		k.add(KeyID, ev.ID, ev.CorrelationID, ev.CausationID)
+		ids := []string{ev.CorrelationID, ev.DataString("uploadId"), ev.DataString("interchangeId"), ev.DataString("deliveryAttemptId")}
+		k.add(KeyID, ev.ID, ev.CausationID)
+		k.add(KeyID, ids...)
 		k.add(KeyKey, ev.IdempotencyKey)
-		k.add(KeyPO, ev.Subject)
+		k.add(KeyPO, ev.Subject, ev.DataString("orderNumber"))
 		k.add(KeyGLN, ev.Sender, ev.Receiver)
-		k.add(KeyConv, convPO(ev.Subject), convCorr(ev.CorrelationID))
+		k.add(KeyConv, convPO(ev.Subject), convPO(ev.DataString("orderNumber")), convCorr(ev.CorrelationID))
+		// an event belongs to the conversation of any ID it carries: the
+		// upload's, its interchange's, the delivery's (their items carry
+		// the same conversation keys)
+		for _, id := range ids {
+			if id != "" {
+				k.add(KeyConv, convID(id))
+			}
+		}
+		it.Detail = mustJSON(eventDetail{Cause: ev.CausationID})
 		it.Keys = k.keys
 		out = append(out, it)
 	}
@@ -275,5 +294,14 @@ func parseEventTime(s string) time.Time {
 }
 
 // seenConv is the conversation key of what was seen of a delivery before
-// it was stored.
-func seenConv(deliveryID string) string { return "id:" + deliveryID }
+// it was stored (and of the events that name the delivery).
+func seenConv(deliveryID string) string { return convID(deliveryID) }
+
+// convID is the conversation key of a server ID: an upload's, an
+// interchange's or a delivery's.
+func convID(id string) string { return "id:" + id }
+
+// eventDetail is the detail of an event item.
+type eventDetail struct {
+	Cause string `json:"c,omitempty"` // causationid: it follows that event
+}

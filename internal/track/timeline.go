@@ -339,5 +339,9 @@ func seenStep(it *Item) Step {
 func eventStep(it *Item) Step {
 	s := Step{At: it.At, Kind: "event", Source: "event capture " + safe(it.Note), Open: Opens{Screen: OpenEvent, Path: it.Path, Event: it.Ref}}
 	s.Title = fmt.Sprintf("event %s %s: %s", safe(it.Type), safe(it.Ref), safe(it.Status))
+	var d eventDetail
+	if json.Unmarshal([]byte(it.Detail), &d) == nil {
+		s.cause = d.Cause
+	}
 	return s
 }

@@ -347,3 +347,39 @@ func TestFindSince(t *testing.T) {
 	}
 	require.Equal(t, []string{"order PO-4711", "order PO-4713"}, labels)
 }
+
+// TestEventsJoinByTheIDsTheyCarry: the platform's events name the upload
+// by its interchange ID (correlationid) and uploadId, with a subject that
+// is no order number ("connection/…"): they join that upload's order, and
+// an event caused by another of the same moment follows it (issue 23 §2).
+func TestEventsJoinByTheIDsTheyCarry(t *testing.T) {
+	dir, _ := world(t)
+	x := openIndex(t, dir, &clock{t: t0}, nil)
+	_, err := x.Sync(t.Context())
+	require.NoError(t, err)
+	ev := func(id, typ, cause, data string) string {
+		c := ""
+		if cause != "" {
+			c = `"causationid": "` + cause + `",`
+		}
+		return `{"specversion": "2.0", "id": "` + id + `", "type": "` + typ + `", "source": "https://sim.example/b2b", "subject": "connection/conn-a",
+			"time": "2026-03-12T10:31:00Z", "sender": "4000001000005", "receiver": "4012345000009", "correlationid": "ic-up-PO-4711", ` + c + `
+			"idempotencykey": "k-` + id + `", "sequence": 1, "env": "prod", "data": ` + data + `}`
+	}
+	// the caused event comes first in the file: the causation orders them
+	body := "[" + ev("evt-2", "nutrab2b.answer_produced.v2", "evt-1", `{"deliveryAttemptId": "d-none"}`) + "," +
+		ev("evt-1", "nutrab2b.upload_accepted.v2", "", `{"uploadId": "up-PO-4711", "interchangeId": "ic-up-PO-4711"}`) + "]"
+	capture := filepath.Join(t.TempDir(), "001.json")
+	require.NoError(t, os.WriteFile(capture, []byte(body), 0o600))
+	require.NoError(t, x.NoteCaptures(t.Context(), []string{capture}))
+
+	r := mustFind(t, x, "po:PO-4711")
+	require.Len(t, r.Conversations, 1, "no conversation of their own by subject")
+	var refs []string
+	for _, st := range x.Timeline(t.Context(), r.Conversations[0]) {
+		if st.Kind == "event" {
+			refs = append(refs, st.Open.Event)
+		}
+	}
+	require.Equal(t, []string{"evt-1", "evt-2"}, refs, "both events, the cause first")
+}
