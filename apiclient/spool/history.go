@@ -72,6 +72,10 @@ type UploadRecord struct {
 	// NAD+SU: order numbers are unique per buyer.
 	BuyerID    string `json:"buyerId,omitempty"`
 	SupplierID string `json:"supplierId,omitempty"`
+	// Started is, on a record Attempts folded, the time of the attempt's
+	// pending record: when the bytes began to leave (Time is when the
+	// answer was recorded). Not stored.
+	Started time.Time `json:"-"`
 }
 
 func (s *Store) historyPath(connectionID string) string {
@@ -140,6 +144,7 @@ func Attempts(history []UploadRecord) []UploadRecord {
 		}
 		if i, ok := open[id]; ok {
 			delete(open, id)
+			r.Started = out[i].Time
 			out[i] = r
 			continue
 		}

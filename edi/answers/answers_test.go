@@ -237,7 +237,11 @@ func TestServerClock(t *testing.T) {
 	l := Find([]Upload{up}, a)
 	require.Equal(t, 0, l.Upload, "sent at or before the answer on the server's clock")
 	require.False(t, l.Skewed)
-	a.At = t0.Add(-time.Second)
+	a.At = t0.Add(-time.Second) // within the Date's resolution
+	l = Find([]Upload{up}, a)
+	require.Equal(t, 0, l.Upload)
+	require.True(t, l.Skewed)
+	a.At = t0.Add(-5 * time.Second)
 	l = Find([]Upload{up}, a)
 	require.False(t, l.Linked())
 	require.Equal(t, "answers interchange ICR0001 from 4012345000009: created before the upload with that interchange reference", LinkText([]Upload{up}, a, l))
@@ -405,4 +409,27 @@ func TestRejectsIsTheOneRule(t *testing.T) {
 	doc, err := edi.Parse(b)
 	require.NoError(t, err)
 	require.True(t, ContrlRejects(doc.Messages[0].Summary().Contrl))
+}
+
+// TestWithinOneSecond: the Date has whole seconds; two uploads and the
+// answer within one second keep their order by this machine's finer
+// clock when the clocks agree.
+func TestWithinOneSecond(t *testing.T) {
+	first := po4711(t0.Add(100*time.Millisecond), "u1")
+	first.ServerAt = t0
+	second := po4711(t0.Add(800*time.Millisecond), "u2")
+	second.Key, second.ServerAt = buyer+":PO-4711:orders:2", t0
+	a := Answer{Type: "CONTRL", InterchangeRef: "ICR0001", InterchangeSender: buyer, At: t0.Add(500 * time.Millisecond)}
+	l := Find([]Upload{first, second}, a)
+	require.Equal(t, 0, l.Upload, "the CONTRL created between them answers the first")
+	a.At = t0.Add(900 * time.Millisecond)
+	require.Equal(t, 1, Find([]Upload{first, second}, a).Upload)
+	// createdAt in whole seconds: an upload sent within the answer's
+	// second is sent "at" it
+	late := po4711(t0.Add(1500*time.Millisecond), "u3")
+	late.ServerAt = t0.Add(time.Second)
+	a.At = t0.Add(time.Second)
+	l = Find([]Upload{first, late}, a)
+	require.Equal(t, 1, l.Upload, "sent at 1.5 s, the answer created in second 1")
+	require.False(t, l.Skewed)
 }

@@ -38,9 +38,10 @@ type Link struct {
 	// Later is how many of the candidates were sent after the linked one
 	// (after the answer was created).
 	Later int `json:"later,omitempty"`
-	// Skewed is true when the linked upload was recorded after the answer
-	// was created, within ClockSkew, by this machine's clock: no upload
-	// with the reference precedes the answer, and the clocks differ.
+	// Skewed is true when the linked upload is dated after the answer was
+	// created, within the window (DateResolution when the server's clock
+	// is known, else ClockSkew): no upload with the reference precedes the
+	// answer, and the clocks differ.
 	Skewed bool `json:"skewed,omitempty"`
 	// Why says why an answer whose reference matched is not linked
 	// ("created before every upload with that order number"); "" when it
@@ -165,13 +166,20 @@ func otherBuyerText(u *Upload, ref string, a Answer) string {
 	return s + ": not linked by the number alone"
 }
 
-// sentAt is when the upload was sent, on the server's clock when its
-// upload answer said (exact), else on this machine's.
+// sentAt is when the upload was sent on the server's clock: this
+// machine's time when the upload's answer carried a Date that agrees
+// with it (finer than the Date's whole seconds: two uploads and an answer
+// within one second keep their order), the Date when the clocks differ.
+// exact says the server's clock was known: the answer may then precede
+// it only by DateResolution, not ClockSkew.
 func (u *Upload) sentAt() (t time.Time, exact bool) {
-	if !u.ServerAt.IsZero() {
+	if u.ServerAt.IsZero() {
+		return u.At, false
+	}
+	if d := u.At.Sub(u.ServerAt); d > DateResolution || d < -DateResolution {
 		return u.ServerAt, true
 	}
-	return u.At, false
+	return u.At, true
 }
 
 // identity names an upload whatever record of it is given: its uploadId,
@@ -196,12 +204,17 @@ func (f *finder) choose(l Link, cands []int, a Answer, reused string) Link {
 		u := &f.uploads[i]
 		distinct[u.identity()] = true
 		sent, exact := u.sentAt()
+		if a.At.Nanosecond() == 0 {
+			// an answer dated in whole seconds (the mailbox's createdAt)
+			// is compared in whole seconds: sent in its second is "at"
+			sent = sent.Truncate(time.Second)
+		}
 		switch {
 		case a.At.IsZero() || !sent.After(a.At):
 			if best < 0 || !sent.Before(at(&f.uploads[best])) {
 				best = i
 			}
-		case !exact && !sent.After(a.At.Add(ClockSkew)):
+		case !sent.After(a.At.Add(window(exact))):
 			if skewed < 0 || sent.Before(at(&f.uploads[skewed])) {
 				skewed = i
 			}
@@ -230,6 +243,16 @@ func (f *finder) choose(l Link, cands []int, a Answer, reused string) Link {
 }
 
 func at(u *Upload) time.Time { t, _ := u.sentAt(); return t }
+
+// window is how much later than an answer an upload may be dated and
+// still be the one it answers when none precedes it: the Date's
+// resolution when the server's clock is known, else ClockSkew.
+func window(exact bool) time.Duration {
+	if exact {
+		return DateResolution
+	}
+	return ClockSkew
+}
 
 // Distinct returns one entry per upload among records of accepted upload
 // attempts (oldest first): a replay (200, the same uploadId) and the
@@ -271,9 +294,4 @@ const DateResolution = 2 * time.Second
 // machine's time, finer than the Date header's whole seconds, unless the
 // server's clock differs from it by more than DateResolution; then the
 // server's, the clock the answers are dated on.
-func (u Upload) Time() time.Time {
-	if d := u.At.Sub(u.ServerAt); !u.ServerAt.IsZero() && (d > DateResolution || d < -DateResolution) {
-		return u.ServerAt
-	}
-	return u.At
-}
+func (u Upload) Time() time.Time { return at(&u) }

@@ -223,10 +223,15 @@ func AcceptedUploads(hist []spool.UploadRecord) ([]spool.UploadRecord, []answers
 }
 
 // UploadOf is the upload as answers links it: the key, the envelope
-// facts the history recorded and the server's IDs.
+// facts the history recorded and the server's IDs, sent when its bytes
+// began to leave (the pending record of an attempt Attempts folded).
 func UploadOf(r spool.UploadRecord) answers.Upload {
+	at := r.Time
+	if !r.Started.IsZero() && r.Started.Before(at) {
+		at = r.Started // when the bytes began to leave: before the server took them
+	}
 	return answers.Upload{Key: r.Key, Sender: r.SenderID, Recipient: r.RecipientID, ControlRef: r.ControlRef,
-		BGMNumbers: slices.Clone(r.DocNumbers), UploadID: r.UploadID, InterchangeID: r.InterchangeID, At: r.Time,
+		BGMNumbers: slices.Clone(r.DocNumbers), UploadID: r.UploadID, InterchangeID: r.InterchangeID, At: at,
 		ServerAt: r.ServerTime, Buyer: r.BuyerID, Supplier: r.SupplierID, Fixes: r.Fixes, Replay: r.Replay}
 }
 
