@@ -247,10 +247,7 @@ func (r *Receiver) flush() error {
 		}
 		entries = append(entries, e)
 	}
-	now := r.clock
-	if now.IsZero() {
-		now = time.Now()
-	}
+	now := r.clock // zero before the first live delivery: nothing expires
 	meta := StateMeta{Deliveries: r.deliveries, Events: r.events, Streams: r.l.created, Last: r.last}
 	if err := r.st.Apply(entries, meta, now); err != nil {
 		r.dirty, r.flushErr = true, fmt.Errorf("%w: %w", ErrState, err)
@@ -733,6 +730,14 @@ func (r *Receiver) Counts() (deliveries, events, keys int) {
 	return r.deliveries, r.events, keys
 }
 
+// Delivered reports the committed deliveries and events (Counts without
+// counting the keys, which takes long in a large state).
+func (r *Receiver) Delivered() (deliveries, events int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.deliveries, r.events
+}
+
 // originalMembers reads a remembered original back from its delivery.
 func (r *Receiver) originalMembers(rec *keyRecord) map[string]json.RawMessage {
 	if r.opts.Original == nil || rec.name == "" {
@@ -771,4 +776,44 @@ func trimJSONSpace(b []byte) []byte {
 		b = b[1:]
 	}
 	return b
+}
+
+// CheckHeader judges what a delivery's headers alone show, before its
+// body is read: a missing, repeated or malformed X-NB2B-Signature, or a
+// timestamp outside the tolerance, gets the same 401 NB-E008 Deliver
+// gives (so a body that cannot pass is never read and never holds a
+// slot). ok means the body must be read to decide.
+func (r *Receiver) CheckHeader(h http.Header, now time.Time) (Answer, bool) {
+	c := &checker{}
+	r.mu.Lock()
+	dr := DeliveryReport{Index: r.deliveries, HasHeaders: true}
+	r.mu.Unlock()
+	if h == nil {
+		h = http.Header{}
+	}
+	vals := h.Values(SignatureHeader)
+	if len(vals) == 1 {
+		sig, err := ParseSignatureHeader(vals[0])
+		if err == nil {
+			res, err := VerifyAt(vals[0], nil, r.opts.Secrets, now, r.opts.Tolerance)
+			if err != nil || res.TimestampOK || !res.TimestampChecked {
+				return Answer{}, true
+			}
+			// Only the timestamp is judged: the body was not read, so
+			// whether a v1 matches is unknown.
+			res.Reasons, res.SignatureOK = []Reason{ReasonSkew}, false
+			res.Signature = sig
+			c.add(SevError, CodeSignatureInvalid, dr.Index, nil, "", "signature %s (the body was not read)", res.Explain())
+			a := r.refuse(c, http.StatusUnauthorized, NBSignature, "the signature was rejected ("+NBSignature+"): nothing was processed; sign the exact raw body with the shared secret and a current t")
+			a.Signature = &res
+			return a, false
+		}
+	}
+	c.checkSignature(&dr, Delivery{Header: h}, Options{Secrets: r.opts.Secrets, Now: now, Tolerance: r.opts.Tolerance})
+	if !dr.Rejected {
+		return Answer{}, true
+	}
+	a := r.refuse(c, http.StatusUnauthorized, NBSignature, "the signature was rejected ("+NBSignature+"): nothing was processed; sign the exact raw body with the shared secret and a current t")
+	a.Signature = dr.Signature
+	return a, false
 }

@@ -46,8 +46,9 @@ type StateMeta struct {
 // HEARTBEATs) outside its memory, so that a receiver remembers every key
 // for the whole retry window and every stream for good with bounded
 // memory, and a restart goes on without replaying every capture.
-// Apply must store a batch atomically. The Receiver calls it from one
-// goroutine at a time.
+// Apply must store a batch atomically and may forget keys and ids first
+// seen more than its retention before now (nothing when now is zero).
+// The Receiver calls it from one goroutine at a time.
 type StateStore interface {
 	Get(kind StateKind, key string) (value []byte, ok bool, err error)
 	Apply(entries []StateEntry, meta StateMeta, now time.Time) error
@@ -272,4 +273,4 @@ func decodeBeat(raw []byte) (heartbeatPending, error) {
 // content of either part can make two pairs collide.
 func streamKeyString(k streamKey) string { return pairKey(k.sender, k.subject) }
 
-func pairKey(a, b string) string { return fmt.Sprintf("%d:%s\x00%s", len(a), a, b) }
+func pairKey(a, b string) string { return fmt.Sprintf("%d:%s:%s", len(a), a, b) }
