@@ -38,8 +38,8 @@ const (
 // Header names the receiver adds to a capture.
 const (
 	HeaderReceived = events.ReceivedHeader // RFC 3339 receipt time, nanoseconds
-	HeaderRefused  = "X-B2bx-Refused"  // why a refused delivery was refused
-	HeaderRemote   = "X-B2bx-Remote"   // the peer address
+	HeaderRefused  = "X-B2bx-Refused"      // why a refused delivery was refused
+	HeaderRemote   = "X-B2bx-Remote"       // the peer address
 )
 
 // dropHeaders are never written to a capture: credentials a sender might
