@@ -149,6 +149,9 @@ func (r *Receiver) reset(streams int) {
 	r.loadErr = nil
 }
 
+// StateStore is the store the Receiver keeps its state in.
+func (r *Receiver) StateStore() StateStore { return r.st }
+
 // Last is the name of the last delivery the state holds ("" for none):
 // a restart replays the captures after it.
 func (r *Receiver) Last() string {

@@ -91,6 +91,9 @@ type Handler struct {
 	// after its sender was answered, in commit order, from the committer
 	// (it holds up the next batch: hand the work to another goroutine).
 	OnCommitted func(Committed)
+	// Replayed is how many captures Open replayed (those the state did
+	// not hold yet).
+	Replayed int
 
 	// InFlight, PerPeer, BodyBytes, SlotWait, Floor and Grace override
 	// MaxInFlight, MaxPerPeer, MaxBodyBytes, the wait for a slot,

@@ -136,7 +136,7 @@ func Open(cfg Config) (*Handler, int, error) {
 	}
 	d, _ := rc.Delivered()
 	h := &Handler{Receiver: rc, Store: st, Now: cfg.Now, BodyTimeout: cfg.BodyTimeout, OnRecord: cfg.OnRecord, OnCommitted: cfg.OnCommitted,
-		closers: []func() error{state.Close}}
+		Replayed: n, closers: []func() error{state.Close}}
 	return h, d, nil
 }
 
