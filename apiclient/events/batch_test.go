@@ -169,3 +169,31 @@ func TestKeySetsSpecs(t *testing.T) {
 		t.Fatal("a missing file was accepted")
 	}
 }
+
+// Streams and keys live in the StateStore, not in the Receiver's
+// memory: after a batch the Receiver holds none of them.
+func TestReceiverHoldsNoStreamsBetweenBatches(t *testing.T) {
+	r, err := NewReceiver(ReceiverOptions{Secrets: []Secret{secret.New("k")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1741775460, 0)
+	fc := &fakeCommitter{}
+	for i := range 50 {
+		body, _ := json.Marshal(map[string]any{"specversion": "2.0", "id": fmt.Sprintf("e-%d", i), "type": "nutrab2b.orders.confirmed.v2", "source": "/t",
+			"subject": fmt.Sprintf("PO-%d", i), "time": "2026-03-12T10:30:00Z", "sender": "4012345000009", "receiver": "4098765000003",
+			"correlationid": "c", "idempotencykey": fmt.Sprintf("4012345000009:PO-%d:confirmed:1", i), "sequence": 1, "env": "test", "data": map[string]any{}})
+		if a := r.DeliverAll([]Arrival{arrival(body, now)}, fc); a[0].Result != ResultACK {
+			t.Fatalf("delivery %d: %+v", i, a[0])
+		}
+	}
+	if len(r.l.streams) != 0 || len(r.l.keys) != 0 || len(r.l.ids) != 0 {
+		t.Fatalf("in memory after the batches: %d streams, %d keys, %d ids", len(r.l.streams), len(r.l.keys), len(r.l.ids))
+	}
+	if n, _ := r.st.Count(StateStream); n != 50 {
+		t.Fatalf("%d streams stored, want 50", n)
+	}
+	if got := len(r.Streams()); got != 50 {
+		t.Fatalf("Streams() has %d", got)
+	}
+}
