@@ -451,11 +451,6 @@ func encodeHead(d events.Delivery) []byte {
 	return b.Bytes()
 }
 
-// encode writes a delivery as a raw HTTP request.
-func encode(d events.Delivery) []byte {
-	return append(encodeHead(d), d.Body...)
-}
-
 // cleanHeaderValue keeps a value on its line (net/http already refuses
 // CR and LF in received headers; this guards a Delivery built by hand).
 func cleanHeaderValue(v string) string {
