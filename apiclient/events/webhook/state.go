@@ -45,6 +45,9 @@ type State struct {
 	db        *sql.DB
 	retention time.Duration
 	get       *sql.Stmt
+	// expired is when expiry last ran: at most once a second, so that a
+	// busy receiver's batches do not each pay for it.
+	expired time.Time
 }
 
 // OpenState opens (creating it) the state file at path; keys and ids
@@ -152,14 +155,20 @@ func (s *State) Apply(entries []events.StateEntry, meta events.StateMeta, now ti
 	}
 	cutoff := now.Add(-s.retention).Unix()
 	for _, kind := range []events.StateKind{events.StateKey, events.StateID} {
-		if now.IsZero() {
+		if now.IsZero() || now.Sub(s.expired) < time.Second {
 			break
 		}
 		if _, err := tx.Exec(`DELETE FROM kv WHERE kind = ?1 AND k IN (SELECT k FROM kv WHERE kind = ?1 AND at < ?2 LIMIT ?3)`, int(kind), cutoff, expireBatch); err != nil {
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if !now.IsZero() && now.Sub(s.expired) >= time.Second {
+		s.expired = now
+	}
+	return nil
 }
 
 // Meta implements events.StateStore.
