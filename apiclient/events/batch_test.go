@@ -187,6 +187,9 @@ func TestReceiverHoldsNoStreamsBetweenBatches(t *testing.T) {
 			t.Fatalf("delivery %d: %+v", i, a[0])
 		}
 	}
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	if len(r.l.streams) != 0 || len(r.l.keys) != 0 || len(r.l.ids) != 0 {
 		t.Fatalf("in memory after the batches: %d streams, %d keys, %d ids", len(r.l.streams), len(r.l.keys), len(r.l.ids))
 	}

@@ -261,8 +261,8 @@ func (r *Receiver) flush() error {
 	return nil
 }
 
-// Flush stores what Replay applied (Replay stores every few hundred
-// deliveries by itself).
+// Flush stores what DeliverAll or Replay applied and not yet stored
+// (Replay stores every few hundred deliveries by itself).
 func (r *Receiver) Flush() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -419,6 +419,8 @@ func (r *Receiver) Deliver(d Delivery, now time.Time, commit CommitFunc) Answer 
 // and stores the accepted ones with one CommitAll: a sender gets an
 // answer only after its delivery is durable, and when the commit fails
 // every accepted delivery is answered 500 RETRY and nothing changed.
+// Call Flush after answering to store the batch's state (the next
+// DeliverAll does it otherwise).
 func (r *Receiver) DeliverAll(in []Arrival, c Committer) []Answer {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -470,7 +472,10 @@ func (r *Receiver) DeliverAll(in []Arrival, c Committer) []Answer {
 	if err := c.CommitAll(ds, names[:len(accepted)]); err != nil {
 		return fail(notStored)
 	}
-	_ = r.flush() // the captures are durable; on failure the batch stays in memory
+	// The captures are durable: the answers stand. The batch's records
+	// are stored by Flush (the caller's, once it answered) or at the
+	// latest before the next batch is decided.
+	r.dirty = true
 	return out
 }
 

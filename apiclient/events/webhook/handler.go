@@ -185,6 +185,9 @@ func (h *Handler) commitLoop() {
 		for i, j := range batch {
 			j.done <- answers[i]
 		}
+		// Answered first: the state write overlaps the senders' next
+		// requests (it needs no fsync: the captures are the durable copy).
+		_ = h.Receiver.Flush()
 		if h.OnCommitted != nil {
 			for _, a := range answers {
 				if a.Committed {
