@@ -71,6 +71,8 @@ type Event struct {
 	// unread is true when the receiver rejected the event's whole delivery
 	// before reading it (signature, size, unreadable body).
 	unread bool
+	// at is when a receiver got the event (Unix seconds; 0 in Inspect).
+	at int64
 }
 
 // Outcome is a receiver's handling of one event.

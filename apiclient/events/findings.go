@@ -49,6 +49,7 @@ const (
 	CodeInlinePDF       Code = "INLINE_PDF"
 	CodeJWSInvalid      Code = "JWS_INVALID"
 	CodeJWSNotChecked   Code = "JWS_NOT_CHECKED"
+	CodeJWSMissing      Code = "JWS_MISSING" // a receiver that requires envelope.signature got none
 	CodeJWSValid        Code = "JWS_VALID"
 
 	// Across events.

@@ -33,23 +33,23 @@ func isHeartbeat(ev *Event) bool {
 // and records, per sender+subject, the highest last sequence reported:
 // the receiver then knows what the sender sent beyond what it processed
 // (finishStreams reports it as missing).
-func (c *checker) applyHeartbeats(evs []Event, streams map[streamKey]*streamState, startAtOne bool) {
+func (c *checker) applyHeartbeats(evs []Event, l *ledger, startAtOne bool) {
 	for i := range evs {
 		ev := &evs[i]
 		if ev.Outcome != OutcomeProcessed && ev.Outcome != OutcomeReleased || !isHeartbeat(ev) || ev.Sender == "" {
 			continue
 		}
-		c.applyHeartbeat(refOf(ev), ev.Sender, c.heartbeatClaims(ev), streams, startAtOne)
+		c.applyHeartbeat(refOf(ev), ev.Sender, c.heartbeatClaims(ev), l, startAtOne)
 	}
 }
 
 // applyHeartbeat records one processed HEARTBEAT's claims in the streams
 // of its sender and returns the streams it reported on.
-func (c *checker) applyHeartbeat(beat eventRef, sender string, claims []heartbeatClaim, streams map[streamKey]*streamState, startAtOne bool) []*streamState {
+func (c *checker) applyHeartbeat(beat eventRef, sender string, claims []heartbeatClaim, l *ledger, startAtOne bool) []*streamState {
 	var out []*streamState
 	for _, cl := range claims {
 		k := streamKey{sender, cl.subject}
-		st := streams[k]
+		st := l.streamOf(k)
 		if st == nil {
 			if !startAtOne {
 				c.add(SevInfo, CodeHeartbeat, beat.delivery, beat.stub(), cl.field,
@@ -57,9 +57,8 @@ func (c *checker) applyHeartbeat(beat eventRef, sender string, claims []heartbea
 					cl.seq, clip(cl.subject, 60), cl.seq)
 				continue
 			}
-			st = newStreamState(sender, cl.subject, 1, len(streams))
+			st = l.newStream(k)
 			st.LastProcessed = 0
-			streams[k] = st
 		}
 		if cl.seq > st.Heartbeat {
 			st.Heartbeat, st.beat = cl.seq, beat

@@ -85,7 +85,7 @@ func Inspect(deliveries []Delivery, opts Options) Report {
 	}
 	for i := range rep.Events {
 		if rep.Events[i].members != nil {
-			c.checkJWS(&rep.Events[i], opts.JWKS)
+			c.checkJWS(&rep.Events[i], opts.JWKS, false)
 		}
 	}
 	c.checkCausation(rep.Events)

@@ -175,10 +175,13 @@ func SignJWS(event []byte, key crypto.Signer, alg jose.SignatureAlgorithm, kid s
 }
 
 // checkJWS checks envelope.signature when present (and says when it could
-// not be checked).
-func (c *checker) checkJWS(ev *Event, jwks *JWKS) {
+// not be checked); required: a missing one is an error.
+func (c *checker) checkJWS(ev *Event, jwks *JWKS, required bool) {
 	v, ok := ev.members["signature"]
 	switch {
+	case (!ok || string(v) == "null") && required:
+		c.add(SevError, CodeJWSMissing, ev.Delivery, ev, "signature", "no envelope.signature, but this receiver has the JWKS of sender %s and requires every event of it to be signed (detached JWS, ES256 or EdDSA): sign the event and send it with a new idempotency key", clip(ev.Sender, 40))
+		return
 	case !ok || string(v) == "null":
 		if jwks != nil {
 			c.add(SevInfo, CodeJWSNotChecked, ev.Delivery, ev, "signature", "no envelope.signature: the event is not signed for non-repudiation (optional)")

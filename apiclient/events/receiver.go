@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -13,12 +14,19 @@ import (
 // Receiver limits.
 const (
 	// DefaultMaxKeys bounds how many idempotency keys (and event ids) a
-	// Receiver remembers; the oldest is forgotten first. A repeat of a
-	// forgotten key is still never processed twice: its sequence is at or
-	// below the last processed one, so it is rejected as a regression.
+	// Receiver without a StateStore remembers; the oldest is forgotten
+	// first. A repeat of a forgotten key is still never processed twice:
+	// its sequence is at or below the last processed one, so it is
+	// rejected as a regression. With a StateStore keys are kept for the
+	// store's retention instead.
 	DefaultMaxKeys = 100_000
 	// DefaultMaxParked bounds the parked events of one stream.
 	DefaultMaxParked = 10_000
+	// ReceivedHeader is the capture header with the receipt time (RFC
+	// 3339): a replayed key's retention counts from it.
+	ReceivedHeader = "X-B2bx-Received"
+	// replayFlush is how many replayed deliveries are stored at once.
+	replayFlush = 256
 )
 
 // Results a Receiver answers with, per event and per delivery.
@@ -39,14 +47,23 @@ type ReceiverOptions struct {
 	Tolerance time.Duration
 	// JWKS, when set, verifies every envelope.signature.
 	JWKS *JWKS
+	// KeySets, when set, returns the key set of a sender's events (nil:
+	// that sender has none; JWKS applies then). An event of a sender
+	// with a key set must carry an envelope.signature that verifies:
+	// a missing or bad one rejects the event (JWS_MISSING, JWS_INVALID).
+	KeySets func(sender string) *JWKS
 	// RateLimit is the events per second per sender (DefaultRateLimit
 	// when 0; below 0 no limit).
 	RateLimit int
-	// MaxKeys bounds the remembered keys (DefaultMaxKeys when 0).
+	// MaxKeys bounds the remembered keys without a State
+	// (DefaultMaxKeys when 0).
 	MaxKeys int
 	// MaxParked bounds the parked events per stream (DefaultMaxParked
 	// when 0).
 	MaxParked int
+	// State keeps the ledger (nil: in memory, bounded by MaxKeys). The
+	// Receiver goes on from the state it holds.
+	State StateStore
 	// Original reads the raw bytes of the event at position (-1: the
 	// whole body) of a committed delivery, to tell a changed repeat of
 	// an idempotency key from a redelivery. Nil: a changed repeat is
@@ -56,20 +73,31 @@ type ReceiverOptions struct {
 
 // Receiver is a webhook receiver's state and rules: the checks of
 // Inspect applied one delivery at a time, with the ledger (keys, ids,
-// streams) kept between deliveries. It does no IO: Deliver takes a
-// commit function that stores the delivery durably before any state
-// changes, and Replay rebuilds the state from the committed deliveries
-// after a restart. Safe for concurrent use; deliveries are decided one at
-// a time, in commit order.
+// streams) kept between deliveries in its StateStore. It does no IO of
+// its own: DeliverAll takes a Committer that stores the deliveries
+// durably before any answer stands, and Replay applies the committed
+// deliveries the state does not hold yet after a restart. Safe for
+// concurrent use; deliveries are decided one at a time, in commit order.
 type Receiver struct {
 	opts ReceiverOptions
+	st   StateStore
 
-	mu         sync.Mutex
+	mu sync.Mutex
+	// l and beats are the records of the current batch over st: loaded
+	// on first use, written back by flush (nil beat: released).
 	l          *ledger
+	beats      map[int]*heartbeatPending
 	rate       rateCounter
-	events     int                      // events committed so far: the next event's index
-	deliveries int                      // deliveries committed so far
-	beats      map[int]heartbeatPending // parked HEARTBEATs by event index
+	events     int    // events committed so far: the next event's index
+	deliveries int    // deliveries committed so far
+	last       string // the last committed delivery's name
+	clock      time.Time
+	// dirty: the batch's records are not stored yet (a failed flush).
+	dirty    bool
+	replayed int
+	// loadErr is the first failure to read the state in this batch.
+	loadErr  error
+	flushErr error
 }
 
 type heartbeatPending struct {
@@ -80,7 +108,11 @@ type heartbeatPending struct {
 // ErrReceiverOptions is returned by NewReceiver for unusable options.
 var ErrReceiverOptions = errors.New("receiver options")
 
-// NewReceiver returns a Receiver with an empty state.
+// ErrState matches a failure to read or store a Receiver's state.
+var ErrState = errors.New("receiver state")
+
+// NewReceiver returns a Receiver over opts.State (an empty state in
+// memory when nil).
 func NewReceiver(opts ReceiverOptions) (*Receiver, error) {
 	if err := checkSecrets(opts.Secrets); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrReceiverOptions, err)
@@ -94,10 +126,167 @@ func NewReceiver(opts ReceiverOptions) (*Receiver, error) {
 	if opts.MaxParked <= 0 {
 		opts.MaxParked = DefaultMaxParked
 	}
-	r := &Receiver{opts: opts, l: newLedger(), beats: map[int]heartbeatPending{}}
-	r.l.maxKeys, r.l.maxParked, r.l.startAtOne = opts.MaxKeys, opts.MaxParked, true
-	r.l.members = r.originalMembers
+	st := opts.State
+	if st == nil {
+		st = newMemState(opts.MaxKeys)
+	}
+	meta, err := st.Meta()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrState, err)
+	}
+	r := &Receiver{opts: opts, st: st, events: meta.Events, deliveries: meta.Deliveries, last: meta.Last}
+	r.reset(meta.Streams)
 	return r, nil
+}
+
+// reset starts an empty batch over the store.
+func (r *Receiver) reset(streams int) {
+	r.l = newLedger()
+	r.l.src, r.l.live, r.l.created = r, true, streams
+	r.l.maxParked, r.l.startAtOne = r.opts.MaxParked, true
+	r.l.members = r.originalMembers
+	r.beats = map[int]*heartbeatPending{}
+	r.loadErr = nil
+}
+
+// StateStore is the store the Receiver keeps its state in.
+func (r *Receiver) StateStore() StateStore { return r.st }
+
+// Last is the name of the last delivery the state holds ("" for none):
+// a restart replays the captures after it.
+func (r *Receiver) Last() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
+}
+
+func (r *Receiver) loadFailed(err error) {
+	if r.loadErr == nil {
+		r.loadErr = fmt.Errorf("%w: %w", ErrState, err)
+	}
+}
+
+func (r *Receiver) loadKey(rk [2]string) *keyRecord {
+	raw, ok, err := r.st.Get(StateKey, pairKey(rk[0], rk[1]))
+	if err == nil && ok {
+		var rec *keyRecord
+		if rec, err = decodeKey(raw); err == nil {
+			return rec
+		}
+	}
+	if err != nil {
+		r.loadFailed(err)
+	}
+	return nil
+}
+
+func (r *Receiver) loadID(id string) (idRecord, bool) {
+	raw, ok, err := r.st.Get(StateID, id)
+	if err == nil && ok {
+		var rec idRecord
+		if rec, err = decodeID(raw); err == nil {
+			return rec, true
+		}
+	}
+	if err != nil {
+		r.loadFailed(err)
+	}
+	return idRecord{}, false
+}
+
+func (r *Receiver) loadStream(k streamKey) *streamState {
+	raw, ok, err := r.st.Get(StateStream, streamKeyString(k))
+	if err == nil && ok {
+		var st *streamState
+		if st, err = decodeStream(raw); err == nil {
+			return st
+		}
+	}
+	if err != nil {
+		r.loadFailed(err)
+	}
+	return nil
+}
+
+// beat returns (and takes out of the state) the parked HEARTBEAT of event.
+func (r *Receiver) takeBeat(event int) (heartbeatPending, bool) {
+	if hb, ok := r.beats[event]; ok {
+		if hb == nil {
+			return heartbeatPending{}, false
+		}
+		r.beats[event] = nil
+		return *hb, true
+	}
+	raw, ok, err := r.st.Get(StateBeat, strconv.Itoa(event))
+	if err == nil && ok {
+		var hb heartbeatPending
+		if hb, err = decodeBeat(raw); err == nil {
+			r.beats[event] = nil
+			return hb, true
+		}
+	}
+	if err != nil {
+		r.loadFailed(err)
+	}
+	return heartbeatPending{}, false
+}
+
+// flush stores the batch's records and counters and starts a new batch.
+func (r *Receiver) flush() error {
+	var entries []StateEntry
+	for rk, rec := range r.l.keys {
+		entries = append(entries, StateEntry{Kind: StateKey, Key: pairKey(rk[0], rk[1]), Value: encodeKey(rec), At: rec.at})
+	}
+	for id, rec := range r.l.ids {
+		entries = append(entries, StateEntry{Kind: StateID, Key: id, Value: encodeID(rec), At: rec.at})
+	}
+	for k, st := range r.l.streams {
+		entries = append(entries, StateEntry{Kind: StateStream, Key: streamKeyString(k), Value: encodeStream(st)})
+	}
+	for ev, hb := range r.beats {
+		e := StateEntry{Kind: StateBeat, Key: strconv.Itoa(ev)}
+		if hb != nil {
+			e.Value = encodeBeat(*hb)
+		}
+		entries = append(entries, e)
+	}
+	now := r.clock // zero before the first live delivery: nothing expires
+	meta := StateMeta{Deliveries: r.deliveries, Events: r.events, Streams: r.l.created, Last: r.last}
+	if err := r.st.Apply(entries, meta, now); err != nil {
+		r.dirty, r.flushErr = true, fmt.Errorf("%w: %w", ErrState, err)
+		return r.flushErr
+	}
+	r.dirty, r.flushErr, r.replayed = false, nil, 0
+	r.reset(r.l.created)
+	return nil
+}
+
+// Flush stores what DeliverAll or Replay applied and not yet stored
+// (Replay stores every few hundred deliveries by itself).
+func (r *Receiver) Flush() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.flush()
+}
+
+// saved is what a batch rolls back to when its commit fails.
+type saved struct {
+	events, deliveries, streams int
+	last                        string
+	rate                        map[rateSlot]int
+}
+
+func (r *Receiver) save() saved {
+	s := saved{events: r.events, deliveries: r.deliveries, streams: r.l.created, last: r.last, rate: map[rateSlot]int{}}
+	for k, v := range r.rate.counts {
+		s.rate[k] = v
+	}
+	return s
+}
+
+func (r *Receiver) restore(s saved) {
+	r.events, r.deliveries, r.last, r.rate.counts = s.events, s.deliveries, s.last, s.rate
+	r.reset(s.streams)
 }
 
 // Answer is a Receiver's decision on one delivery: the HTTP status and
@@ -178,6 +367,24 @@ type Released struct {
 // Receiver decides only after it returned without error.
 type CommitFunc func(d Delivery) (string, error)
 
+// Committer stores a batch of deliveries durably, all or none: what
+// DeliverAll needs.
+type Committer interface {
+	// Names returns the names the next n deliveries are stored under.
+	Names(n int) ([]string, error)
+	// CommitAll stores ds durably under names (the first len(ds) of the
+	// last Names), in order; an error means none is kept.
+	CommitAll(ds []Delivery, names []string) error
+}
+
+// Arrival is a delivery and when it arrived.
+type Arrival struct {
+	Delivery Delivery
+	Now      time.Time
+}
+
+var errStateBroken = "the receiver could not keep its state (%s), so nothing was processed: resend it unchanged later"
+
 // Deliver checks one delivery received at now, in the order of the
 // delivery rules: signature over the raw body (NB-E008), envelope v2,
 // the rate (NB-E012), then, once commit stored it, idempotency keys and
@@ -186,66 +393,220 @@ type CommitFunc func(d Delivery) (string, error)
 func (r *Receiver) Deliver(d Delivery, now time.Time, commit CommitFunc) Answer {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.deliver(d, now, commit, false)
+	if a, broken := r.unflushed(); broken {
+		return a
+	}
+	p, refused := r.precheck(d, now, false)
+	if refused != nil {
+		return *refused
+	}
+	name, err := commit(d)
+	if err != nil {
+		return notStored(p.c)
+	}
+	sv := r.save()
+	a := r.apply(p, name)
+	if r.loadErr != nil {
+		err := r.loadErr
+		r.restore(sv)
+		return stateAnswer(p.c, err)
+	}
+	_ = r.flush() // on failure the batch stays in memory and is stored with the next
+	return a
+}
+
+// DeliverAll decides a batch of deliveries in order, as Deliver each,
+// and stores the accepted ones with one CommitAll: a sender gets an
+// answer only after its delivery is durable, and when the commit fails
+// every accepted delivery is answered 500 RETRY and nothing changed.
+// Call Flush after answering to store the batch's state (the next
+// DeliverAll does it otherwise).
+func (r *Receiver) DeliverAll(in []Arrival, c Committer) []Answer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Answer, len(in))
+	if a, broken := r.unflushed(); broken {
+		for i := range out {
+			out[i] = a
+		}
+		return out
+	}
+	names, err := c.Names(len(in))
+	if err != nil || len(names) < len(in) {
+		for i := range out {
+			out[i] = notStored(&checker{})
+		}
+		return out
+	}
+	sv := r.save()
+	var accepted []int
+	var ds []Delivery
+	var checkers []*checker
+	for i, a := range in {
+		if !a.Now.IsZero() && a.Now.After(r.clock) {
+			r.clock = a.Now
+		}
+		p, refused := r.precheck(a.Delivery, a.Now, false)
+		if refused != nil {
+			out[i] = *refused
+			continue
+		}
+		out[i] = r.apply(p, names[len(accepted)])
+		accepted = append(accepted, i)
+		ds = append(ds, a.Delivery)
+		checkers = append(checkers, p.c)
+	}
+	if len(accepted) == 0 {
+		return out
+	}
+	fail := func(a func(c *checker) Answer) []Answer {
+		r.restore(sv)
+		for k, i := range accepted {
+			out[i] = a(checkers[k])
+		}
+		return out
+	}
+	if err := r.loadErr; err != nil {
+		return fail(func(c *checker) Answer { return stateAnswer(c, err) })
+	}
+	if err := c.CommitAll(ds, names[:len(accepted)]); err != nil {
+		return fail(notStored)
+	}
+	// The captures are durable: the answers stand. The batch's records
+	// are stored by Flush (the caller's, once it answered) or at the
+	// latest before the next batch is decided.
+	r.dirty = true
+	return out
+}
+
+// unflushed retries storing a batch whose flush failed; while that
+// fails, nothing is decided (the state would lag the answers).
+func (r *Receiver) unflushed() (Answer, bool) {
+	if !r.dirty || r.flush() == nil {
+		return Answer{}, false
+	}
+	return stateAnswer(&checker{}, r.flushErr), true
+}
+
+func notStored(c *checker) Answer {
+	a := refuseWith(c, http.StatusInternalServerError, "", "the receiver could not store the delivery durably, so nothing was processed: resend it unchanged later")
+	a.Result = ResultRetry
+	return a
+}
+
+func stateAnswer(c *checker, err error) Answer {
+	a := refuseWith(c, http.StatusInternalServerError, "", fmt.Sprintf(errStateBroken, err))
+	a.Result = ResultRetry
+	return a
 }
 
 // Replay applies a delivery committed before a restart, with the name
 // it was committed under: as Deliver did, but without checking its
 // signature again (it passed when it arrived; the secret may have been
-// rotated since) or the rate.
+// rotated since) or the rate. What it applied is stored every few
+// hundred deliveries and by Flush.
 func (r *Receiver) Replay(d Delivery) Answer {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.deliver(d, time.Time{}, func(d Delivery) (string, error) { return d.Name, nil }, true)
+	p, _ := r.precheck(d, time.Time{}, true)
+	a := r.apply(p, d.Name)
+	if r.replayed++; r.replayed >= replayFlush {
+		_ = r.flush()
+	}
+	return a
 }
 
-func (r *Receiver) deliver(d Delivery, now time.Time, commit CommitFunc, replay bool) Answer {
+// prepared is a delivery that passed the checks before its commit.
+type prepared struct {
+	c      *checker
+	dr     DeliveryReport
+	evs    []Event
+	now    time.Time
+	replay bool
+}
+
+// precheck runs the checks before the commit: signature (not on a
+// replay), body and envelopes, envelope.signature, rate. A refused
+// delivery gets its answer; nothing changed.
+func (r *Receiver) precheck(d Delivery, now time.Time, replay bool) (*prepared, *Answer) {
 	c := &checker{base: r.events}
-	di := r.deliveries
-	dr := DeliveryReport{Index: di, Name: d.Name, Bytes: len(d.Body), HasHeaders: d.Header != nil}
+	dr := DeliveryReport{Index: r.deliveries, Name: d.Name, Bytes: len(d.Body), HasHeaders: d.Header != nil}
 	if !replay {
 		c.checkSignature(&dr, d, Options{Secrets: r.opts.Secrets, Now: now, Tolerance: r.opts.Tolerance})
 		if dr.Rejected {
 			a := r.refuse(c, http.StatusUnauthorized, NBSignature, "the signature was rejected ("+NBSignature+"): nothing was processed; sign the exact raw body with the shared secret and a current t")
 			a.Signature = dr.Signature
-			return a
+			return nil, &a
 		}
 	}
 	var rep Report
 	c.readBody(&rep, &dr, d)
 	for i := range rep.Events {
 		if !dr.Rejected && rep.Events[i].members != nil {
-			c.checkJWS(&rep.Events[i], r.opts.JWKS)
+			jwks, required := r.keySet(rep.Events[i].Sender)
+			c.checkJWS(&rep.Events[i], jwks, required)
 		}
 	}
 	if !replay && !dr.Rejected {
 		if a, over := r.checkRate(c, rep.Events, now); over {
 			a.Signature = dr.Signature
-			return a
+			return nil, &a
 		}
 	}
-	name, err := commit(d)
-	if err != nil {
-		a := r.refuse(c, http.StatusInternalServerError, "", "the receiver could not store the delivery durably, so nothing was processed: resend it unchanged later")
-		a.Result = ResultRetry
-		return a
+	at := now
+	if replay {
+		at = receivedAt(d)
 	}
+	for i := range rep.Events {
+		rep.Events[i].at = at.Unix()
+	}
+	return &prepared{c: c, dr: dr, evs: rep.Events, now: now, replay: replay}, nil
+}
+
+// keySet is the JWKS for a sender's events, and whether its events must
+// be signed.
+func (r *Receiver) keySet(sender string) (*JWKS, bool) {
+	if r.opts.KeySets != nil {
+		if k := r.opts.KeySets(sender); k != nil {
+			return k, true
+		}
+	}
+	return r.opts.JWKS, false
+}
+
+// receivedAt is when a committed delivery arrived (its capture's
+// receipt header; now when it has none).
+func receivedAt(d Delivery) time.Time {
+	if t, err := time.Parse(time.RFC3339Nano, d.Header.Get(ReceivedHeader)); err == nil {
+		return t
+	}
+	if t, err := http.ParseTime(d.Header.Get("Date")); err == nil {
+		return t
+	}
+	return time.Now()
+}
+
+// apply decides a delivery stored (or about to be stored) under name:
+// idempotency keys, ordering, HEARTBEATs.
+func (r *Receiver) apply(p *prepared, name string) Answer {
+	c, dr, evs := p.c, &p.dr, p.evs
 	r.deliveries++
-	r.events += len(rep.Events)
-	if !replay {
-		r.countRate(rep.Events, now)
+	r.events += len(evs)
+	r.last = name
+	if !p.replay {
+		r.countRate(evs, p.now)
 	}
 	a := Answer{Delivery: name, Committed: true, Signature: dr.Signature}
 	if dr.Rejected {
-		for i := range rep.Events {
-			rep.Events[i].hasErr, rep.Events[i].unread = true, true
+		for i := range evs {
+			evs[i].hasErr, evs[i].unread = true, true
 		}
 	}
 	touched := map[*streamState]bool{}
-	for i := range rep.Events {
-		ev := &rep.Events[i]
+	for i := range evs {
+		ev := &evs[i]
 		released := r.l.accept(c, ev, true)
-		if rec := r.l.keys[[2]string{ev.Receiver, ev.IdempotencyKey}]; rec != nil && rec.event == ev.Index {
+		if rec := r.l.key([2]string{ev.Receiver, ev.IdempotencyKey}); rec != nil && rec.event == ev.Index {
 			rec.name = name
 		}
 		st := r.l.stream(ev, false)
@@ -259,24 +620,23 @@ func (r *Receiver) deliver(d Delivery, now time.Time, commit CommitFunc, replay 
 			ref.name = name
 			st.parked[ev.Sequence] = ref
 			if beat {
-				r.beats[ev.Index] = heartbeatPending{sender: ev.Sender, claims: c.heartbeatClaims(ev)}
+				r.beats[ev.Index] = &heartbeatPending{sender: ev.Sender, claims: c.heartbeatClaims(ev)}
 			}
 		case ev.Outcome == OutcomeProcessed && beat:
-			for _, st := range c.applyHeartbeat(refOf(ev), ev.Sender, c.heartbeatClaims(ev), r.l.streams, true) {
+			for _, st := range c.applyHeartbeat(refOf(ev), ev.Sender, c.heartbeatClaims(ev), r.l, true) {
 				touched[st] = true
 			}
 		}
 		for _, rel := range released {
 			a.Released = append(a.Released, Released{Event: rel.event, ID: rel.id, Delivery: rel.name})
-			if hb, ok := r.beats[rel.event]; ok {
-				delete(r.beats, rel.event)
-				for _, st := range c.applyHeartbeat(rel, hb.sender, hb.claims, r.l.streams, true) {
+			if hb, ok := r.takeBeat(rel.event); ok {
+				for _, st := range c.applyHeartbeat(rel, hb.sender, hb.claims, r.l, true) {
 					touched[st] = true
 				}
 			}
 		}
 	}
-	r.answerEvents(c, &a, &dr, rep.Events)
+	r.answerEvents(c, &a, dr, evs)
 	a.Streams = r.streamsAfter(c, touched)
 	a.Findings = sortFindings(c.findings)
 	return a
@@ -284,6 +644,10 @@ func (r *Receiver) deliver(d Delivery, now time.Time, commit CommitFunc, replay 
 
 // refuse answers a delivery that is not committed: no state changed.
 func (r *Receiver) refuse(c *checker, status int, code, msg string) Answer {
+	return refuseWith(c, status, code, msg)
+}
+
+func refuseWith(c *checker, status int, code, msg string) Answer {
 	return Answer{Status: status, Result: ResultRejected, Code: code, Message: msg, Events: []EventAnswer{}, Findings: sortFindings(c.findings)}
 }
 
@@ -341,14 +705,18 @@ func (r *Receiver) countRate(evs []Event, now time.Time) {
 }
 
 // Streams returns the ordering state of every stream, in first-seen
-// order.
+// order (all of them: for tests and small receivers).
 func (r *Receiver) Streams() []Stream {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	list := make([]*streamState, 0, len(r.l.streams))
-	for _, st := range r.l.streams {
-		list = append(list, st)
-	}
+	_ = r.flush()
+	var list []*streamState
+	_ = r.st.Each(StateStream, func(_ string, v []byte) error {
+		if st, err := decodeStream(v); err == nil {
+			list = append(list, st)
+		}
+		return nil
+	})
 	sort.Slice(list, func(i, j int) bool { return list[i].order < list[j].order })
 	out := make([]Stream, 0, len(list))
 	for _, st := range list {
@@ -365,7 +733,17 @@ func (r *Receiver) Streams() []Stream {
 func (r *Receiver) Counts() (deliveries, events, keys int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.deliveries, r.events, len(r.l.keys)
+	_ = r.flush()
+	keys, _ = r.st.Count(StateKey)
+	return r.deliveries, r.events, keys
+}
+
+// Delivered reports the committed deliveries and events (Counts without
+// counting the keys, which takes long in a large state).
+func (r *Receiver) Delivered() (deliveries, events int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.deliveries, r.events
 }
 
 // originalMembers reads a remembered original back from its delivery.
@@ -406,4 +784,44 @@ func trimJSONSpace(b []byte) []byte {
 		b = b[1:]
 	}
 	return b
+}
+
+// CheckHeader judges what a delivery's headers alone show, before its
+// body is read: a missing, repeated or malformed X-NB2B-Signature, or a
+// timestamp outside the tolerance, gets the same 401 NB-E008 Deliver
+// gives (so a body that cannot pass is never read and never holds a
+// slot). ok means the body must be read to decide.
+func (r *Receiver) CheckHeader(h http.Header, now time.Time) (Answer, bool) {
+	c := &checker{}
+	r.mu.Lock()
+	dr := DeliveryReport{Index: r.deliveries, HasHeaders: true}
+	r.mu.Unlock()
+	if h == nil {
+		h = http.Header{}
+	}
+	vals := h.Values(SignatureHeader)
+	if len(vals) == 1 {
+		sig, err := ParseSignatureHeader(vals[0])
+		if err == nil {
+			res, err := VerifyAt(vals[0], nil, r.opts.Secrets, now, r.opts.Tolerance)
+			if err != nil || res.TimestampOK || !res.TimestampChecked {
+				return Answer{}, true
+			}
+			// Only the timestamp is judged: the body was not read, so
+			// whether a v1 matches is unknown.
+			res.Reasons, res.SignatureOK = []Reason{ReasonSkew}, false
+			res.Signature = sig
+			c.add(SevError, CodeSignatureInvalid, dr.Index, nil, "", "signature %s (the body was not read)", res.Explain())
+			a := r.refuse(c, http.StatusUnauthorized, NBSignature, "the signature was rejected ("+NBSignature+"): nothing was processed; sign the exact raw body with the shared secret and a current t")
+			a.Signature = &res
+			return a, false
+		}
+	}
+	c.checkSignature(&dr, Delivery{Header: h}, Options{Secrets: r.opts.Secrets, Now: now, Tolerance: r.opts.Tolerance})
+	if !dr.Rejected {
+		return Answer{}, true
+	}
+	a := r.refuse(c, http.StatusUnauthorized, NBSignature, "the signature was rejected ("+NBSignature+"): nothing was processed; sign the exact raw body with the shared secret and a current t")
+	a.Signature = dr.Signature
+	return a, false
 }

@@ -24,7 +24,7 @@ func (r *Receiver) answerEvents(c *checker, a *Answer, dr *DeliveryReport, evs [
 			parked++
 		case OutcomeDuplicate:
 			ea.Result, ea.Code = ResultDuplicate, NBDuplicate
-			if rec := r.l.keys[[2]string{ev.Receiver, ev.IdempotencyKey}]; rec != nil {
+			if rec := r.l.key([2]string{ev.Receiver, ev.IdempotencyKey}); rec != nil {
 				ea.Original = &Original{Event: rec.event, Delivery: rec.name, Outcome: rec.outcome, Result: resultOf(rec.outcome), Code: string(rec.code)}
 				if rec.outcome == OutcomeParked {
 					ea.Original.Code = NBParked

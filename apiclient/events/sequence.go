@@ -91,26 +91,32 @@ type keyRecord struct {
 	// name and position locate the original in its captured delivery.
 	name     string
 	position int
+	// at is when the key was first seen (Unix seconds): a receiver keeps
+	// it for the retention from then.
+	at int64
 }
 
 type idRecord struct {
 	event int
 	key   string
+	at    int64 // first seen (Unix seconds)
 }
 
 // ledger is what a receiver remembers between events: the idempotency
 // keys and event ids it has seen and the ordering state of every
 // sender+subject. Inspect keeps one for a set of captures; a Receiver
-// keeps one for its lifetime, with maxKeys bounding the keys (the oldest
-// is forgotten first; its sequence still rejects a late repeat).
+// keeps one per batch of deliveries over its StateStore (src loads what
+// the maps do not hold yet).
 type ledger struct {
 	streams map[streamKey]*streamState
 	keys    map[[2]string]*keyRecord
 	ids     map[string]idRecord
-	// maxKeys bounds keys and ids; 0: no bound.
-	maxKeys  int
-	keyOrder [][2]string
-	idOrder  []string
+	// src, when set, loads the records the maps do not hold.
+	src ledgerSource
+	// created counts the streams created (their first-seen order).
+	created int
+	// live: a receiver's ledger, which prunes what no message reads.
+	live bool
 	// maxParked bounds the parked sequences of one stream; 0: no bound.
 	maxParked int
 	// startAtOne: a stream created on first sight starts at sequence 1.
@@ -120,8 +126,58 @@ type ledger struct {
 	members func(rec *keyRecord) map[string]json.RawMessage
 }
 
+// ledgerSource loads a live receiver's records from its StateStore.
+type ledgerSource interface {
+	loadKey(rk [2]string) *keyRecord
+	loadID(id string) (idRecord, bool)
+	loadStream(k streamKey) *streamState
+}
+
 func newLedger() *ledger {
 	return &ledger{streams: map[streamKey]*streamState{}, keys: map[[2]string]*keyRecord{}, ids: map[string]idRecord{}}
+}
+
+// key returns the record of an idempotency key (nil: never seen).
+func (l *ledger) key(rk [2]string) *keyRecord {
+	if rec, ok := l.keys[rk]; ok || l.src == nil {
+		return rec
+	}
+	rec := l.src.loadKey(rk)
+	if rec != nil {
+		l.keys[rk] = rec
+	}
+	return rec
+}
+
+func (l *ledger) id(id string) (idRecord, bool) {
+	if r, ok := l.ids[id]; ok || l.src == nil {
+		return r, ok
+	}
+	r, ok := l.src.loadID(id)
+	if ok {
+		l.ids[id] = r
+	}
+	return r, ok
+}
+
+// streamOf returns the state of one sender+subject (nil: none yet).
+func (l *ledger) streamOf(k streamKey) *streamState {
+	if st, ok := l.streams[k]; ok || l.src == nil {
+		return st
+	}
+	st := l.src.loadStream(k)
+	if st != nil {
+		l.streams[k] = st
+	}
+	return st
+}
+
+// newStream starts a stream at sequence 1.
+func (l *ledger) newStream(k streamKey) *streamState {
+	st := newStreamState(k.sender, k.subject, 1, l.created)
+	l.created++
+	l.streams[k] = st
+	return st
 }
 
 // stream returns the state of ev's sender+subject; with create, a stream
@@ -131,10 +187,9 @@ func (l *ledger) stream(ev *Event, create bool) *streamState {
 		return nil
 	}
 	k := streamKey{ev.Sender, ev.Subject}
-	st := l.streams[k]
+	st := l.streamOf(k)
 	if st == nil && create {
-		st = newStreamState(ev.Sender, ev.Subject, 1, len(l.streams))
-		l.streams[k] = st
+		st = l.newStream(k)
 	}
 	return st
 }
@@ -148,46 +203,19 @@ func (l *ledger) note(m map[int64]int, s int64, i int) {
 	firstOf(m, s, i)
 }
 
-// remember records the first event of a key, forgetting the oldest
-// beyond maxKeys.
-func (l *ledger) remember(rk [2]string, rec *keyRecord) {
-	l.keys[rk] = rec
-	if l.maxKeys <= 0 {
-		return
-	}
-	l.keyOrder = append(l.keyOrder, rk)
-	if len(l.keyOrder) > l.maxKeys {
-		delete(l.keys, l.keyOrder[0])
-		l.keyOrder[0] = [2]string{}
-		l.keyOrder = l.keyOrder[1:]
-	}
-}
-
-func (l *ledger) rememberID(id string, r idRecord) {
-	l.ids[id] = r
-	if l.maxKeys <= 0 {
-		return
-	}
-	l.idOrder = append(l.idOrder, id)
-	if len(l.idOrder) > l.maxKeys {
-		delete(l.ids, l.idOrder[0])
-		l.idOrder[0] = ""
-		l.idOrder = l.idOrder[1:]
-	}
-}
-
 // simulate replays the events through a receiver: idempotency keys per
 // receiver, then ordering per sender+subject. It sets each Outcome.
 func (c *checker) simulate(evs []Event, startAtOne bool) []Stream {
 	l := newLedger()
 	l.streams = c.newStreams(evs, startAtOne)
+	l.created = len(l.streams)
 	l.members = func(rec *keyRecord) map[string]json.RawMessage { return evs[rec.event].members }
 	for i := range evs {
 		for _, r := range l.accept(c, &evs[i], false) {
 			evs[r.event].Outcome = OutcomeReleased
 		}
 	}
-	c.applyHeartbeats(evs, l.streams, startAtOne)
+	c.applyHeartbeats(evs, l, startAtOne)
 	return c.finishStreams(l.streams)
 }
 
@@ -212,18 +240,22 @@ func (l *ledger) accept(c *checker, ev *Event, create bool) []eventRef {
 	var rec *keyRecord
 	if ev.IdempotencyKey != "" {
 		rk := [2]string{ev.Receiver, ev.IdempotencyKey}
-		if first, ok := l.keys[rk]; ok {
+		if first := l.key(rk); first != nil {
 			c.duplicate(ev, first, l.members)
 			return nil
 		}
-		rec = &keyRecord{event: ev.Index, delivery: ev.Delivery, digest: sha256.Sum256(ev.raw), position: ev.Position}
-		l.remember(rk, rec)
+		rec = &keyRecord{event: ev.Index, delivery: ev.Delivery, digest: sha256.Sum256(ev.raw), position: ev.Position, at: ev.at}
+		l.keys[rk] = rec
 	}
-	if prev, ok := l.ids[ev.ID]; ok && ev.ID != "" && prev.key != ev.IdempotencyKey {
+	prev, ok := idRecord{}, false
+	if ev.ID != "" {
+		prev, ok = l.id(ev.ID)
+	}
+	if ok && prev.key != ev.IdempotencyKey {
 		c.add(SevWarning, CodeDuplicateID, ev.Delivery, ev, "id",
 			"event id %q was already sent as event #%d under another idempotency key, so a receiver processes both (idempotency is by key): a redelivery must reuse the original key", clip(ev.ID, 80), prev.event)
 	} else if !ok && ev.ID != "" {
-		l.rememberID(ev.ID, idRecord{event: ev.Index, key: ev.IdempotencyKey})
+		l.ids[ev.ID] = idRecord{event: ev.Index, key: ev.IdempotencyKey, at: ev.at}
 	}
 	var released []eventRef
 	switch st := l.stream(ev, create && !ev.hasErr); {
@@ -312,14 +344,14 @@ func (l *ledger) order(c *checker, st *streamState, ev *Event) []eventRef {
 		delete(st.parked, st.LastProcessed+1)
 		st.LastProcessed++
 		released = append(released, j)
-		if rec := l.keys[j.key]; rec != nil && rec.event == j.event {
+		if rec := l.key(j.key); rec != nil && rec.event == j.event {
 			rec.outcome = OutcomeReleased
 		}
 		c.add(SevInfo, CodeOutOfOrder, j.delivery, j.stub(), "sequence",
 			"sequence %d arrived before %d: the receiver parked it (%s) and processed it once event #%d filled the gap; nothing to do",
 			st.LastProcessed, s, NBParked, ev.Index)
 	}
-	if l.maxKeys > 0 {
+	if l.live {
 		st.prune()
 	}
 	return released

@@ -35,7 +35,12 @@ last_sequences are applied.
 
 Every delivery is captured in --dir as NNNNNNNNNNNN.http (read them with
 'b2bx event inspect DIR --from-start'); refused ones (signature, rate,
-oversized) go to DIR/refused/. A restart goes on from the captures.
+oversized) go to DIR/refused/. The receiver's state (every idempotency
+key with its original result for --keep, every stream for good) is
+DIR/state.db, derived from the captures: a restart goes on from it and
+replays only the captures it does not hold yet. With --jwks every event
+(of that sender, with GLN=) must carry an envelope.signature that
+verifies; a changed file is reloaded, a URL refetched every 5 minutes.
 Plain http only on a loopback address; any other needs --tls-cert and
 --tls-key. One line per delivery on stdout (--json: JSON lines); never
 the secret. Runs until Ctrl-C.
@@ -49,11 +54,13 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	keyFile := fs.String("tls-key", "", "the certificate's private key `FILE` (PEM)")
 	dir := fs.String("dir", "", "capture `DIR`: every delivery as NNNNNNNNNNNN.http (created when missing; a restart goes on from it; default: webhook-captures in the data directory)")
 	asJSON := fs.Bool("json", false, "print one JSON line per delivery (the answer, its findings and streams)")
-	maxKeys := fs.Int("max-keys", events.DefaultMaxKeys, "idempotency keys kept in memory (the oldest are forgotten; their sequences still reject repeats)")
+	keep := fs.Duration("keep", webhook.DefaultRetention, "keep every idempotency key with its original result this long (at least 32h, the retry schedule)")
+	var jwks listFlag
+	fs.Var(&jwks, "jwks", "require and verify envelope.signature with this JWKS `FILE|URL` (repeatable as GLN=FILE|URL, one per sender)")
 	var sf secretFlags
 	sf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(e.stderr, "usage: b2bx event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--json]\n\n"+listenHelp+"\nflags:\n")
+		fmt.Fprint(e.stderr, "usage: b2bx event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--keep 48h] [--jwks [GLN=]FILE|URL]... [--json]\n\n"+listenHelp+"\nflags:\n")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args)
@@ -63,8 +70,14 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	if len(pos) > 0 {
 		return fail(e, name, false, exitUsage, fmt.Errorf("event listen takes no arguments (got %q); see 'b2bx event listen -h'", pos[0]))
 	}
-	if *maxKeys < 1 {
-		return fail(e, name, false, exitUsage, fmt.Errorf("--max-keys must be at least 1, not %d", *maxKeys))
+	if *keep < webhook.MinRetention {
+		return fail(e, name, false, exitUsage, fmt.Errorf("--keep %s is shorter than the delivery rules' retry schedule (about 31 hours): give at least %s", *keep, webhook.MinRetention))
+	}
+	var keys events.KeySets
+	for _, spec := range jwks {
+		if err := keys.AddSpec(spec, nil); err != nil {
+			return fail(e, name, false, exitUsage, fmt.Errorf("--jwks: %w", err))
+		}
 	}
 	secrets, code, err := sf.load(ctx, e)
 	if err != nil {
@@ -76,8 +89,12 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	out := &listenOutput{w: e.stdout, json: *asJSON}
-	h, replayed, err := webhook.Open(webhook.Config{Dir: *dir,
-		Receiver: events.ReceiverOptions{Secrets: secrets, MaxKeys: *maxKeys}, OnRecord: out.record})
+	ro := events.ReceiverOptions{Secrets: secrets}
+	if !keys.Empty() {
+		ro.KeySets = keys.For
+	}
+	h, replayed, err := webhook.Open(webhook.Config{Dir: *dir, Receiver: ro, Retention: *keep, OnRecord: out.record,
+		OnNote: func(msg string) { fmt.Fprintf(e.stderr, "b2bx event listen: %s\n", termsafe.String(msg)) }})
 	if err != nil {
 		return fail(e, name, false, exitStorage, err)
 	}
@@ -95,9 +112,20 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "b2bx event listen: %s\n", termsafe.String(err.Error()))
 		return exitUsage
 	}
-	d, n, _ := h.Receiver.Counts()
+	d, n := h.Receiver.Delivered()
 	fmt.Fprintf(e.stderr, "b2bx event listen: stopped; %d deliveries (%d events) in %s\n", d, n, termsafe.String(*dir))
 	return exitOK
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+// Set adds one value.
+func (l *listFlag) Set(v string) error {
+	*l = append(*l, v)
+	return nil
 }
 
 // listenOutput prints one line per delivery; deliveries are answered

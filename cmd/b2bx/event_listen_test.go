@@ -112,3 +112,17 @@ func TestEventListenCanary(t *testing.T) {
 		return nil
 	}))
 }
+
+func TestEventListenKeepAndJWKSFlags(t *testing.T) {
+	ev := newEventEnv(t)
+	code, _, errOut := ev.run(t, eventCanary+"\n", "event", "listen", "--secret-stdin", "--keep", "2h", "--dir", t.TempDir())
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "shorter than the delivery rules' retry schedule")
+	code, _, errOut = ev.run(t, eventCanary+"\n", "event", "listen", "--secret-stdin", "--jwks", filepath.Join(t.TempDir(), "none.json"), "--dir", t.TempDir())
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "--jwks: JWKS")
+	code, _, errOut = ev.run(t, eventCanary+"\n", "event", "listen", "--secret-stdin", "--jwks", "123=x.json", "--dir", t.TempDir())
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "is not a GLN")
+	require.NotContains(t, errOut, eventCanary)
+}

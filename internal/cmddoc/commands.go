@@ -241,7 +241,7 @@ out and the entry becomes due again.`,
 	},
 	{
 		Name:     "event listen",
-		Synopsis: []string{"event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--max-keys N] [--json]"},
+		Synopsis: []string{"event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--keep DUR] [--jwks [GLN=]FILE|URL] [--json]"},
 		Examples: []Example{
 			{"event listen -c acme-de", "http://127.0.0.1:8787, the profile's webhook secret"},
 			{"event listen --secret-stdin --dir /tmp/hooks --json < secret.txt", "captures in /tmp/hooks, one JSON line per delivery"},

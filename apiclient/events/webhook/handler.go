@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/events"
@@ -20,11 +23,26 @@ const (
 	// DefaultBodyTimeout bounds reading one body (a slow sender, or
 	// slowloris, gets 408 and the listener goes on).
 	DefaultBodyTimeout = 15 * time.Second
-	// MaxInFlight bounds the bodies read at once (so memory stays below
-	// MaxInFlight × MaxBody); a delivery beyond waits up to slotWait for
-	// a slot, then gets 503 with Retry-After.
+	// MaxInFlight bounds the bodies read at once; a delivery beyond waits
+	// up to slotWait for a slot, then gets 503 with Retry-After.
 	MaxInFlight = 32
-	slotWait    = 2 * time.Second
+	// MaxPerPeer bounds the bodies one peer address has read at once, so
+	// that one address cannot hold every slot.
+	MaxPerPeer = 16
+	// MaxBodyBytes bounds the bytes of all bodies held at once (read or
+	// waiting for their commit): memory stays bounded whatever the
+	// bodies announce; a body needing more waits, then gets 503.
+	MaxBodyBytes = 48 << 20
+	// FloorRate is the slowest a body may arrive, in bytes a second on
+	// average, once FloorGrace has passed: a body that trickles in
+	// below it (holding a slot for nothing) is cut with 408.
+	FloorRate  = 8 << 10
+	FloorGrace = 2 * time.Second
+	slotWait   = 2 * time.Second
+	// maxBatch and maxBatchBytes bound the deliveries committed together.
+	maxBatch      = 256
+	maxBatchBytes = 32 << 20
+	firstChunk    = 64 << 10
 )
 
 // Record is what the handler reports of one delivery: the line the
@@ -42,10 +60,23 @@ type Record struct {
 	events.Answer
 }
 
-// Handler is the webhook receiver as an http.Handler: it reads each
-// delivery (at most MaxBody), hands it to the Receiver with the Store's
-// Commit, answers with the Receiver's Answer as JSON, and reports a
-// Record to OnRecord. Refused deliveries go to the Store's refused/.
+// Committed is a delivery stored durably and decided: what a consumer
+// of the captures (the tracking index) picks up.
+type Committed struct {
+	// Name is the capture's name, Path its file.
+	Name, Path string
+	// Answer is what the sender was answered.
+	Answer events.Answer
+}
+
+// Handler is the webhook receiver as an http.Handler: it checks what it
+// can before reading a body (the signature header's form and
+// timestamp), admits the body within the slot, per-peer and byte limits,
+// reads it (at least FloorRate after FloorGrace, at most BodyTimeout),
+// and queues it for one committer that decides the queued deliveries
+// in order with the Receiver and stores them with one Store.CommitAll.
+// It answers with the Receiver's Answer as JSON and reports a Record to
+// OnRecord. Refused deliveries go to the Store's refused/.
 type Handler struct {
 	Receiver *events.Receiver
 	Store    *Store
@@ -56,53 +87,129 @@ type Handler struct {
 	// OnRecord, when set, is called once per delivery, after the answer
 	// was decided (synchronously: it must not block).
 	OnRecord func(Record)
+	// OnCommitted, when set, is called once per delivery stored durably,
+	// after its sender was answered, in commit order, from the committer
+	// (it holds up the next batch: hand the work to another goroutine).
+	OnCommitted func(Committed)
+	// Replayed is how many captures Open replayed (those the state did
+	// not hold yet).
+	Replayed int
 
-	// InFlight and SlotWait override MaxInFlight and the wait for a slot
-	// (tests).
-	InFlight int
-	SlotWait time.Duration
+	// InFlight, PerPeer, BodyBytes, SlotWait, Floor and Grace override
+	// MaxInFlight, MaxPerPeer, MaxBodyBytes, the wait for a slot,
+	// FloorRate and FloorGrace (tests).
+	InFlight  int
+	PerPeer   int
+	BodyBytes int64
+	SlotWait  time.Duration
+	Floor     int64
+	Grace     time.Duration
 
-	slotsOnce sync.Once
-	slots     chan struct{}
+	initOnce sync.Once
+	adm      *admission
+	jobs     chan *job
+	stop     chan struct{}
+	stopped  chan struct{}
+	closeMu  sync.Once
+	closers  []func() error
 }
 
-func (h *Handler) initSlots() {
-	h.slotsOnce.Do(func() {
-		n := h.InFlight
+type job struct {
+	a    events.Arrival
+	done chan events.Answer
+}
+
+func (h *Handler) init() {
+	h.initOnce.Do(func() {
+		n, per, bytes := h.InFlight, h.PerPeer, h.BodyBytes
 		if n <= 0 {
 			n = MaxInFlight
 		}
-		h.slots = make(chan struct{}, n)
+		if per <= 0 {
+			per = MaxPerPeer
+		}
+		if bytes <= 0 {
+			bytes = MaxBodyBytes
+		}
+		h.adm = newAdmission(n, per, bytes)
+		h.jobs = make(chan *job, 4*MaxInFlight)
+		h.stop, h.stopped = make(chan struct{}), make(chan struct{})
+		go h.commitLoop()
 	})
 }
 
-// inFlight is how many bodies are being read now.
-func (h *Handler) inFlight() int {
-	h.initSlots()
-	return len(h.slots)
+// Close stops the committer (deliveries still arriving get 503) and
+// closes the state file. Serve calls it after its shutdown.
+func (h *Handler) Close() error {
+	h.init()
+	var err error
+	h.closeMu.Do(func() {
+		close(h.stop)
+		<-h.stopped
+		for _, c := range h.closers {
+			if cerr := c(); err == nil {
+				err = cerr
+			}
+		}
+	})
+	return err
 }
 
-// acquire takes a body slot, waiting at most slotWait.
-func (h *Handler) acquire(r *http.Request) bool {
-	h.initSlots()
-	wait := h.SlotWait
-	if wait <= 0 {
-		wait = slotWait
+// commitLoop decides and commits what is queued, a batch at a time.
+func (h *Handler) commitLoop() {
+	defer close(h.stopped)
+	for {
+		var batch []*job
+		select {
+		case j := <-h.jobs:
+			batch = append(batch, j)
+		case <-h.stop:
+			return
+		}
+		size := len(batch[0].a.Delivery.Body)
+	more:
+		for len(batch) < maxBatch && size < maxBatchBytes {
+			select {
+			case j := <-h.jobs:
+				batch = append(batch, j)
+				size += len(j.a.Delivery.Body)
+			default:
+				break more
+			}
+		}
+		in := make([]events.Arrival, len(batch))
+		for i, j := range batch {
+			in[i] = j.a
+		}
+		answers := h.Receiver.DeliverAll(in, storeCommitter{h.Store})
+		for i, j := range batch {
+			j.done <- answers[i]
+		}
+		// Answered first: the state write overlaps the senders' next
+		// requests (it needs no fsync: the captures are the durable copy).
+		_ = h.Receiver.Flush()
+		if h.OnCommitted != nil {
+			for _, a := range answers {
+				if a.Committed {
+					h.OnCommitted(Committed{Name: a.Delivery, Path: filepath.Join(h.Store.Dir(), a.Delivery), Answer: a})
+				}
+			}
+		}
 	}
-	select {
-	case h.slots <- struct{}{}:
-		return true
-	default:
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case h.slots <- struct{}{}:
-		return true
-	case <-t.C:
-	case <-r.Context().Done():
-	}
-	return false
+}
+
+// storeCommitter is a Store as an events.Committer.
+type storeCommitter struct{ s *Store }
+
+func (c storeCommitter) Names(n int) ([]string, error) { return c.s.NextNames(n) }
+func (c storeCommitter) CommitAll(ds []events.Delivery, names []string) error {
+	return c.s.CommitAll(ds, names)
+}
+
+// inFlight is how many bodies are being read or committed now.
+func (h *Handler) inFlight() int {
+	h.init()
+	return h.adm.inFlight()
 }
 
 func (h *Handler) now() time.Time {
@@ -112,8 +219,16 @@ func (h *Handler) now() time.Time {
 	return time.Now()
 }
 
+func (h *Handler) slotWait() time.Duration {
+	if h.SlotWait > 0 {
+		return h.SlotWait
+	}
+	return slotWait
+}
+
 // ServeHTTP handles one delivery.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.init()
 	start := h.now()
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -129,41 +244,177 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.answer(w, r, start, nil, a)
 		return
 	}
-	if !h.acquire(r) {
-		w.Header().Set("Retry-After", "1")
-		h.answer(w, r, start, nil, plain(http.StatusServiceUnavailable, "BUSY",
-			fmt.Sprintf("%d deliveries are being read already: nothing was read; resend it unchanged after Retry-After", cap(h.slots))))
-		return
-	}
-	defer func() { <-h.slots }()
-	timeout := h.BodyTimeout
-	if timeout <= 0 {
-		timeout = DefaultBodyTimeout
-	}
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout)) // real time: the deadline is the network's
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		a := plain(http.StatusRequestEntityTooLarge, string(events.CodeBatchTooLarge),
-			fmt.Sprintf("the body has more than the 10 MiB (%d) a delivery may have: nothing was processed; split it into smaller batches", MaxBody))
-		h.Store.Refuse(events.Delivery{Header: hdr}, string(events.CodeBatchTooLarge))
+	// What can be judged from the header is judged before a slot is
+	// taken: a missing, malformed or stale signature never holds one.
+	if a, ok := h.Receiver.CheckHeader(r.Header, start); !ok {
+		h.Store.Refuse(events.Delivery{Header: hdr}, a.Code)
+		w.Header().Set("Connection", "close")
 		h.answer(w, r, start, nil, a)
 		return
-	case err != nil:
-		a := plain(http.StatusRequestTimeout, "BODY_INCOMPLETE",
-			fmt.Sprintf("the body could not be read in full within %s: nothing was processed; send it again", timeout))
-		h.Store.Refuse(events.Delivery{Header: hdr, Body: body}, "BODY_INCOMPLETE")
+	}
+	want := int64(firstChunk)
+	if r.ContentLength >= 0 {
+		want = r.ContentLength
+	}
+	t, why := h.adm.enter(peerHost(r.RemoteAddr), want, h.slotWait(), r.Context().Done())
+	if t == nil {
+		w.Header().Set("Retry-After", "1")
+		h.answer(w, r, start, nil, plain(http.StatusServiceUnavailable, "BUSY", why+": nothing was read; resend it unchanged after Retry-After"))
+		return
+	}
+	defer h.adm.leave(t)
+	body, a, ok := h.readBody(w, r, t)
+	if !ok {
+		h.Store.Refuse(events.Delivery{Header: hdr, Body: body}, a.Code)
 		w.Header().Set("Connection", "close")
 		h.answer(w, r, start, nil, a)
 		return
 	}
 	d := events.Delivery{Name: "", Header: hdr, Body: body}
-	a := h.Receiver.Deliver(d, start, h.Store.Commit)
+	j := &job{a: events.Arrival{Delivery: d, Now: start}, done: make(chan events.Answer, 1)}
+	select {
+	case h.jobs <- j:
+		a = <-j.done
+	case <-h.stop:
+		w.Header().Set("Retry-After", "1")
+		a = plain(http.StatusServiceUnavailable, "STOPPING", "the receiver is stopping: nothing was processed; resend it unchanged later")
+	}
 	if !a.Committed {
 		h.Store.Refuse(d, a.Code)
 	}
 	h.answer(w, r, start, body, a)
+}
+
+// readBody reads the body within the byte budget, the body timeout and
+// the floor rate; on failure it returns the answer to give.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, t *ticket) ([]byte, events.Answer, bool) {
+	timeout := h.BodyTimeout
+	if timeout <= 0 {
+		timeout = DefaultBodyTimeout
+	}
+	rc := http.NewResponseController(w)
+	began := time.Now() // real time: deadlines and rates are the network's
+	_ = rc.SetReadDeadline(began.Add(timeout))
+	src := &countingReader{r: http.MaxBytesReader(w, r.Body, MaxBody)}
+	floor, grace := h.Floor, h.Grace
+	if floor <= 0 {
+		floor = FloorRate
+	}
+	if grace <= 0 {
+		grace = FloorGrace
+	}
+	var slow atomic.Bool
+	var watch *time.Timer
+	var check func()
+	var watchMu sync.Mutex
+	stopped := false
+	check = func() {
+		watchMu.Lock()
+		defer watchMu.Unlock()
+		if stopped {
+			return
+		}
+		el := time.Since(began)
+		if float64(src.n.Load()) < float64(floor)*el.Seconds() {
+			slow.Store(true)
+			_ = rc.SetReadDeadline(time.Now())
+			return
+		}
+		watch = time.AfterFunc(grace/4+time.Millisecond, check)
+	}
+	watch = time.AfterFunc(grace, check)
+	defer func() {
+		watchMu.Lock()
+		stopped = true
+		watch.Stop()
+		watchMu.Unlock()
+	}()
+	var body []byte
+	var err error
+	if r.ContentLength >= 0 {
+		body = make([]byte, r.ContentLength)
+		var n int
+		n, err = io.ReadFull(src, body)
+		body = body[:n]
+		if err == nil {
+			// the announced length is all there is (the server frames by it)
+			var one [1]byte
+			if _, e := src.Read(one[:]); e != nil && !errors.Is(e, io.EOF) {
+				err = e
+			}
+		}
+	} else {
+		body, err = h.readGrowing(src, t, r)
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return body, events.Answer{}, true
+	case errors.As(err, &tooBig):
+		return nil, plain(http.StatusRequestEntityTooLarge, string(events.CodeBatchTooLarge),
+			fmt.Sprintf("the body has more than the 10 MiB (%d) a delivery may have: nothing was processed; split it into smaller batches", MaxBody)), false
+	case errors.Is(err, errBudget):
+		return body, plain(http.StatusServiceUnavailable, "BUSY",
+			"the receiver is holding as many body bytes as it may: nothing was processed; resend it unchanged after Retry-After"), false
+	case slow.Load():
+		el := time.Since(began)
+		return body, plain(http.StatusRequestTimeout, "BODY_TOO_SLOW",
+			fmt.Sprintf("the body arrived at %.0f bytes/s (%d bytes in %s), below the %d bytes/s a delivery must keep after %s: nothing was processed; send it again on a faster connection",
+				float64(src.n.Load())/el.Seconds(), src.n.Load(), el.Round(time.Millisecond), floor, grace)), false
+	}
+	return body, plain(http.StatusRequestTimeout, "BODY_INCOMPLETE",
+		fmt.Sprintf("the body could not be read in full within %s: nothing was processed; send it again", timeout)), false
+}
+
+var errBudget = errors.New("body byte budget exhausted")
+
+// readGrowing reads a body of unknown length (chunked), taking more of
+// the byte budget as it grows.
+func (h *Handler) readGrowing(src io.Reader, t *ticket, r *http.Request) ([]byte, error) {
+	buf := make([]byte, 0, firstChunk)
+	for {
+		if len(buf) == cap(buf) {
+			grow := int64(min(cap(buf), MaxBody+1-cap(buf)))
+			if grow <= 0 {
+				grow = 1
+			}
+			if !h.adm.grow(t, grow, h.slotWait(), r.Context().Done()) {
+				return buf, errBudget
+			}
+			nb := make([]byte, len(buf), cap(buf)+int(grow))
+			copy(nb, buf)
+			buf = nb
+		}
+		n, err := src.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// countingReader counts the bytes read through it (the floor check reads
+// the count from another goroutine).
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// peerHost is the address part of a remote address.
+func peerHost(remote string) string {
+	if host, _, err := net.SplitHostPort(remote); err == nil {
+		return host
+	}
+	return remote
 }
 
 // plain is an answer about the request itself, before any event was read.

@@ -5,8 +5,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,34 +81,63 @@ func Listen(addr, certFile, keyFile string) (net.Listener, error) {
 type Config struct {
 	// Dir is the capture directory (created when missing).
 	Dir string
-	// Receiver are the receiver's options; Original is set to the
-	// store's.
+	// Receiver are the receiver's options; State and Original are set
+	// to the directory's.
 	Receiver events.ReceiverOptions
-	// Now, BodyTimeout and OnRecord are the Handler's.
+	// Retention is how long idempotency keys are kept
+	// (DefaultRetention when 0).
+	Retention time.Duration
+	// Now, BodyTimeout, OnRecord and OnCommitted are the Handler's.
 	Now         func() time.Time
 	BodyTimeout time.Duration
 	OnRecord    func(Record)
+	OnCommitted func(Committed)
+	// OnNote, when set, gets one line for each thing about the directory
+	// worth saying (foreign files ignored, a state file rebuilt).
+	OnNote func(string)
 }
 
-// Open opens the capture directory, replays what it holds into a new
-// Receiver (a restart goes on from there) and returns the Handler and
-// the number of deliveries replayed.
+// Open opens the capture directory and its state file (StateFile),
+// replays the captures the state does not hold yet (all of them when the
+// state is new) and returns the Handler and the number of deliveries the
+// state holds (earlier deliveries a restart goes on from). Close the
+// Handler when done (Serve does).
 func Open(cfg Config) (*Handler, int, error) {
 	st, err := OpenStore(cfg.Dir)
 	if err != nil {
 		return nil, 0, err
 	}
+	state, _, note, err := openStateIn(cfg.Dir, cfg.Retention)
+	if err != nil {
+		return nil, 0, err
+	}
+	note1 := func(msg string) {
+		if cfg.OnNote != nil && msg != "" {
+			cfg.OnNote(msg)
+		}
+	}
+	note1(note)
 	ro := cfg.Receiver
 	ro.Original = st.Original
+	ro.State = state
 	rc, err := events.NewReceiver(ro)
 	if err != nil {
+		state.Close()
 		return nil, 0, err
 	}
 	n, err := st.Replay(rc)
 	if err != nil {
+		state.Close()
 		return nil, n, err
 	}
-	return &Handler{Receiver: rc, Store: st, Now: cfg.Now, BodyTimeout: cfg.BodyTimeout, OnRecord: cfg.OnRecord}, n, nil
+	if f := st.Foreign(); len(f) > 0 {
+		note1(fmt.Sprintf("ignoring %d file(s) in the capture directory that this receiver did not write (%s): they are not replayed and never overwritten; move them out of %s",
+			len(f), strings.Join(f[:min(len(f), 3)], ", "), cfg.Dir))
+	}
+	d, _ := rc.Delivered()
+	h := &Handler{Receiver: rc, Store: st, Now: cfg.Now, BodyTimeout: cfg.BodyTimeout, OnRecord: cfg.OnRecord, OnCommitted: cfg.OnCommitted,
+		Replayed: n, closers: []func() error{state.Close}}
+	return h, d, nil
 }
 
 // ShutdownTimeout bounds how long Serve waits for deliveries in flight
@@ -159,5 +190,10 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 		err = srv.Close()
 	}
 	<-errc
+	if c, ok := h.(io.Closer); ok {
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
 	return err
 }

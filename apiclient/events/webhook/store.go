@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -38,9 +37,9 @@ const (
 
 // Header names the receiver adds to a capture.
 const (
-	HeaderReceived = "X-B2bx-Received" // RFC 3339 receipt time, nanoseconds
-	HeaderRefused  = "X-B2bx-Refused"  // why a refused delivery was refused
-	HeaderRemote   = "X-B2bx-Remote"   // the peer address
+	HeaderReceived = events.ReceivedHeader // RFC 3339 receipt time, nanoseconds
+	HeaderRefused  = "X-B2bx-Refused"      // why a refused delivery was refused
+	HeaderRemote   = "X-B2bx-Remote"       // the peer address
 )
 
 // dropHeaders are never written to a capture: credentials a sender might
@@ -60,9 +59,11 @@ func DefaultDir(getenv func(string) string) (string, error) {
 	return filepath.Join(root, "webhook-captures"), nil
 }
 
-// Store keeps captured deliveries in a directory. Commit is durable
-// (temporary file, fsync, rename, directory fsync) and atomic: a crash
-// leaves either the whole capture or none. Safe for concurrent use.
+// Store keeps captured deliveries in a directory. A commit is durable
+// (temporary files, fsync, rename, directory fsync) and atomic: a crash
+// leaves either the whole capture or none. Captures are numbered one
+// after the other from the state's last; a name already taken (a
+// foreign file) is skipped, never overwritten. Safe for concurrent use.
 type Store struct {
 	dir string
 
@@ -71,48 +72,98 @@ type Store struct {
 	refused      int
 	refusedBytes int64
 	dropped      int
+	// pending are the bodies of the batch being committed, for Original.
+	pending map[string][]byte
+	// own are the capture numbers found at open, ascending.
+	own []int64
+	// foreign are files in the directory this receiver did not write.
+	foreign []string
 	// maxRefused and maxRefusedBytes are MaxRefused and MaxRefusedBytes
 	// (tests lower them).
 	maxRefused      int
 	maxRefusedBytes int64
 }
 
+// maxNumber is the highest capture number (nameDigits digits).
+const maxNumber = 999_999_999_999
+
+// ErrNumbers means the capture numbers are used up.
+var ErrNumbers = errors.New("capture numbers exhausted")
+
 // OpenStore opens (creating it, mode 0700) a capture directory and
-// removes temporary files a crash left behind.
+// removes temporary files a crash left behind. It reads the directory
+// once, in pieces (it may hold a great many captures).
 func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, RefusedDir), 0o700); err != nil {
 		return nil, fmt.Errorf("capture directory: %w", err)
 	}
 	s := &Store{dir: dir, next: 1, maxRefused: MaxRefused, maxRefusedBytes: MaxRefusedBytes}
-	names, err := s.Names()
+	err := eachEntry(dir, func(e os.DirEntry) {
+		n := e.Name()
+		switch {
+		case strings.HasSuffix(n, ".tmp"):
+			_ = os.Remove(filepath.Join(dir, n))
+		case !e.Type().IsRegular():
+		case isCaptureName(n):
+			v, _ := strconv.ParseInt(strings.TrimSuffix(n, events.ExtHTTP), 10, 64)
+			s.own = append(s.own, v)
+		case strings.EqualFold(filepath.Ext(n), events.ExtHTTP) || strings.EqualFold(filepath.Ext(n), events.ExtJSON):
+			s.foreign = append(s.foreign, n)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	if n := len(names); n > 0 {
-		v, _ := strconv.ParseInt(strings.TrimSuffix(names[n-1], events.ExtHTTP), 10, 64)
-		s.next = v + 1
-	}
-	for _, d := range []string{dir, filepath.Join(dir, RefusedDir)} {
-		ents, err := os.ReadDir(d)
-		if err != nil {
-			return nil, fmt.Errorf("capture directory: %w", err)
-		}
-		for _, e := range ents {
-			if strings.HasSuffix(e.Name(), ".tmp") {
-				_ = os.Remove(filepath.Join(d, e.Name()))
-			} else if d != dir && strings.HasSuffix(e.Name(), events.ExtHTTP) {
-				s.refused++
-				if info, err := e.Info(); err == nil {
-					s.refusedBytes += info.Size()
-				}
+	sort.Slice(s.own, func(i, j int) bool { return s.own[i] < s.own[j] })
+	sort.Strings(s.foreign)
+	err = eachEntry(filepath.Join(dir, RefusedDir), func(e os.DirEntry) {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			_ = os.Remove(filepath.Join(dir, RefusedDir, e.Name()))
+		} else if strings.HasSuffix(e.Name(), events.ExtHTTP) {
+			s.refused++
+			if info, err := e.Info(); err == nil {
+				s.refusedBytes += info.Size()
 			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
+// eachEntry calls fn for every entry of dir, reading it in pieces.
+func eachEntry(dir string, fn func(os.DirEntry)) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("capture directory: %w", err)
+	}
+	defer f.Close()
+	for {
+		ents, err := f.ReadDir(4096)
+		for _, e := range ents {
+			fn(e)
+		}
+		if errors.Is(err, io.EOF) || (err == nil && len(ents) == 0) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("capture directory: %w", err)
+		}
+	}
+}
+
 // Dir is the capture directory.
 func (s *Store) Dir() string { return s.dir }
+
+// Foreign lists the files in the directory that look like deliveries but
+// were not written by this receiver (found at open and by Replay); they
+// are never replayed.
+func (s *Store) Foreign() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.foreign...)
+}
 
 // Names lists the committed captures in arrival order.
 func (s *Store) Names() ([]string, error) {
@@ -143,17 +194,118 @@ func isCaptureName(n string) bool {
 	return true
 }
 
+func captureName(n int64) string { return fmt.Sprintf("%0*d%s", nameDigits, n, events.ExtHTTP) }
+
+func captureNumber(name string) int64 {
+	v, _ := strconv.ParseInt(strings.TrimSuffix(name, events.ExtHTTP), 10, 64)
+	return v
+}
+
 // Commit stores a delivery durably under the next name and returns it.
 // d.Header must hold the request's headers (see Capture).
 func (s *Store) Commit(d events.Delivery) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	name := fmt.Sprintf("%0*d%s", nameDigits, s.next, events.ExtHTTP)
-	if err := writeAtomic(s.dir, name, encode(d), true); err != nil {
+	names, err := s.NextNames(1)
+	if err != nil {
 		return "", err
 	}
-	s.next++
-	return name, nil
+	if err := s.CommitAll([]events.Delivery{d}, names); err != nil {
+		return "", err
+	}
+	return names[0], nil
+}
+
+// NextNames returns the names the next n captures get: numbers after
+// the last, skipping any that a file already holds. It implements
+// events.Committer's Names.
+func (s *Store) NextNames(n int) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, n)
+	for v := s.next; len(out) < n; v++ {
+		if v > maxNumber {
+			return nil, fmt.Errorf("%w: the next capture would be number %d, more than %d digits; start a new capture directory", ErrNumbers, v, nameDigits)
+		}
+		name := captureName(v)
+		if _, err := os.Lstat(filepath.Join(s.dir, name)); err == nil {
+			continue // a file this receiver did not write: never overwritten
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// CommitAll stores deliveries durably under names (from NextNames), in
+// one go: every file written and fsynced (at once), renamed in order,
+// then one fsync of the directory. On an error none is kept.
+func (s *Store) CommitAll(ds []events.Delivery, names []string) error {
+	s.mu.Lock()
+	s.pending = make(map[string][]byte, len(ds))
+	for i, d := range ds {
+		s.pending[names[i]] = d.Body
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.pending = nil
+		s.mu.Unlock()
+	}()
+	tmps := make([]string, len(ds))
+	errs := make([]error, len(ds))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, commitWriters)
+	for i := range ds {
+		tmps[i] = filepath.Join(s.dir, "."+names[i]+".tmp")
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = writeFile(tmps[i], ds[i], true)
+		}(i)
+	}
+	wg.Wait()
+	cleanup := func(done int) {
+		for i := range ds {
+			_ = os.Remove(tmps[i])
+			if i < done {
+				_ = os.Remove(filepath.Join(s.dir, names[i]))
+			}
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			cleanup(0)
+			return fmt.Errorf("storing the capture: %w", err)
+		}
+	}
+	for i := range ds {
+		if err := os.Rename(tmps[i], filepath.Join(s.dir, names[i])); err != nil {
+			cleanup(i)
+			return fmt.Errorf("storing the capture: %w", err)
+		}
+	}
+	if err := syncDir(s.dir); err != nil {
+		cleanup(len(ds))
+		return err
+	}
+	s.mu.Lock()
+	if v := captureNumber(names[len(names)-1]); v >= s.next {
+		s.next = v + 1
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// commitWriters bounds the capture files written and fsynced at once.
+const commitWriters = 16
+
+// setNext makes the next capture come after name.
+func (s *Store) setNext(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := captureNumber(name) + 1; v > s.next {
+		s.next = v
+	}
 }
 
 // Refuse keeps a refused delivery in refused/ (not durably: it changed
@@ -173,11 +325,17 @@ func (s *Store) Refuse(d events.Delivery, why string) {
 	h.Set(HeaderRefused, why)
 	d.Header = h
 	name := fmt.Sprintf("%s-%06d%s", time.Now().UTC().Format("20060102T150405.000000000"), s.refused, events.ExtHTTP)
-	data := encode(d)
-	if writeAtomic(filepath.Join(s.dir, RefusedDir), name, data, false) == nil {
-		s.refused++
-		s.refusedBytes += int64(len(data))
+	dir := filepath.Join(s.dir, RefusedDir)
+	tmp := filepath.Join(dir, "."+name+".tmp")
+	if writeFile(tmp, d, false) != nil {
+		return
 	}
+	if os.Rename(tmp, filepath.Join(dir, name)) != nil {
+		_ = os.Remove(tmp)
+		return
+	}
+	s.refused++
+	s.refusedBytes += int64(len(d.Body)) + 512
 }
 
 // Dropped is how many refused deliveries were not kept (over MaxRefused
@@ -216,6 +374,12 @@ func (s *Store) Read(name string) (events.Delivery, error) {
 // Original reads the event at position of a committed capture: the
 // events.ReceiverOptions.Original of a Receiver over this store.
 func (s *Store) Original(name string, position int) ([]byte, error) {
+	s.mu.Lock()
+	body, ok := s.pending[name]
+	s.mu.Unlock()
+	if ok {
+		return events.EventAt(body, position)
+	}
 	d, err := s.Read(name)
 	if err != nil {
 		return nil, err
@@ -226,27 +390,47 @@ func (s *Store) Original(name string, position int) ([]byte, error) {
 // ErrReplay matches a capture that cannot be replayed after a restart.
 var ErrReplay = errors.New("replaying the capture directory")
 
-// Replay feeds every committed capture, in order, to r: the state a
-// restarted receiver goes on from. It returns how many were replayed.
+// Replay feeds the committed captures the state of r does not hold yet
+// (those numbered after r.Last; every one when the state is new), in
+// order, to r: the state a restarted receiver goes on from. A file that
+// was not written by this receiver (no receipt header) is skipped and
+// listed in Foreign. It returns how many were replayed.
 func (s *Store) Replay(r *events.Receiver) (int, error) {
-	names, err := s.Names()
-	if err != nil {
-		return 0, err
+	after := int64(0)
+	if last := r.Last(); last != "" {
+		after = captureNumber(last)
+		s.setNext(last)
 	}
-	for i, n := range names {
-		d, err := s.Read(n)
+	n := 0
+	for _, v := range s.own {
+		if v <= after {
+			continue
+		}
+		name := captureName(v)
+		d, err := s.Read(name)
 		if err != nil {
-			return i, fmt.Errorf("%w: %s: %w", ErrReplay, n, err)
+			return n, fmt.Errorf("%w: %s: %w (move it out of the directory to start without it)", ErrReplay, name, err)
+		}
+		if d.Header.Get(HeaderReceived) == "" {
+			s.mu.Lock()
+			s.foreign = append(s.foreign, name)
+			s.mu.Unlock()
+			continue
 		}
 		r.Replay(d)
+		s.setNext(name)
+		n++
 	}
-	return len(names), nil
+	s.own = nil
+	if err := r.Flush(); err != nil {
+		return n, fmt.Errorf("%w: %w", ErrReplay, err)
+	}
+	return n, nil
 }
 
-// encode writes a delivery as a raw HTTP request.
-func encode(d events.Delivery) []byte {
+// encodeHead is a delivery's request line and headers, as captured.
+func encodeHead(d events.Delivery) []byte {
 	var b bytes.Buffer
-	b.Grow(len(d.Body) + 512)
 	b.WriteString("POST /webhook HTTP/1.1\r\n")
 	keys := make([]string, 0, len(d.Header))
 	for k := range d.Header {
@@ -264,7 +448,6 @@ func encode(d events.Delivery) []byte {
 		}
 	}
 	fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n", len(d.Body))
-	b.Write(d.Body)
 	return b.Bytes()
 }
 
@@ -274,18 +457,16 @@ func cleanHeaderValue(v string) string {
 	return strings.NewReplacer("\r", " ", "\n", " ").Replace(v)
 }
 
-// writeAtomic writes data to dir/name through a temporary file and a
-// rename; durable adds the fsyncs.
-func writeAtomic(dir, name string, data []byte, durable bool) error {
-	tmp := filepath.Join(dir, "."+name+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+// writeFile writes a delivery as a raw HTTP request to a new file
+// (head, then the body as it is: no copy of it); durable adds the fsync.
+func writeFile(path string, d events.Delivery, durable bool) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("storing the capture: %w", err)
 	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	_, err = w.Write(data)
+	_, err = f.Write(encodeHead(d))
 	if err == nil {
-		err = w.Flush()
+		_, err = f.Write(d.Body)
 	}
 	if err == nil && durable {
 		err = f.Sync()
@@ -293,15 +474,9 @@ func writeAtomic(dir, name string, data []byte, durable bool) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, name))
-	}
 	if err != nil {
-		_ = os.Remove(tmp)
+		_ = os.Remove(path)
 		return fmt.Errorf("storing the capture: %w", err)
-	}
-	if durable {
-		return syncDir(dir)
 	}
 	return nil
 }
