@@ -123,7 +123,11 @@ func (x *Index) Find(ctx context.Context, q Query, sla SLAFunc) (Result, error) 
 			break
 		}
 		isMatch[it.ID] = true
-		for _, k := range it.Keys {
+		keys := it.Keys
+		if countConv(keys) > wideConvs { // see closure
+			keys = keepConvs(keys, map[string]bool{convPO(q.Value): true})
+		}
+		for _, k := range keys {
 			if k.Kind == KeyConv && !seenConv[k.Value] {
 				seenConv[k.Value] = true
 				want = append(want, k.Value)
@@ -155,11 +159,11 @@ func (x *Index) Find(ctx context.Context, q Query, sla SLAFunc) (Result, error) 
 		}
 	}
 	res.Conversations = group(items, isMatch, q.Conn)
+	if len(res.Conversations) > MaxConversations { // before assessing: only the shown are
+		res.Conversations, res.Truncated = res.Conversations[:MaxConversations], true
+	}
 	for i := range res.Conversations {
 		res.Conversations[i].State = assessConversation(&res.Conversations[i], sla, x.opts.Now())
-	}
-	if len(res.Conversations) > MaxConversations {
-		res.Conversations, res.Truncated = res.Conversations[:MaxConversations], true
 	}
 	return res, nil
 }
@@ -181,10 +185,17 @@ func (x *Index) closure(ctx context.Context, want []string, seen map[string]bool
 				continue
 			}
 			got[it.ID] = true
-			if it.Kind == KindDelivery {
+			if it.Kind == KindDelivery && it.Part == 0 && !hasKey(it.Keys, KeyConv, norm(seenConv(it.Ref))) {
 				// what this machine saw of the delivery before storing it
-				// (a refusal) is keyed by its ID, not stored with it
+				// (a refusal) is keyed by its ID, not stored with it (a
+				// part joins its order, the head the delivery)
 				it.Keys = append(it.Keys, Key{Kind: KeyConv, Value: norm(seenConv(it.Ref))})
+			}
+			if countConv(it.Keys) > wideConvs {
+				// an item of more conversations than a delivery item has
+				// (an upload of thousands of orders) joins those asked
+				// for, and bridges to no other
+				it.Keys = keepConvs(it.Keys, seen)
 			}
 			out = append(out, it)
 			for _, k := range it.Keys {
@@ -196,6 +207,36 @@ func (x *Index) closure(ctx context.Context, want []string, seen map[string]bool
 		}
 	}
 	return out, nil
+}
+
+func hasKey(keys []Key, kind KeyKind, value string) bool {
+	for _, k := range keys {
+		if k.Kind == kind && k.Value == value {
+			return true
+		}
+	}
+	return false
+}
+
+func countConv(keys []Key) int {
+	n := 0
+	for _, k := range keys {
+		if k.Kind == KeyConv {
+			n++
+		}
+	}
+	return n
+}
+
+// keepConvs drops the conversation keys not in want.
+func keepConvs(keys []Key, want map[string]bool) []Key {
+	var out []Key
+	for _, k := range keys {
+		if k.Kind != KeyConv || want[k.Value] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // group joins items sharing a conversation key (union-find over keys).

@@ -236,7 +236,7 @@ func (x *Index) IndexStored(ctx context.Context, root string, stored ...spool.St
 		if rerr != nil || json.Unmarshal(raw, &m) != nil || m.DeliveryAttemptID != st.Meta.DeliveryAttemptID {
 			continue // a sync sees what is there
 		}
-		b.Set = append(b.Set, SourceItems{Source: src, Items: []Item{deliveryItem(ctx, spool.Stored{Meta: m, Path: st.Path})}})
+		b.Set = append(b.Set, SourceItems{Source: src, Items: deliveryItems(ctx, spool.Stored{Meta: m, Path: st.Path})})
 	}
 	if len(b.Set) == 0 {
 		return nil
@@ -644,8 +644,7 @@ func readDelivery(ctx context.Context, ddir string, pd pending) *SourceItems {
 		return &SourceItems{Source: src, Items: []Item{it}}
 	}
 	src.Conn = m.ConnectionID
-	it := deliveryItem(ctx, spool.Stored{Meta: m, Path: filepath.Join(ddir, m.File)})
-	return &SourceItems{Source: src, Items: []Item{it}}
+	return &SourceItems{Source: src, Items: deliveryItems(ctx, spool.Stored{Meta: m, Path: filepath.Join(ddir, m.File)})}
 }
 
 func (x *Index) syncHistory(ctx context.Context, b *batcher, store *spool.Store, dir string, conn *string, known map[string]Source, st *Stats) error {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -43,7 +44,20 @@ var migrations = [][]string{
 		`CREATE TABLE track_keys (value TEXT NOT NULL, at BIGINT NOT NULL, item BIGINT NOT NULL, kind TEXT NOT NULL,
 			PRIMARY KEY (value, at, item, kind)) WITHOUT ROWID`,
 	},
+	{ // 1 → 2: a wide delivery is a head and parts (see wideConvs); type: queries walk an index.
+		// The rows of version 1 held such a delivery as one item: they are emptied and the
+		// next sync rebuilds (no "built" mark).
+		`DELETE FROM track_keys`,
+		`DELETE FROM track_items`,
+		`DELETE FROM track_sources`,
+		`DELETE FROM track_meta WHERE name IN ('built', 'orphans') OR name >= 'dirsig:' AND name < 'dirsig;'`,
+		`ALTER TABLE track_items ADD COLUMN part BIGINT NOT NULL DEFAULT 0`,
+		`CREATE INDEX track_items_type ON track_items (type, at)`,
+	},
 }
+
+// cacheKiB is each connection's page cache.
+const cacheKiB = 32 << 10
 
 // keysPerItem bounds the keys of one item: a hostile file cannot flood
 // the index.
@@ -89,6 +103,33 @@ func classify(err error) error {
 // SQLite is the Backend on an SQLite file.
 type SQLite struct {
 	db *sql.DB
+
+	statsMu sync.Mutex
+	stats   QueryStats
+}
+
+// QueryStats count the work of the queries so far: statements on the key
+// b-tree, statements reading items, item rows decoded. Tests bound a
+// query's work by its answer with them (a timing would be flaky).
+type QueryStats struct {
+	KeyQueries, ItemQueries, ItemsRead int
+}
+
+// Stats returns the counts so far.
+func (s *SQLite) Stats() QueryStats {
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	return s.stats
+}
+
+func (s *SQLite) count(f *int, n ...int) {
+	s.statsMu.Lock()
+	if len(n) == 0 {
+		*f++
+	} else {
+		*f += n[0]
+	}
+	s.statsMu.Unlock()
 }
 
 // OpenSQLite opens (creating) the database at path in WAL mode with a
@@ -101,6 +142,9 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)") // derived data: a power cut may lose the last batch, a sync redoes it
 	q.Add("_pragma", "foreign_keys(OFF)")
+	// a rebuild of 100,000 deliveries touches more b-tree pages than
+	// SQLite's default cache (2 MB) holds, and slows down as it grows
+	q.Add("_pragma", "cache_size(-"+strconv.Itoa(cacheKiB)+")")
 	q.Set("_txlock", "immediate") // take the write lock at BEGIN: no deadlock upgrading a read
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
@@ -237,7 +281,8 @@ type writer struct {
 	err error
 
 	insSource, insItem, insKey *sql.Stmt
-	orphaned                   int // items whose keys were left behind
+	keys                       []any // queued key rows (value, at, item, kind)
+	orphaned                   int   // items whose keys were left behind
 }
 
 func (w *writer) exec(q string, args ...any) sql.Result {
@@ -283,42 +328,80 @@ func (w *writer) set(si SourceItems) {
 		return
 	}
 	if w.insItem == nil {
-		if w.insSource, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_sources (path, conn, size, mtime) VALUES (?, ?, ?, ?) RETURNING id`); w.err != nil {
+		if w.insSource, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_sources (path, conn, size, mtime) VALUES (?, ?, ?, ?)`); w.err != nil {
 			return
 		}
-		if w.insItem, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_items (source, conn, kind, ref, type, at, state, status, note, detail, convs)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`); w.err != nil {
+		// Exec and the last insert id, not RETURNING through a query:
+		// a third of the cost of a row here
+		if w.insItem, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_items (source, conn, kind, ref, type, at, state, status, note, detail, convs, part)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); w.err != nil {
 			return
 		}
-		if w.insKey, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_keys (value, at, item, kind) VALUES (?, ?, ?, ?)`); w.err != nil {
+		if w.insKey, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_keys (value, at, item, kind) VALUES `+
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", keyRows), ", ")); w.err != nil {
 			return
 		}
 	}
-	var src int64
-	if w.err = w.insSource.QueryRowContext(w.ctx, si.Source.Path, si.Source.Conn, si.Source.Size, si.Source.MTime).Scan(&src); w.err != nil {
+	src, ok := w.insert(w.insSource, si.Source.Path, si.Source.Conn, si.Source.Size, si.Source.MTime)
+	if !ok {
 		return
 	}
 	for _, it := range si.Items {
-		at := it.At.UnixMilli()
-		var id int64
 		var convs []string
 		for _, k := range it.Keys {
 			if k.Kind == KeyConv {
 				convs = append(convs, k.Value)
 			}
 		}
-		if w.err = w.insItem.QueryRowContext(w.ctx, src, it.Conn, string(it.Kind), it.Ref, it.Type, at, it.State, it.Status, it.Note, it.Detail, mustJSON(convs)).Scan(&id); w.err != nil {
+		id, ok := w.insert(w.insItem, src, it.Conn, string(it.Kind), it.Ref, it.Type, it.At.UnixMilli(), it.State, it.Status, it.Note, it.Detail, mustJSON(convs), it.Part)
+		if !ok {
 			return
 		}
 		for n, k := range it.Keys {
 			if n == keysPerItem {
 				break // bounded (see keysPerItem); a hostile file cannot flood the index
 			}
-			if _, w.err = w.insKey.ExecContext(w.ctx, k.Value, it.At.Unix(), id, string(k.Kind)); w.err != nil {
-				return
-			}
+			w.key(k.Value, it.At.Unix(), id, string(k.Kind))
 		}
 	}
+	w.flushKeys()
+}
+
+// keyRows is how many keys one INSERT writes.
+const keyRows = 64
+
+func (w *writer) insert(st *sql.Stmt, args ...any) (int64, bool) {
+	if w.err != nil {
+		return 0, false
+	}
+	r, err := st.ExecContext(w.ctx, args...)
+	if err != nil {
+		w.err = err
+		return 0, false
+	}
+	id, err := r.LastInsertId()
+	w.err = err
+	return id, err == nil
+}
+
+// key queues one key row; full rows go out keyRows at a time.
+func (w *writer) key(value string, at, item int64, kind string) {
+	w.keys = append(w.keys, value, at, item, kind)
+	if len(w.keys) == 4*keyRows && w.err == nil {
+		_, w.err = w.insKey.ExecContext(w.ctx, w.keys...)
+		w.keys = w.keys[:0]
+	}
+}
+
+// flushKeys writes the queued keys.
+func (w *writer) flushKeys() {
+	if w.err != nil || len(w.keys) == 0 {
+		w.keys = w.keys[:0]
+		return
+	}
+	ph := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", len(w.keys)/4), ", ")
+	_, w.err = w.tx.ExecContext(w.ctx, `INSERT INTO track_keys (value, at, item, kind) VALUES `+ph, w.keys...)
+	w.keys = w.keys[:0]
 }
 
 // Sources implements Backend.
@@ -339,7 +422,7 @@ func (s *SQLite) Sources(ctx context.Context, prefix string) (map[string]Source,
 	return out, classify(rows.Err())
 }
 
-const itemCols = `i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, i.convs, s.path`
+const itemCols = `i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, i.convs, i.part, s.path`
 
 func scanItems(rows *sql.Rows) ([]Item, error) {
 	defer rows.Close()
@@ -348,7 +431,7 @@ func scanItems(rows *sql.Rows) ([]Item, error) {
 		var it Item
 		var kind, convs string
 		var at int64
-		if err := rows.Scan(&it.ID, &it.Conn, &kind, &it.Ref, &it.Type, &at, &it.State, &it.Status, &it.Note, &it.Detail, &convs, &it.Path); err != nil {
+		if err := rows.Scan(&it.ID, &it.Conn, &kind, &it.Ref, &it.Type, &at, &it.State, &it.Status, &it.Note, &it.Detail, &convs, &it.Part, &it.Path); err != nil {
 			return nil, classify(err)
 		}
 		it.Kind, it.At = Kind(kind), time.UnixMilli(at).UTC()
@@ -408,6 +491,7 @@ func (s *SQLite) Match(ctx context.Context, m Match) ([]Item, error) {
 	args = append(args, limit)
 	// walk the value index newest first and stop at the limit; the
 	// items are read by id afterwards
+	s.count(&s.stats.KeyQueries)
 	rows, err := s.db.QueryContext(ctx, `SELECT k.item FROM track_keys k JOIN track_items i ON i.id = k.item
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY k.at DESC, k.item DESC LIMIT ?`, args...)
 	if err != nil {
@@ -430,8 +514,15 @@ func (s *SQLite) Match(ctx context.Context, m Match) ([]Item, error) {
 	if err := rows.Err(); err != nil {
 		return nil, classify(err)
 	}
-	byID := map[int64]Item{}
-	err = inChunks(ids, func(ph string, args []any) error {
+	return s.itemsByID(ctx, ids)
+}
+
+// itemsByID reads items by id, in the order of ids (ids missing from
+// the table are left out).
+func (s *SQLite) itemsByID(ctx context.Context, ids []int64) ([]Item, error) {
+	byID := make(map[int64]Item, len(ids))
+	err := inChunks(ids, func(ph string, args []any) error {
+		s.count(&s.stats.ItemQueries)
 		rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source WHERE i.id IN (`+ph+`)`, args...)
 		if err != nil {
 			return classify(err)
@@ -440,6 +531,7 @@ func (s *SQLite) Match(ctx context.Context, m Match) ([]Item, error) {
 		for _, it := range items {
 			byID[it.ID] = it
 		}
+		s.count(&s.stats.ItemsRead, len(items))
 		return err
 	})
 	if err != nil {
@@ -468,12 +560,15 @@ func (s *SQLite) matchType(ctx context.Context, m Match) ([]Item, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
+	s.count(&s.stats.ItemQueries)
 	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY i.at DESC, i.id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, classify(err)
 	}
-	return scanItems(rows)
+	items, err := scanItems(rows)
+	s.count(&s.stats.ItemsRead, len(items))
+	return items, err
 }
 
 // inChunks runs fn over vals in slices small enough for any engine's
@@ -495,30 +590,34 @@ func inChunks[T any](vals []T, fn func(ph string, args []any) error) error {
 	return nil
 }
 
-// ByConv implements Backend.
+// ByConv implements Backend. The keys give the ids (an item carrying
+// many of the conversations is named once per key, read once).
 func (s *SQLite) ByConv(ctx context.Context, convs []string) ([]Item, error) {
 	seen := map[int64]bool{}
-	var out []Item
+	var ids []int64
 	err := inChunks(convs, func(ph string, args []any) error {
-		rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_keys k
-			JOIN track_items i ON i.id = k.item JOIN track_sources s ON s.id = i.source
-			WHERE k.value IN (`+ph+`) AND k.kind = ?`, append(args, string(KeyConv))...)
+		s.count(&s.stats.KeyQueries)
+		rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT k.item FROM track_keys k WHERE k.value IN (`+ph+`) AND k.kind = ?`, append(args, string(KeyConv))...)
 		if err != nil {
 			return classify(err)
 		}
-		items, err := scanItems(rows)
-		for _, it := range items {
-			if !seen[it.ID] {
-				seen[it.ID] = true
-				out = append(out, it)
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return classify(err)
+			}
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
 			}
 		}
-		return err
+		return classify(rows.Err())
 	})
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return s.itemsByID(ctx, ids)
 }
 
 // ByKind implements Backend.
