@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -128,28 +129,40 @@ func printConversations(e *env, m *track.Machine, res track.Result) {
 		fmt.Fprintf(e.stdout, "nothing stored matches %s\n", termsafe.String(res.Query.Text))
 		return
 	}
+	// one write per 64 KiB, not one per table cell (a terminal or pipe
+	// write is a system call)
+	out := bufio.NewWriterSize(e.stdout, 64<<10)
+	defer out.Flush()
 	for i, c := range res.Conversations {
 		if i > 0 {
-			fmt.Fprintln(e.stdout)
+			fmt.Fprintln(out)
 		}
 		head := termsafe.String(c.Label) + " — " + connNames(m, c.Conns)
 		if f := c.State.Flag(); f != "" {
 			head += " — " + strings.ToUpper(f) + ": " + termsafe.String(c.State.Summary())
 		}
-		fmt.Fprintln(e.stdout, head)
-		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(out, head)
+		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  WHEN\tCONNECTION\tKIND\tTYPE\tREF\tSTATE\tSTATUS")
 		for _, it := range c.Items {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", when(it.At), termsafe.String(connName(m, it.Conn)), it.Kind,
-				termsafe.String(it.Type), termsafe.String(it.Ref), termsafe.String(it.State), termsafe.String(it.Status))
+				termsafe.String(it.Type), termsafe.String(itemRef(it)), termsafe.String(it.State), termsafe.String(it.Status))
 		}
 		_ = tw.Flush()
 	}
-	fmt.Fprintf(e.stdout, "\n%d conversations", len(res.Conversations))
+	fmt.Fprintf(out, "\n%d conversations", len(res.Conversations))
 	if res.Truncated {
-		fmt.Fprint(e.stdout, " (more matched: narrow the query with po:, icr:, -c or --since)")
+		fmt.Fprint(out, " (more matched: narrow the query with po:, icr:, -c or --since)")
 	}
-	fmt.Fprintln(e.stdout, "; b2bx find --timeline QUERY tells one step by step")
+	fmt.Fprintln(out, "; b2bx find --timeline QUERY tells one step by step")
+}
+
+// itemRef is an item's reference, with its part of a wide delivery.
+func itemRef(it track.Item) string {
+	if it.Part > 0 {
+		return fmt.Sprintf("%s part %d", it.Ref, it.Part)
+	}
+	return it.Ref
 }
 
 func when(t time.Time) string {
@@ -194,11 +207,13 @@ func printTimeline(ctx context.Context, e *env, x *track.Index, res track.Result
 		return emitJSON(e, "find", findJSON{Query: res.Query.Text, Truncated: res.Truncated,
 			Conversations: []conversationJSON{{Conversation: c, Flag: c.State.Flag(), Summary: c.State.Summary(), Steps: steps}}})
 	}
+	out := bufio.NewWriterSize(e.stdout, 64<<10)
+	defer out.Flush()
 	for _, l := range track.TimelineText(c, steps) {
-		fmt.Fprintln(e.stdout, l)
+		fmt.Fprintln(out, l)
 	}
 	if n := len(res.Conversations) - 1; n > 0 {
-		fmt.Fprintf(e.stdout, "%d more conversations match: b2bx find %s lists them; narrow with po: or icr:\n", n, termsafe.String(res.Query.Text))
+		fmt.Fprintf(out, "%d more conversations match: b2bx find %s lists them; narrow with po: or icr:\n", n, termsafe.String(res.Query.Text))
 	}
 	return exitOK
 }
