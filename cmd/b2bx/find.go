@@ -42,7 +42,8 @@ type overdueJSON struct {
 }
 
 // openMachineIndex loads the profiles (no secrets) and opens and syncs
-// the index, telling a rebuild once on stderr.
+// the index, telling a rebuild once on stderr; when the index file cannot
+// be used, the stored files answer (track.OpenQuery says so once).
 func openMachineIndex(ctx context.Context, e *env, name string) (*track.Machine, *track.Index, error) {
 	m, err := track.LoadMachine(session.Env{Getenv: e.getenv, Warn: func(w string) {
 		fmt.Fprintf(e.stderr, "b2bx %s: warning: %s\n", name, termsafe.String(w))
@@ -50,12 +51,8 @@ func openMachineIndex(ctx context.Context, e *env, name string) (*track.Machine,
 	if err != nil {
 		return nil, nil, err
 	}
-	x, err := m.Open(ctx, func(msg string) { fmt.Fprintf(e.stderr, "b2bx %s: %s\n", name, termsafe.String(msg)) })
+	x, err := m.OpenQuery(ctx, func(msg string) { fmt.Fprintf(e.stderr, "b2bx %s: %s\n", name, termsafe.String(msg)) })
 	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := x.Sync(ctx); err != nil {
-		x.Close()
 		return nil, nil, err
 	}
 	return m, x, nil

@@ -30,9 +30,13 @@ type Options struct {
 	// Say receives the one line a person should read: the index was
 	// rebuilt and why. nil discards it.
 	Say func(msg string)
-	// Backend replaces the SQLite database (tests inject faults); Open
-	// then neither creates nor repairs a file.
+	// Backend replaces the SQLite database (tests inject faults; the
+	// index in memory of OpenQuery); Open then neither creates nor
+	// repairs a file.
 	Backend Backend
+	// Wait bounds how long a statement waits for another process's write
+	// transaction; 0: 30 s.
+	Wait time.Duration
 }
 
 // Index is the tracking index of one machine. It is safe for concurrent
@@ -47,6 +51,8 @@ type Index struct {
 	mu     sync.Mutex // serialises syncs of this process
 	reason string     // why the next sync must be a full rebuild ("" when not)
 	said   bool
+
+	fallback string // why the index is in memory (OpenQuery), "" when not
 }
 
 // DBPath is where the database of data directory dir lives.
@@ -84,14 +90,14 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err := os.MkdirAll(filepath.Dir(x.path), 0o700); err != nil {
 		return nil, fmt.Errorf("track: create %s: %w", filepath.Dir(x.path), err)
 	}
-	b, err := OpenSQLite(ctx, x.path)
+	b, err := x.openFile(ctx)
 	if errors.Is(err, ErrCorrupt) || errors.Is(err, ErrForeign) {
 		aside := fmt.Sprintf("%s.broken-%s", x.path, opts.Now().UTC().Format("20060102T150405"))
 		for _, ext := range []string{"", "-wal", "-shm"} {
 			_ = os.Rename(x.path+ext, aside+ext)
 		}
 		x.reason = fmt.Sprintf("the index database was unusable (%v) and was moved to %s", err, aside)
-		b, err = OpenSQLite(ctx, x.path)
+		b, err = x.openFile(ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -101,6 +107,13 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		return nil, err
 	}
 	return x, nil
+}
+
+func (x *Index) openFile(ctx context.Context) (*SQLite, error) {
+	if x.opts.Wait > 0 {
+		return OpenSQLiteWait(ctx, x.path, x.opts.Wait)
+	}
+	return OpenSQLite(ctx, x.path)
 }
 
 // attach uses database b (through the path codec) and reads its state.
@@ -396,7 +409,7 @@ func (x *Index) recoverCorrupt(ctx context.Context, cause error) {
 	for _, ext := range []string{"", "-wal", "-shm"} {
 		_ = os.Rename(x.path+ext, aside+ext)
 	}
-	if b, err := OpenSQLite(context.WithoutCancel(ctx), x.path); err == nil {
+	if b, err := x.openFile(context.WithoutCancel(ctx)); err == nil {
 		if c, err := newPathCodec(context.WithoutCancel(ctx), b, x.roots); err == nil {
 			x.raw, x.b = b, c
 		}

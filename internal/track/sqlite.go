@@ -78,6 +78,8 @@ var (
 	ErrForeign = errors.New("track: the index database has another schema")
 	// ErrFull: the disk (or quota) is full.
 	ErrFull = errors.New("track: no space left for the index")
+	// ErrBusy: another process held the database longer than the wait.
+	ErrBusy = errors.New("track: another process is writing the index")
 )
 
 // classify maps SQLite's result codes to the errors above.
@@ -92,6 +94,8 @@ func classify(err error) error {
 			return fmt.Errorf("%w: %w", ErrCorrupt, err)
 		case 13: // SQLITE_FULL
 			return fmt.Errorf("%w: %w", ErrFull, err)
+		case 5: // SQLITE_BUSY
+			return fmt.Errorf("%w: %w", ErrBusy, err)
 		}
 	}
 	if strings.Contains(err.Error(), "no space left on device") {
@@ -137,8 +141,24 @@ func (s *SQLite) count(f *int, n ...int) {
 // ErrCorrupt or ErrForeign when the file is not a usable index; the caller
 // (Open) moves such a file aside and starts afresh.
 func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+	return openSQLite(ctx, "file:"+path, busyTimeout, 4)
+}
+
+// OpenSQLiteWait is OpenSQLite whose statements wait at most wait for
+// another process's write (a query's bounded wait; see QueryWait).
+func OpenSQLiteWait(ctx context.Context, path string, wait time.Duration) (*SQLite, error) {
+	return openSQLite(ctx, "file:"+path, wait, 4)
+}
+
+// OpenMemory is an index in memory (the answer when the file cannot be
+// used: see OpenQuery). One connection: each has its own memory database.
+func OpenMemory(ctx context.Context) (*SQLite, error) {
+	return openSQLite(ctx, "file::memory:", busyTimeout, 1)
+}
+
+func openSQLite(ctx context.Context, name string, wait time.Duration, conns int) (*SQLite, error) {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busyTimeout/time.Millisecond))+")")
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(wait/time.Millisecond))+")")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)") // derived data: a power cut may lose the last batch, a sync redoes it
 	q.Add("_pragma", "foreign_keys(OFF)")
@@ -146,11 +166,15 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	// SQLite's default cache (2 MB) holds, and slows down as it grows
 	q.Add("_pragma", "cache_size(-"+strconv.Itoa(cacheKiB)+")")
 	q.Set("_txlock", "immediate") // take the write lock at BEGIN: no deadlock upgrading a read
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite", name+"?"+q.Encode())
 	if err != nil {
 		return nil, classify(err)
 	}
-	db.SetMaxOpenConns(4)
+	db.SetMaxOpenConns(conns)
+	if conns == 1 {
+		db.SetConnMaxLifetime(0)
+		db.SetMaxIdleConns(1) // the one connection is the database: never closed while open
+	}
 	s := &SQLite{db: db}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
@@ -159,38 +183,63 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	return s, nil
 }
 
+// querier is a database or a transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// schemaVersion reads the schema marker and version: 0 for an empty
+// database, ErrForeign or ErrCorrupt for a file that is not our index.
+func schemaVersion(ctx context.Context, q querier) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'`).Scan(&n); err != nil {
+		return 0, classify(err)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var name, v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, "schema").Scan(&name)
+	if err == nil {
+		err = q.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, "version").Scan(&v)
+	}
+	if err != nil {
+		if c := classify(err); errors.Is(c, ErrCorrupt) || errors.Is(c, ErrBusy) {
+			return 0, c
+		}
+		return 0, fmt.Errorf("%w: no b2bx schema marker (%v)", ErrForeign, err)
+	}
+	if name != SchemaName {
+		return 0, fmt.Errorf("%w: schema %q", ErrForeign, name)
+	}
+	version, err := strconv.Atoi(v)
+	if err != nil || version < 1 || version > SchemaVersion {
+		return 0, fmt.Errorf("%w: version %q (this b2bx writes %d)", ErrForeign, v, SchemaVersion)
+	}
+	return version, nil
+}
+
 // migrate checks the schema marker and version and applies the missing
-// migrations in one transaction.
+// migrations in one transaction. An index of the current version is only
+// read (no write lock is taken to open it).
 func (s *SQLite) migrate(ctx context.Context) error {
+	if v, err := schemaVersion(ctx, s.db); err != nil || v == SchemaVersion {
+		return err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(err)
 	}
 	defer tx.Rollback()
+	version, err := schemaVersion(ctx, tx) // again: another process may have migrated meanwhile
+	if err != nil {
+		return err
+	}
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'`).Scan(&n); err != nil {
 		return classify(err)
 	}
-	version := 0
-	if n > 0 {
-		var name, v string
-		err := tx.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, "schema").Scan(&name)
-		if err == nil {
-			err = tx.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, "version").Scan(&v)
-		}
-		if err != nil {
-			if c := classify(err); errors.Is(c, ErrCorrupt) {
-				return c
-			}
-			return fmt.Errorf("%w: no b2bx schema marker (%v)", ErrForeign, err)
-		}
-		if name != SchemaName {
-			return fmt.Errorf("%w: schema %q", ErrForeign, name)
-		}
-		if version, err = strconv.Atoi(v); err != nil || version < 1 || version > SchemaVersion {
-			return fmt.Errorf("%w: version %q (this b2bx writes %d)", ErrForeign, v, SchemaVersion)
-		}
-	} else {
+	if n == 0 {
 		if _, err := tx.ExecContext(ctx, `CREATE TABLE track_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`); err != nil {
 			return classify(err)
 		}
@@ -216,6 +265,29 @@ func (s *SQLite) migrate(ctx context.Context) error {
 
 // Close closes the database.
 func (s *SQLite) Close() error { return s.db.Close() }
+
+// Busy says whether another process holds the write lock now (asked
+// without waiting).
+func (s *SQLite) Busy(ctx context.Context) bool {
+	c, err := s.db.Conn(ctx)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	var wait int
+	if c.QueryRowContext(ctx, `PRAGMA busy_timeout`).Scan(&wait) != nil {
+		return false
+	}
+	if _, err := c.ExecContext(ctx, `PRAGMA busy_timeout = 0`); err != nil {
+		return false
+	}
+	defer c.ExecContext(context.WithoutCancel(ctx), `PRAGMA busy_timeout = `+strconv.Itoa(wait))
+	if _, err := c.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return errors.Is(classify(err), ErrBusy)
+	}
+	_, _ = c.ExecContext(ctx, `ROLLBACK`)
+	return false
+}
 
 // Apply implements Backend. A Fresh batch that meets a source already
 // there (another process rebuilt at the same time) is run again as a
