@@ -126,8 +126,7 @@ func (w *writer) set(si SourceItems) {
 		}
 		// Exec and the last insert id, not RETURNING through a query:
 		// a third of the cost of a row here
-		if w.insItem, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_items (source, conn, kind, ref, type, at, state, status, note, detail, convs, part)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); w.err != nil {
+		if w.insItem, w.err = w.tx.PrepareContext(w.ctx, itemInsert+itemValues(itemRows)); w.err != nil {
 			return
 		}
 		if w.insKey, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_keys (value, at, item, kind) VALUES `+
@@ -139,17 +138,49 @@ func (w *writer) set(si SourceItems) {
 	if !ok {
 		return
 	}
-	for _, it := range si.Items {
+	for items := si.Items; len(items) > 0 && w.err == nil; {
+		n := min(len(items), itemRows)
+		w.insertItems(src, items[:n])
+		items = items[n:]
+	}
+	w.flushKeys()
+}
+
+// itemRows is how many items one INSERT writes (a wide delivery has
+// many: one statement per item was most of its indexing).
+const itemRows = 32
+
+const itemInsert = `INSERT INTO track_items (source, conn, kind, ref, type, at, state, status, note, detail, convs, part) VALUES `
+
+// insertItems writes items (at most itemRows) in one statement and
+// queues their keys. The rows of one INSERT get consecutive ids (the
+// write lock is held, AUTOINCREMENT): the last insert id and back.
+func (w *writer) insertItems(src int64, items []Item) {
+	args := make([]any, 0, 12*len(items))
+	for _, it := range items {
 		var convs []string
 		for _, k := range it.Keys {
 			if k.Kind == KeyConv {
 				convs = append(convs, k.Value)
 			}
 		}
-		id, ok := w.insert(w.insItem, src, it.Conn, string(it.Kind), it.Ref, it.Type, it.At.UnixMilli(), it.State, it.Status, it.Note, it.Detail, mustJSON(convs), it.Part)
-		if !ok {
+		args = append(args, src, it.Conn, string(it.Kind), it.Ref, it.Type, it.At.UnixMilli(), it.State, it.Status, it.Note, it.Detail, mustJSON(convs), it.Part)
+	}
+	st := w.insItem
+	if len(items) != itemRows {
+		var err error
+		if st, err = w.tx.PrepareContext(w.ctx, itemInsert+itemValues(len(items))); err != nil {
+			w.err = err
 			return
 		}
+		defer st.Close()
+	}
+	last, ok := w.insert(st, args...)
+	if !ok {
+		return
+	}
+	for i, it := range items {
+		id := last - int64(len(items)-1-i)
 		for n, k := range it.Keys {
 			if n == keysPerItem {
 				break // bounded (see keysPerItem); a hostile file cannot flood the index
@@ -157,7 +188,10 @@ func (w *writer) set(si SourceItems) {
 			w.key(k.Value, it.At.Unix(), id, string(k.Kind))
 		}
 	}
-	w.flushKeys()
+}
+
+func itemValues(n int) string {
+	return strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ")
 }
 
 // keyRows is how many keys one INSERT writes.

@@ -72,6 +72,7 @@ func TestWideInterchangeQueriesReadTheirAnswer(t *testing.T) {
 				parts++
 				require.Positive(t, it.Part, "the order's part of the delivery, not the whole delivery")
 				require.Len(t, it.Answers(), 1, "the part holds its order's answer only")
+				require.Equal(t, []string{strings.ToUpper(strings.TrimPrefix(q, "po:"))}, it.Answers()[0].Refs, "the part's keys are its own")
 			}
 		}
 		require.Equal(t, 1, parts, q)
