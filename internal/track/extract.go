@@ -149,17 +149,30 @@ func deliveryItems(ctx context.Context, st spool.Stored) []Item {
 			it.Type = doc.Messages[0].Type
 		}
 		as, nmsg = answers.FromDocument(doc, m.DeliveryAttemptID, at), len(doc.Messages)
-		var all keySet
-		docKeys(&all, doc)
-		if all.count(KeyConv) <= wideConvs {
-			for _, key := range all.keys {
-				k.add(key.Kind, key.Value)
+		// each message's keys, once (the summaries are the costly part)
+		msgKeys := make([][]Key, len(doc.Messages))
+		convs := map[string]bool{}
+		for i := range doc.Messages {
+			var mk keySet
+			messageKeys(&mk, &doc.Messages[i])
+			msgKeys[i] = mk.keys
+			for _, key := range mk.keys {
+				if key.Kind == KeyConv && len(convs) <= wideConvs {
+					convs[key.Value] = true
+				}
+			}
+		}
+		interchangeKeys(&k, doc)
+		if len(convs) <= wideConvs { // as docKeys adds them
+			for _, mk := range msgKeys {
+				for _, key := range mk {
+					k.add(key.Kind, key.Value)
+				}
 			}
 			return nil
 		}
-		interchangeKeys(&k, doc)
 		k.add(KeyConv, seenConv(m.DeliveryAttemptID)) // the head stands for the delivery
-		parts, as = splitParts(&it, &k, doc, as)
+		parts, as = splitParts(&it, &k, doc, msgKeys, as)
 		return nil
 	})
 	if err != nil {
@@ -178,15 +191,14 @@ func deliveryItems(ctx context.Context, st spool.Stored) []Item {
 
 // splitParts makes the part items of a wide delivery (see wideConvs): one
 // per conversation, in the order its first message comes, with the keys
-// and answers of its messages. The messages that name no conversation
+// (msgKeys, by message) and answers of its messages. The messages that name no conversation
 // stay with the head (keys added to head, answers returned).
-func splitParts(head *Item, hk *keySet, doc *edi.Document, as []answers.Answer) (parts []Item, rest []answers.Answer) {
+func splitParts(head *Item, hk *keySet, doc *edi.Document, msgKeys [][]Key, as []answers.Answer) (parts []Item, rest []answers.Answer) {
 	byConv := map[string]int{}
 	keys := make([]keySet, 0, 256)
 	msgPart := make([]int, len(doc.Messages)) // message → part index, -1: the head
 	for i := range doc.Messages {
-		var mk keySet
-		messageKeys(&mk, &doc.Messages[i])
+		mk := keySet{keys: msgKeys[i]}
 		conv := ""
 		for _, key := range mk.keys {
 			if key.Kind == KeyConv {

@@ -126,17 +126,6 @@ func (k *keySet) has(key Key) bool {
 	return false
 }
 
-// count is how many keys of kind the set holds.
-func (k *keySet) count(kind KeyKind) int {
-	n := 0
-	for _, key := range k.keys {
-		if key.Kind == kind {
-			n++
-		}
-	}
-	return n
-}
-
 // Conversation keys: an order number, else an interchange (its sender and
 // control reference), else a correlation ID.
 func convPO(number string) string       { return "po:" + number }
