@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -42,7 +43,8 @@ type overdueJSON struct {
 }
 
 // openMachineIndex loads the profiles (no secrets) and opens and syncs
-// the index, telling a rebuild once on stderr.
+// the index, telling a rebuild once on stderr; when the index file cannot
+// be used, the stored files answer (track.OpenQuery says so once).
 func openMachineIndex(ctx context.Context, e *env, name string) (*track.Machine, *track.Index, error) {
 	m, err := track.LoadMachine(session.Env{Getenv: e.getenv, Warn: func(w string) {
 		fmt.Fprintf(e.stderr, "b2bx %s: warning: %s\n", name, termsafe.String(w))
@@ -50,12 +52,8 @@ func openMachineIndex(ctx context.Context, e *env, name string) (*track.Machine,
 	if err != nil {
 		return nil, nil, err
 	}
-	x, err := m.Open(ctx, func(msg string) { fmt.Fprintf(e.stderr, "b2bx %s: %s\n", name, termsafe.String(msg)) })
+	x, err := m.OpenQuery(ctx, func(msg string) { fmt.Fprintf(e.stderr, "b2bx %s: %s\n", name, termsafe.String(msg)) })
 	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := x.Sync(ctx); err != nil {
-		x.Close()
 		return nil, nil, err
 	}
 	return m, x, nil
@@ -129,28 +127,40 @@ func printConversations(e *env, m *track.Machine, res track.Result) {
 		fmt.Fprintf(e.stdout, "nothing stored matches %s\n", termsafe.String(res.Query.Text))
 		return
 	}
+	// one write per 64 KiB, not one per table cell (a terminal or pipe
+	// write is a system call)
+	out := bufio.NewWriterSize(e.stdout, 64<<10)
+	defer out.Flush()
 	for i, c := range res.Conversations {
 		if i > 0 {
-			fmt.Fprintln(e.stdout)
+			fmt.Fprintln(out)
 		}
 		head := termsafe.String(c.Label) + " — " + connNames(m, c.Conns)
 		if f := c.State.Flag(); f != "" {
 			head += " — " + strings.ToUpper(f) + ": " + termsafe.String(c.State.Summary())
 		}
-		fmt.Fprintln(e.stdout, head)
-		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(out, head)
+		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  WHEN\tCONNECTION\tKIND\tTYPE\tREF\tSTATE\tSTATUS")
 		for _, it := range c.Items {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", when(it.At), termsafe.String(connName(m, it.Conn)), it.Kind,
-				termsafe.String(it.Type), termsafe.String(it.Ref), termsafe.String(it.State), termsafe.String(it.Status))
+				termsafe.String(it.Type), termsafe.String(itemRef(it)), termsafe.String(it.State), termsafe.String(it.Status))
 		}
 		_ = tw.Flush()
 	}
-	fmt.Fprintf(e.stdout, "\n%s", human.Count(len(res.Conversations), "conversation", "conversations"))
+	fmt.Fprintf(out, "\n%s", human.Count(len(res.Conversations), "conversation", "conversations"))
 	if res.Truncated {
-		fmt.Fprint(e.stdout, " (more matched: narrow the query with po:, icr:, -c or --since)")
+		fmt.Fprint(out, " (more matched: narrow the query with po:, icr:, -c or --since)")
 	}
-	fmt.Fprintln(e.stdout, "; b2bx find --timeline QUERY tells one step by step")
+	fmt.Fprintln(out, "; b2bx find --timeline QUERY tells one step by step")
+}
+
+// itemRef is an item's reference, with its part of a wide delivery.
+func itemRef(it track.Item) string {
+	if it.Part > 0 {
+		return fmt.Sprintf("%s part %d", it.Ref, it.Part)
+	}
+	return it.Ref
 }
 
 func when(t time.Time) string {
@@ -195,11 +205,13 @@ func printTimeline(ctx context.Context, e *env, x *track.Index, res track.Result
 		return emitJSON(e, "find", findJSON{Query: res.Query.Text, Truncated: res.Truncated,
 			Conversations: []conversationJSON{{Conversation: c, Flag: c.State.Flag(), Summary: c.State.Summary(), Steps: steps}}})
 	}
+	out := bufio.NewWriterSize(e.stdout, 64<<10)
+	defer out.Flush()
 	for _, l := range track.TimelineText(c, steps) {
-		fmt.Fprintln(e.stdout, l)
+		fmt.Fprintln(out, l)
 	}
 	if n := len(res.Conversations) - 1; n > 0 {
-		fmt.Fprintf(e.stdout, "%d more conversations match: b2bx find %s lists them; narrow with po: or icr:\n", n, termsafe.String(res.Query.Text))
+		fmt.Fprintf(out, "%d more conversations match: b2bx find %s lists them; narrow with po: or icr:\n", n, termsafe.String(res.Query.Text))
 	}
 	return exitOK
 }

@@ -252,3 +252,15 @@ func BenchmarkFind(b *testing.B) {
 		})
 	}
 }
+
+// TestWriteBenchStore writes the benchmarks' store of benchDeliveries
+// into $B2BX_BENCH_STORE (a data directory) for measuring the built
+// binary against sqlite3 and grep (BENCHMARKS.md); skipped without it.
+func TestWriteBenchStore(t *testing.T) {
+	dir := os.Getenv("B2BX_BENCH_STORE")
+	if dir == "" {
+		t.Skip("B2BX_BENCH_STORE not set")
+	}
+	writeStore(t, dir, benchDeliveries)
+	ageFiles(t, dir)
+}

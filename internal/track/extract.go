@@ -22,52 +22,61 @@ const maxRead = orders.MaxSize
 // references and parties, UNH references, NAD party IDs, order numbers
 // (ORDERS BGM 1004, RFF+ON) and, for a CONTRL, the interchange it answers.
 func docKeys(k *keySet, doc *edi.Document) {
+	interchangeKeys(k, doc)
+	for i := range doc.Messages {
+		messageKeys(k, &doc.Messages[i])
+	}
+}
+
+// interchangeKeys adds the keys of a file's interchanges (UNB).
+func interchangeKeys(k *keySet, doc *edi.Document) {
 	for i := range doc.Interchanges {
 		x := &doc.Interchanges[i]
 		k.add(KeyICR, x.ControlRef)
 		k.add(KeyGLN, x.Sender.ID, x.Recipient.ID)
 	}
-	for i := range doc.Messages {
-		m := &doc.Messages[i]
-		k.add(KeyMsg, m.Ref)
-		s := m.Summary()
-		if s == nil {
-			continue
+}
+
+// messageKeys adds the keys of one message (see docKeys).
+func messageKeys(k *keySet, m *edi.Message) {
+	k.add(KeyMsg, m.Ref)
+	s := m.Summary()
+	if s == nil {
+		return
+	}
+	var d *edi.DocumentSummary
+	switch {
+	case s.Orders != nil:
+		d = &s.Orders.Document
+		k.add(KeyPO, d.Number)
+		k.add(KeyConv, convPO(d.Number))
+	case s.Ordrsp != nil:
+		d = &s.Ordrsp.Document
+		k.add(KeyPO, s.Ordrsp.OrderNumber)
+		k.add(KeyConv, convPO(s.Ordrsp.OrderNumber))
+		k.add(KeyID, d.Number)
+	case s.Aperak != nil:
+		d = &s.Aperak.Document
+		k.add(KeyID, d.Number)
+	case s.Contrl != nil:
+		c := s.Contrl
+		k.add(KeyICR, c.InterchangeRef)
+		k.add(KeyConv, convICR(c.Sender.ID, c.InterchangeRef))
+		for _, cm := range c.Messages {
+			k.add(KeyMsg, cm.Ref)
 		}
-		var d *edi.DocumentSummary
-		switch {
-		case s.Orders != nil:
-			d = &s.Orders.Document
-			k.add(KeyPO, d.Number)
-			k.add(KeyConv, convPO(d.Number))
-		case s.Ordrsp != nil:
-			d = &s.Ordrsp.Document
-			k.add(KeyPO, s.Ordrsp.OrderNumber)
-			k.add(KeyConv, convPO(s.Ordrsp.OrderNumber))
-			k.add(KeyID, d.Number)
-		case s.Aperak != nil:
-			d = &s.Aperak.Document
-			k.add(KeyID, d.Number)
-		case s.Contrl != nil:
-			c := s.Contrl
-			k.add(KeyICR, c.InterchangeRef)
-			k.add(KeyConv, convICR(c.Sender.ID, c.InterchangeRef))
-			for _, cm := range c.Messages {
-				k.add(KeyMsg, cm.Ref)
-			}
+	}
+	if d == nil {
+		return
+	}
+	for _, r := range d.References {
+		if r.Qualifier.Code == "ON" {
+			k.add(KeyPO, r.Value)
+			k.add(KeyConv, convPO(r.Value))
 		}
-		if d == nil {
-			continue
-		}
-		for _, r := range d.References {
-			if r.Qualifier.Code == "ON" {
-				k.add(KeyPO, r.Value)
-				k.add(KeyConv, convPO(r.Value))
-			}
-		}
-		for _, p := range d.Parties {
-			k.add(KeyGLN, p.ID)
-		}
+	}
+	for _, p := range d.Parties {
+		k.add(KeyGLN, p.ID)
 	}
 }
 
@@ -103,16 +112,30 @@ func readDoc(ctx context.Context, path string, wantSize int64, fn func(*edi.Docu
 	return nil
 }
 
-// deliveryItem indexes one stored delivery: its sidecar always, its
-// payload when it still parses (else Note says why).
-func deliveryItem(ctx context.Context, st spool.Stored) Item {
+// wideConvs bounds the conversations one delivery item joins: a delivery
+// whose messages name more (one interchange of many orders, each message
+// with its own RFF+ON) is indexed as a head item (the interchange: its
+// IDs, references and parties, its messages that name no conversation)
+// and one part item per conversation (its messages' keys and answers).
+// A query then reads the parts it asks for, never the whole interchange
+// once per order, and no item bridges thousands of conversations into
+// one.
+const wideConvs = 64
+
+// maxOutcomes bounds the answers an item's status lists by name.
+const maxOutcomes = 3
+
+// deliveryItems indexes one stored delivery: its sidecar always, its
+// payload when it still parses (else Note says why). It is one item, or
+// a head and its parts when the payload names more than wideConvs
+// conversations.
+func deliveryItems(ctx context.Context, st spool.Stored) []Item {
 	m := &st.Meta
 	at := m.CreatedAt
 	if at.IsZero() {
 		at = m.ReceivedAt
 	}
 	it := Item{Conn: m.ConnectionID, Kind: KindDelivery, Ref: m.DeliveryAttemptID, Type: strings.ToUpper(m.MessageType), At: at, State: "stored"}
-	d := deliveryDetail{Interchange: m.InterchangeID, Receipt: m.ReceiptID}
 	if m.AcknowledgedAt != nil {
 		it.State = "acknowledged"
 	}
@@ -121,27 +144,132 @@ func deliveryItem(ctx context.Context, st spool.Stored) Item {
 	if m.InterchangeID != "" {
 		k.add(KeyConv, convID(m.InterchangeID)) // what the platform's events name
 	}
-	var outcomes []string
+	var as []answers.Answer
+	var parts []Item
+	nmsg := 0
 	err := readDoc(ctx, st.Path, m.Size, func(doc *edi.Document) error {
-		docKeys(&k, doc)
-		for _, a := range answers.FromDocument(doc, m.DeliveryAttemptID, at) {
-			d.Answers = append(d.Answers, toAnswerDetail(a))
-			outcomes = append(outcomes, a.Outcome())
-		}
 		if it.Type == "" && len(doc.Messages) > 0 {
 			it.Type = doc.Messages[0].Type
 		}
+		as, nmsg = answers.FromDocument(doc, m.DeliveryAttemptID, at), len(doc.Messages)
+		// each message's keys, once (the summaries are the costly part)
+		msgKeys := make([][]Key, len(doc.Messages))
+		convs := map[string]bool{}
+		for i := range doc.Messages {
+			var mk keySet
+			messageKeys(&mk, &doc.Messages[i])
+			msgKeys[i] = mk.keys
+			for _, key := range mk.keys {
+				if key.Kind == KeyConv && len(convs) <= wideConvs {
+					convs[key.Value] = true
+				}
+			}
+		}
+		interchangeKeys(&k, doc)
+		if len(convs) <= wideConvs { // as docKeys adds them
+			for _, mk := range msgKeys {
+				for _, key := range mk {
+					k.add(key.Kind, key.Value)
+				}
+			}
+			return nil
+		}
+		k.add(KeyConv, seenConv(m.DeliveryAttemptID)) // the head stands for the delivery
+		parts, as = splitParts(&it, &k, doc, msgKeys, as)
 		return nil
 	})
 	if err != nil {
 		it.Note = err.Error()
 		it.Status = "not readable: indexed from its sidecar"
 	} else {
-		it.Status = strings.Join(outcomes, "; ")
+		it.Status = outcomesText(as)
+		if len(parts) > 0 {
+			it.Status = fmt.Sprintf("%d messages for %d conversations, each indexed on its own (find po:NUMBER)", nmsg, len(parts))
+		}
 	}
-	it.Detail = mustJSON(d)
+	it.Detail = answersDetail(as, m)
 	it.Keys = k.keys
-	return it
+	return append([]Item{it}, parts...)
+}
+
+// splitParts makes the part items of a wide delivery (see wideConvs): one
+// per conversation, in the order its first message comes, with the keys
+// (msgKeys, by message) and answers of its messages. The messages that name no conversation
+// stay with the head (keys added to head, answers returned).
+func splitParts(head *Item, hk *keySet, doc *edi.Document, msgKeys [][]Key, as []answers.Answer) (parts []Item, rest []answers.Answer) {
+	byConv := map[string]int{}
+	keys := make([]keySet, 0, 256)
+	msgPart := make([]int, len(doc.Messages)) // message → part index, -1: the head
+	for i := range doc.Messages {
+		mk := keySet{keys: msgKeys[i]}
+		conv := ""
+		for _, key := range mk.keys {
+			if key.Kind == KeyConv {
+				conv = key.Value
+				break
+			}
+		}
+		if conv == "" {
+			msgPart[i] = -1
+			for _, key := range mk.keys {
+				hk.add(key.Kind, key.Value)
+			}
+			continue
+		}
+		n, ok := byConv[conv]
+		if !ok {
+			n = len(parts)
+			byConv[conv] = n
+			parts = append(parts, Item{Conn: head.Conn, Kind: head.Kind, Ref: head.Ref, Type: doc.Messages[i].Type, At: head.At,
+				State: head.State, Part: n + 1})
+			keys = append(keys, keySet{})
+		}
+		msgPart[i] = n
+		for _, key := range mk.keys {
+			keys[n].add(key.Kind, key.Value)
+		}
+	}
+	partAnswers := make([][]answers.Answer, len(parts))
+	for _, a := range as {
+		if a.Message >= 0 && a.Message < len(msgPart) && msgPart[a.Message] >= 0 {
+			n := msgPart[a.Message]
+			partAnswers[n] = append(partAnswers[n], a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	for n := range parts {
+		parts[n].Keys = keys[n].keys
+		parts[n].Status = outcomesText(partAnswers[n])
+		parts[n].Detail = answersDetail(partAnswers[n], nil)
+	}
+	return parts, rest
+}
+
+// outcomesText is an item's status: its answers' outcomes, at most
+// maxOutcomes by name.
+func outcomesText(as []answers.Answer) string {
+	var out []string
+	for i, a := range as {
+		if i == maxOutcomes {
+			out = append(out, fmt.Sprintf("and %d more answers", len(as)-maxOutcomes))
+			break
+		}
+		out = append(out, a.Outcome())
+	}
+	return strings.Join(out, "; ")
+}
+
+// answersDetail is the detail of a delivery item holding answers as.
+func answersDetail(as []answers.Answer, m *spool.Meta) string {
+	var d deliveryDetail
+	if m != nil { // the head's: what a ticket quotes (find --json)
+		d.Interchange, d.Receipt = m.InterchangeID, m.ReceiptID
+	}
+	for _, a := range as {
+		d.Answers = append(d.Answers, toAnswerDetail(a))
+	}
+	return mustJSON(d)
 }
 
 // uploadItems indexes a connection's upload history, one item per attempt

@@ -122,7 +122,11 @@ func (x *Index) Find(ctx context.Context, q Query, sla SLAFunc) (Result, error) 
 			break
 		}
 		isMatch[it.ID] = true
-		for _, k := range it.Keys {
+		keys := it.Keys
+		if countConv(keys) > wideConvs { // see closure
+			keys = keepConvs(keys, map[string]bool{convPO(q.Value): true})
+		}
+		for _, k := range keys {
 			if k.Kind == KeyConv && !seenConv[k.Value] {
 				seenConv[k.Value] = true
 				want = append(want, k.Value)
@@ -154,12 +158,12 @@ func (x *Index) Find(ctx context.Context, q Query, sla SLAFunc) (Result, error) 
 		}
 	}
 	res.Conversations = group(items, isMatch, q.Conn)
+	if len(res.Conversations) > MaxConversations { // before assessing: only the shown are
+		res.Conversations, res.Truncated = res.Conversations[:MaxConversations], true
+	}
 	for i := range res.Conversations {
 		res.Conversations[i].State = assessConversation(&res.Conversations[i], sla, x.opts.Now())
 		fillIDs(&res.Conversations[i])
-	}
-	if len(res.Conversations) > MaxConversations {
-		res.Conversations, res.Truncated = res.Conversations[:MaxConversations], true
 	}
 	return res, nil
 }
@@ -181,10 +185,17 @@ func (x *Index) closure(ctx context.Context, want []string, seen map[string]bool
 				continue
 			}
 			got[it.ID] = true
-			if it.Kind == KindDelivery {
+			if it.Kind == KindDelivery && it.Part == 0 && !hasKey(it.Keys, KeyConv, norm(seenConv(it.Ref))) {
 				// what this machine saw of the delivery before storing it
-				// (a refusal) is keyed by its ID, not stored with it
+				// (a refusal) is keyed by its ID, not stored with it (a
+				// part joins its order, the head the delivery)
 				it.Keys = append(it.Keys, Key{Kind: KeyConv, Value: norm(seenConv(it.Ref))})
+			}
+			if countConv(it.Keys) > wideConvs {
+				// an item of more conversations than a delivery item has
+				// (an upload of thousands of orders) joins those asked
+				// for, and bridges to no other
+				it.Keys = keepConvs(it.Keys, seen)
 			}
 			out = append(out, it)
 			for _, k := range it.Keys {
@@ -198,10 +209,82 @@ func (x *Index) closure(ctx context.Context, want []string, seen map[string]bool
 	return out, nil
 }
 
+func hasKey(keys []Key, kind KeyKind, value string) bool {
+	for _, k := range keys {
+		if k.Kind == kind && k.Value == value {
+			return true
+		}
+	}
+	return false
+}
+
+func countConv(keys []Key) int {
+	n := 0
+	for _, k := range keys {
+		if k.Kind == KeyConv {
+			n++
+		}
+	}
+	return n
+}
+
+// keepConvs drops the conversation keys not in want.
+func keepConvs(keys []Key, want map[string]bool) []Key {
+	var out []Key
+	for _, k := range keys {
+		if k.Kind != KeyConv || want[k.Value] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // group joins items sharing a conversation key (union-find over keys).
 func group(items []Item, isMatch map[int64]bool, conn string) []Conversation {
+	find := convUnion(items)
+	by := map[string]*Conversation{}
+	var order []string
+	for _, it := range items {
+		var root string
+		for _, k := range it.Keys {
+			if k.Kind == KeyConv {
+				root = find(k.Value)
+				break
+			}
+		}
+		c := by[root]
+		if c == nil {
+			c = &Conversation{Key: root}
+			by[root] = c
+			order = append(order, root)
+		}
+		c.Items = append(c.Items, it)
+		if isMatch[it.ID] {
+			c.Matched++
+		}
+	}
+	var out []Conversation
+	for _, k := range order {
+		c := by[k]
+		if c.Matched == 0 {
+			continue // reached only through a bridge of another conversation's item
+		}
+		finishConversation(c, k, find)
+		out = append(out, *c)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Last.Equal(out[j].Last) {
+			return out[i].Last.After(out[j].Last)
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out
+}
+
+// convUnion joins the conversation keys each item carries; find returns
+// a key's group (its most telling key ranks first, see convRank).
+func convUnion(items []Item) (find func(string) string) {
 	parent := map[string]string{}
-	var find func(string) string
 	find = func(s string) string {
 		if p, ok := parent[s]; ok && p != s {
 			r := find(p)
@@ -234,70 +317,40 @@ func group(items []Item, isMatch map[int64]bool, conn string) []Conversation {
 			}
 		}
 	}
-	by := map[string]*Conversation{}
-	var order []string
-	for _, it := range items {
-		var root string
-		for _, k := range it.Keys {
-			if k.Kind == KeyConv {
-				root = find(k.Value)
-				break
+	return find
+}
+
+// finishConversation names conversation c (group root) by its most
+// telling key, orders its items and sets its connections and span.
+func finishConversation(c *Conversation, root string, find func(string) string) {
+	// every key of the group names it; pick the most telling (order first)
+	best := c.Key
+	for _, it := range c.Items {
+		for _, key := range it.Keys {
+			if key.Kind == KeyConv && find(key.Value) == root && convRank(key.Value) < convRank(best) {
+				best = key.Value
 			}
-		}
-		c := by[root]
-		if c == nil {
-			c = &Conversation{Key: root}
-			by[root] = c
-			order = append(order, root)
-		}
-		c.Items = append(c.Items, it)
-		if isMatch[it.ID] {
-			c.Matched++
 		}
 	}
-	var out []Conversation
-	for _, k := range order {
-		c := by[k]
-		if c.Matched == 0 {
-			continue // reached only through a bridge of another conversation's item
+	c.Key, c.Label = best, convLabel(best, c.Items)
+	sortItems(c.Items)
+	conns := map[string]bool{}
+	for _, it := range c.Items {
+		if it.Conn != "" && !conns[it.Conn] {
+			conns[it.Conn] = true
+			c.Conns = append(c.Conns, it.Conn)
 		}
-		// every key of the group names it; pick the most telling (order first)
-		best := c.Key
-		for _, it := range c.Items {
-			for _, key := range it.Keys {
-				if key.Kind == KeyConv && find(key.Value) == k && convRank(key.Value) < convRank(best) {
-					best = key.Value
-				}
-			}
-		}
-		c.Key, c.Label = best, convLabel(best, c.Items)
-		sortItems(c.Items)
-		conns := map[string]bool{}
-		for _, it := range c.Items {
-			if it.Conn != "" && !conns[it.Conn] {
-				conns[it.Conn] = true
-				c.Conns = append(c.Conns, it.Conn)
-			}
-		}
-		sort.Strings(c.Conns)
-		c.First, c.Last = c.Items[0].At, c.Items[0].At
-		for _, it := range c.Items {
-			if it.At.Before(c.First) {
-				c.First = it.At
-			}
-			if it.At.After(c.Last) {
-				c.Last = it.At
-			}
-		}
-		out = append(out, *c)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].Last.Equal(out[j].Last) {
-			return out[i].Last.After(out[j].Last)
+	sort.Strings(c.Conns)
+	c.First, c.Last = c.Items[0].At, c.Items[0].At
+	for _, it := range c.Items {
+		if it.At.Before(c.First) {
+			c.First = it.At
 		}
-		return out[i].Key < out[j].Key
-	})
-	return out
+		if it.At.After(c.Last) {
+			c.Last = it.At
+		}
+	}
 }
 
 // convRank orders conversation keys by how well they name a

@@ -53,6 +53,7 @@ type Item struct {
 	Status string    `json:"status,omitempty"` // the outcome in words ("CONTRL: rejected (2 errors)")
 	Note   string    `json:"note,omitempty"`   // why the file could not be read fully, when it could not
 	Path   string    `json:"path"`             // the file the item comes from (source of truth)
+	Part   int       `json:"part,omitempty"`   // a delivery's part (see wideConvs): 1, 2, …; 0 the delivery or its head
 	Detail string    `json:"-"`                // compact JSON the linking needs (see detail.go)
 	IDs    *ItemIDs  `json:"ids,omitempty"`    // filled by Find: what a ticket quotes
 	Keys   []Key     `json:"-"`
@@ -88,21 +89,42 @@ type keySet struct {
 	seen map[Key]bool
 }
 
+// keySetLinear is how many keys a keySet compares one by one before it
+// builds a map (most items have a handful; a wide delivery has many parts).
+const keySetLinear = 16
+
 func (k *keySet) add(kind KeyKind, values ...string) {
-	if k.seen == nil {
-		k.seen = map[Key]bool{}
-	}
 	for _, v := range values {
 		v = norm(v)
 		if v == "" {
 			continue
 		}
 		key := Key{Kind: kind, Value: v}
-		if !k.seen[key] {
+		if k.has(key) {
+			continue
+		}
+		k.keys = append(k.keys, key)
+		if k.seen != nil {
 			k.seen[key] = true
-			k.keys = append(k.keys, key)
+		} else if len(k.keys) > keySetLinear {
+			k.seen = make(map[Key]bool, 2*len(k.keys))
+			for _, have := range k.keys {
+				k.seen[have] = true
+			}
 		}
 	}
+}
+
+func (k *keySet) has(key Key) bool {
+	if k.seen != nil {
+		return k.seen[key]
+	}
+	for _, have := range k.keys {
+		if have == key {
+			return true
+		}
+	}
+	return false
 }
 
 // Conversation keys: an order number, else an interchange (its sender and

@@ -3,12 +3,12 @@ package track
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -43,13 +43,21 @@ var migrations = [][]string{
 		`CREATE TABLE track_keys (value TEXT NOT NULL, at BIGINT NOT NULL, item BIGINT NOT NULL, kind TEXT NOT NULL,
 			PRIMARY KEY (value, at, item, kind)) WITHOUT ROWID`,
 	},
-	{ // 1 → 2: details carry the upload's server time and the parties
-		// the linking needs (issue 23): refill from the files
+	{ // 1 → 2: a wide delivery is a head and parts (see wideConvs); type: queries walk an index;
+		// details carry the upload's server time and the parties the linking needs (issue 23).
+		// The rows of version 1 held such a delivery as one item: they are emptied and the
+		// next sync rebuilds (no "built" mark).
 		`DELETE FROM track_keys`,
 		`DELETE FROM track_items`,
 		`DELETE FROM track_sources`,
+		`DELETE FROM track_meta WHERE name IN ('built', 'orphans') OR name >= 'dirsig:' AND name < 'dirsig;'`,
+		`ALTER TABLE track_items ADD COLUMN part BIGINT NOT NULL DEFAULT 0`,
+		`CREATE INDEX track_items_type ON track_items (type, at)`,
 	},
 }
+
+// cacheKiB is each connection's page cache.
+const cacheKiB = 32 << 10
 
 // keysPerItem bounds the keys of one item: a hostile file cannot flood
 // the index.
@@ -70,6 +78,8 @@ var (
 	ErrForeign = errors.New("track: the index database has another schema")
 	// ErrFull: the disk (or quota) is full.
 	ErrFull = errors.New("track: no space left for the index")
+	// ErrBusy: another process held the database longer than the wait.
+	ErrBusy = errors.New("track: another process is writing the index")
 )
 
 // classify maps SQLite's result codes to the errors above.
@@ -84,6 +94,8 @@ func classify(err error) error {
 			return fmt.Errorf("%w: %w", ErrCorrupt, err)
 		case 13: // SQLITE_FULL
 			return fmt.Errorf("%w: %w", ErrFull, err)
+		case 5: // SQLITE_BUSY
+			return fmt.Errorf("%w: %w", ErrBusy, err)
 		}
 	}
 	if strings.Contains(err.Error(), "no space left on device") {
@@ -95,6 +107,33 @@ func classify(err error) error {
 // SQLite is the Backend on an SQLite file.
 type SQLite struct {
 	db *sql.DB
+
+	statsMu sync.Mutex
+	stats   QueryStats
+}
+
+// QueryStats count the work of the queries so far: statements on the key
+// b-tree, statements reading items, item rows decoded. Tests bound a
+// query's work by its answer with them (a timing would be flaky).
+type QueryStats struct {
+	KeyQueries, ItemQueries, ItemsRead int
+}
+
+// Stats returns the counts so far.
+func (s *SQLite) Stats() QueryStats {
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	return s.stats
+}
+
+func (s *SQLite) count(f *int, n ...int) {
+	s.statsMu.Lock()
+	if len(n) == 0 {
+		*f++
+	} else {
+		*f += n[0]
+	}
+	s.statsMu.Unlock()
 }
 
 // OpenSQLite opens (creating) the database at path in WAL mode with a
@@ -102,17 +141,40 @@ type SQLite struct {
 // ErrCorrupt or ErrForeign when the file is not a usable index; the caller
 // (Open) moves such a file aside and starts afresh.
 func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+	return openSQLite(ctx, "file:"+path, busyTimeout, 4)
+}
+
+// OpenSQLiteWait is OpenSQLite whose statements wait at most wait for
+// another process's write (a query's bounded wait; see QueryWait).
+func OpenSQLiteWait(ctx context.Context, path string, wait time.Duration) (*SQLite, error) {
+	return openSQLite(ctx, "file:"+path, wait, 4)
+}
+
+// OpenMemory is an index in memory (the answer when the file cannot be
+// used: see OpenQuery). One connection: each has its own memory database.
+func OpenMemory(ctx context.Context) (*SQLite, error) {
+	return openSQLite(ctx, "file::memory:", busyTimeout, 1)
+}
+
+func openSQLite(ctx context.Context, name string, wait time.Duration, conns int) (*SQLite, error) {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busyTimeout/time.Millisecond))+")")
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(wait/time.Millisecond))+")")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)") // derived data: a power cut may lose the last batch, a sync redoes it
 	q.Add("_pragma", "foreign_keys(OFF)")
+	// a rebuild of 100,000 deliveries touches more b-tree pages than
+	// SQLite's default cache (2 MB) holds, and slows down as it grows
+	q.Add("_pragma", "cache_size(-"+strconv.Itoa(cacheKiB)+")")
 	q.Set("_txlock", "immediate") // take the write lock at BEGIN: no deadlock upgrading a read
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite", name+"?"+q.Encode())
 	if err != nil {
 		return nil, classify(err)
 	}
-	db.SetMaxOpenConns(4)
+	db.SetMaxOpenConns(conns)
+	if conns == 1 {
+		db.SetConnMaxLifetime(0)
+		db.SetMaxIdleConns(1) // the one connection is the database: never closed while open
+	}
 	s := &SQLite{db: db}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
@@ -121,38 +183,63 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	return s, nil
 }
 
+// querier is a database or a transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// schemaVersion reads the schema marker and version: 0 for an empty
+// database, ErrForeign or ErrCorrupt for a file that is not our index.
+func schemaVersion(ctx context.Context, q querier) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'`).Scan(&n); err != nil {
+		return 0, classify(err)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var name, v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, "schema").Scan(&name)
+	if err == nil {
+		err = q.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, "version").Scan(&v)
+	}
+	if err != nil {
+		if c := classify(err); errors.Is(c, ErrCorrupt) || errors.Is(c, ErrBusy) {
+			return 0, c
+		}
+		return 0, fmt.Errorf("%w: no b2bx schema marker (%v)", ErrForeign, err)
+	}
+	if name != SchemaName {
+		return 0, fmt.Errorf("%w: schema %q", ErrForeign, name)
+	}
+	version, err := strconv.Atoi(v)
+	if err != nil || version < 1 || version > SchemaVersion {
+		return 0, fmt.Errorf("%w: version %q (this b2bx writes %d)", ErrForeign, v, SchemaVersion)
+	}
+	return version, nil
+}
+
 // migrate checks the schema marker and version and applies the missing
-// migrations in one transaction.
+// migrations in one transaction. An index of the current version is only
+// read (no write lock is taken to open it).
 func (s *SQLite) migrate(ctx context.Context) error {
+	if v, err := schemaVersion(ctx, s.db); err != nil || v == SchemaVersion {
+		return err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(err)
 	}
 	defer tx.Rollback()
+	version, err := schemaVersion(ctx, tx) // again: another process may have migrated meanwhile
+	if err != nil {
+		return err
+	}
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'`).Scan(&n); err != nil {
 		return classify(err)
 	}
-	version := 0
-	if n > 0 {
-		var name, v string
-		err := tx.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, "schema").Scan(&name)
-		if err == nil {
-			err = tx.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, "version").Scan(&v)
-		}
-		if err != nil {
-			if c := classify(err); errors.Is(c, ErrCorrupt) {
-				return c
-			}
-			return fmt.Errorf("%w: no b2bx schema marker (%v)", ErrForeign, err)
-		}
-		if name != SchemaName {
-			return fmt.Errorf("%w: schema %q", ErrForeign, name)
-		}
-		if version, err = strconv.Atoi(v); err != nil || version < 1 || version > SchemaVersion {
-			return fmt.Errorf("%w: version %q (this b2bx writes %d)", ErrForeign, v, SchemaVersion)
-		}
-	} else {
+	if n == 0 {
 		if _, err := tx.ExecContext(ctx, `CREATE TABLE track_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`); err != nil {
 			return classify(err)
 		}
@@ -179,362 +266,27 @@ func (s *SQLite) migrate(ctx context.Context) error {
 // Close closes the database.
 func (s *SQLite) Close() error { return s.db.Close() }
 
-// Apply implements Backend. A Fresh batch that meets a source already
-// there (another process rebuilt at the same time) is run again as a
-// replacing one.
-func (s *SQLite) Apply(ctx context.Context, b Batch) error {
-	err := s.apply(ctx, b)
-	var se *sqlite.Error
-	if b.Fresh && errors.As(err, &se) && se.Code()&0xff == 19 { // SQLITE_CONSTRAINT
-		b.Fresh = false
-		err = s.apply(ctx, b)
-	}
-	return err
-}
-
-func (s *SQLite) apply(ctx context.Context, b Batch) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+// Busy says whether another process holds the write lock now (asked
+// without waiting).
+func (s *SQLite) Busy(ctx context.Context) bool {
+	c, err := s.db.Conn(ctx)
 	if err != nil {
-		return classify(err)
+		return false
 	}
-	defer tx.Rollback()
-	w := writer{ctx: ctx, tx: tx}
-	for _, p := range b.Forget {
-		w.forget(p)
+	defer c.Close()
+	var wait int
+	if c.QueryRowContext(ctx, `PRAGMA busy_timeout`).Scan(&wait) != nil {
+		return false
 	}
-	for _, si := range b.Set {
-		if !b.Fresh {
-			w.forget(si.Source.Path)
-		}
-		w.set(si)
+	if _, err := c.ExecContext(ctx, `PRAGMA busy_timeout = 0`); err != nil {
+		return false
 	}
-	w.countOrphans()
-	if w.err != nil {
-		return classify(w.err)
+	defer c.ExecContext(context.WithoutCancel(ctx), `PRAGMA busy_timeout = `+strconv.Itoa(wait))
+	if _, err := c.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return errors.Is(classify(err), ErrBusy)
 	}
-	return classify(tx.Commit())
-}
-
-// countOrphans adds the batch's left-behind keys to the count kept in
-// track_meta and sweeps them all once there are orphanSweep.
-func (w *writer) countOrphans() {
-	if w.err != nil || w.orphaned == 0 {
-		return
-	}
-	var v string
-	if err := w.tx.QueryRowContext(w.ctx, `SELECT value FROM track_meta WHERE name = ?`, "orphans").Scan(&v); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		w.err = err
-		return
-	}
-	n, _ := strconv.Atoi(v)
-	n += w.orphaned
-	if n >= orphanSweep {
-		w.exec(`DELETE FROM track_keys WHERE NOT EXISTS (SELECT 1 FROM track_items i WHERE i.id = track_keys.item)`)
-		n = 0
-	}
-	w.exec(`DELETE FROM track_meta WHERE name = ?`, "orphans")
-	w.exec(`INSERT INTO track_meta (name, value) VALUES (?, ?)`, "orphans", strconv.Itoa(n))
-}
-
-// writer runs the statements of one batch, keeping the first error.
-type writer struct {
-	ctx context.Context
-	tx  *sql.Tx
-	err error
-
-	insSource, insItem, insKey *sql.Stmt
-	orphaned                   int // items whose keys were left behind
-}
-
-func (w *writer) exec(q string, args ...any) sql.Result {
-	if w.err != nil {
-		return nil
-	}
-	r, err := w.tx.ExecContext(w.ctx, q, args...)
-	w.err = err
-	return r
-}
-
-func (w *writer) forget(path string) {
-	if w.err != nil {
-		return
-	}
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT i.id FROM track_items i JOIN track_sources s ON s.id = i.source WHERE s.path = ?`, path)
-	if err != nil {
-		w.err = err
-		return
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if w.err = rows.Scan(&id); w.err != nil {
-			rows.Close()
-			return
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if w.err = rows.Err(); w.err != nil {
-		return
-	}
-	w.orphaned += len(ids)
-	if len(ids) > 0 {
-		w.exec(`DELETE FROM track_items WHERE source IN (SELECT id FROM track_sources WHERE path = ?)`, path)
-	}
-	w.exec(`DELETE FROM track_sources WHERE path = ?`, path)
-}
-
-func (w *writer) set(si SourceItems) {
-	if w.err != nil {
-		return
-	}
-	if w.insItem == nil {
-		if w.insSource, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_sources (path, conn, size, mtime) VALUES (?, ?, ?, ?) RETURNING id`); w.err != nil {
-			return
-		}
-		if w.insItem, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_items (source, conn, kind, ref, type, at, state, status, note, detail, convs)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`); w.err != nil {
-			return
-		}
-		if w.insKey, w.err = w.tx.PrepareContext(w.ctx, `INSERT INTO track_keys (value, at, item, kind) VALUES (?, ?, ?, ?)`); w.err != nil {
-			return
-		}
-	}
-	var src int64
-	if w.err = w.insSource.QueryRowContext(w.ctx, si.Source.Path, si.Source.Conn, si.Source.Size, si.Source.MTime).Scan(&src); w.err != nil {
-		return
-	}
-	for _, it := range si.Items {
-		at := it.At.UnixMilli()
-		var id int64
-		var convs []string
-		for _, k := range it.Keys {
-			if k.Kind == KeyConv {
-				convs = append(convs, k.Value)
-			}
-		}
-		if w.err = w.insItem.QueryRowContext(w.ctx, src, it.Conn, string(it.Kind), it.Ref, it.Type, at, it.State, it.Status, it.Note, it.Detail, mustJSON(convs)).Scan(&id); w.err != nil {
-			return
-		}
-		for n, k := range it.Keys {
-			if n == keysPerItem {
-				break // bounded (see keysPerItem); a hostile file cannot flood the index
-			}
-			if _, w.err = w.insKey.ExecContext(w.ctx, k.Value, it.At.Unix(), id, string(k.Kind)); w.err != nil {
-				return
-			}
-		}
-	}
-}
-
-// Sources implements Backend.
-func (s *SQLite) Sources(ctx context.Context, prefix string) (map[string]Source, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT path, conn, size, mtime FROM track_sources WHERE path >= ? AND path < ?`, prefix, prefix+"\U0010FFFF")
-	if err != nil {
-		return nil, classify(err)
-	}
-	defer rows.Close()
-	out := map[string]Source{}
-	for rows.Next() {
-		var src Source
-		if err := rows.Scan(&src.Path, &src.Conn, &src.Size, &src.MTime); err != nil {
-			return nil, classify(err)
-		}
-		out[src.Path] = src
-	}
-	return out, classify(rows.Err())
-}
-
-const itemCols = `i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, i.convs, s.path`
-
-func scanItems(rows *sql.Rows) ([]Item, error) {
-	defer rows.Close()
-	var out []Item
-	for rows.Next() {
-		var it Item
-		var kind, convs string
-		var at int64
-		if err := rows.Scan(&it.ID, &it.Conn, &kind, &it.Ref, &it.Type, &at, &it.State, &it.Status, &it.Note, &it.Detail, &convs, &it.Path); err != nil {
-			return nil, classify(err)
-		}
-		it.Kind, it.At = Kind(kind), time.UnixMilli(at).UTC()
-		var cs []string
-		_ = json.Unmarshal([]byte(convs), &cs)
-		for _, c := range cs {
-			it.Keys = append(it.Keys, Key{Kind: KeyConv, Value: c})
-		}
-		out = append(out, it)
-	}
-	return out, classify(rows.Err())
-}
-
-// Match implements Backend. The value is compared by equality or as a
-// range (prefix), never with LIKE, so '%', '_' and '*' in it are plain
-// characters.
-func (s *SQLite) Match(ctx context.Context, m Match) ([]Item, error) {
-	var where []string
-	var args []any
-	if m.Value == "" {
-		return s.matchType(ctx, m)
-	}
-	if m.Prefix {
-		where = append(where, `k.value >= ? AND k.value < ?`)
-		args = append(args, m.Value, m.Value+"\U0010FFFF")
-	} else {
-		where = append(where, `k.value = ?`)
-		args = append(args, m.Value)
-	}
-	if len(m.Kinds) > 0 {
-		ph := make([]string, len(m.Kinds))
-		for i, k := range m.Kinds {
-			ph[i] = "?"
-			args = append(args, string(k))
-		}
-		where = append(where, `k.kind IN (`+strings.Join(ph, ", ")+`)`)
-	} else {
-		where = append(where, `k.kind <> ?`)
-		args = append(args, string(KeyConv))
-	}
-	if !m.Since.IsZero() {
-		where = append(where, `k.at >= ?`)
-		args = append(args, m.Since.Unix())
-	}
-	if m.Conn != "" {
-		where = append(where, `i.conn = ?`)
-		args = append(args, m.Conn)
-	}
-	if m.Type != "" {
-		where = append(where, `i.type = ?`)
-		args = append(args, m.Type)
-	}
-	limit := m.Limit
-	if limit <= 0 {
-		limit = DefaultLimit
-	}
-	args = append(args, limit)
-	// walk the value index newest first and stop at the limit; the
-	// items are read by id afterwards
-	rows, err := s.db.QueryContext(ctx, `SELECT k.item FROM track_keys k JOIN track_items i ON i.id = k.item
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY k.at DESC, k.item DESC LIMIT ?`, args...)
-	if err != nil {
-		return nil, classify(err)
-	}
-	var ids []int64
-	seen := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, classify(err)
-		}
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, classify(err)
-	}
-	byID := map[int64]Item{}
-	err = inChunks(ids, func(ph string, args []any) error {
-		rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source WHERE i.id IN (`+ph+`)`, args...)
-		if err != nil {
-			return classify(err)
-		}
-		items, err := scanItems(rows)
-		for _, it := range items {
-			byID[it.ID] = it
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Item, 0, len(ids))
-	for _, id := range ids {
-		if it, ok := byID[id]; ok {
-			out = append(out, it)
-		}
-	}
-	return out, nil
-}
-
-// matchType lists the items of one type (a type: query without value).
-func (s *SQLite) matchType(ctx context.Context, m Match) ([]Item, error) {
-	where, args := []string{`i.type = ?`, `i.at >= ?`}, []any{m.Type, m.Since.UnixMilli()}
-	if m.Since.IsZero() {
-		args[1] = int64(-1 << 62)
-	}
-	if m.Conn != "" {
-		where = append(where, `i.conn = ?`)
-		args = append(args, m.Conn)
-	}
-	limit := m.Limit
-	if limit <= 0 {
-		limit = DefaultLimit
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY i.at DESC, i.id DESC LIMIT ?`, append(args, limit)...)
-	if err != nil {
-		return nil, classify(err)
-	}
-	return scanItems(rows)
-}
-
-// inChunks runs fn over vals in slices small enough for any engine's
-// parameter limit.
-func inChunks[T any](vals []T, fn func(ph string, args []any) error) error {
-	const chunk = 500
-	for len(vals) > 0 {
-		n := min(chunk, len(vals))
-		ph := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-		args := make([]any, n)
-		for i, v := range vals[:n] {
-			args[i] = v
-		}
-		if err := fn(ph, args); err != nil {
-			return err
-		}
-		vals = vals[n:]
-	}
-	return nil
-}
-
-// ByConv implements Backend.
-func (s *SQLite) ByConv(ctx context.Context, convs []string) ([]Item, error) {
-	seen := map[int64]bool{}
-	var out []Item
-	err := inChunks(convs, func(ph string, args []any) error {
-		rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_keys k
-			JOIN track_items i ON i.id = k.item JOIN track_sources s ON s.id = i.source
-			WHERE k.value IN (`+ph+`) AND k.kind = ?`, append(args, string(KeyConv))...)
-		if err != nil {
-			return classify(err)
-		}
-		items, err := scanItems(rows)
-		for _, it := range items {
-			if !seen[it.ID] {
-				seen[it.ID] = true
-				out = append(out, it)
-			}
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// ByKind implements Backend.
-func (s *SQLite) ByKind(ctx context.Context, kind Kind, since time.Time) ([]Item, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
-		WHERE i.kind = ? AND i.at >= ? ORDER BY i.at, i.id`, string(kind), since.UnixMilli())
-	if err != nil {
-		return nil, classify(err)
-	}
-	return scanItems(rows)
+	_, _ = c.ExecContext(ctx, `ROLLBACK`)
+	return false
 }
 
 // Meta implements Backend.

@@ -1,0 +1,239 @@
+package track
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Sources implements Backend.
+func (s *SQLite) Sources(ctx context.Context, prefix string) (map[string]Source, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path, conn, size, mtime FROM track_sources WHERE path >= ? AND path < ?`, prefix, prefix+"\U0010FFFF")
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	out := map[string]Source{}
+	for rows.Next() {
+		var src Source
+		if err := rows.Scan(&src.Path, &src.Conn, &src.Size, &src.MTime); err != nil {
+			return nil, classify(err)
+		}
+		out[src.Path] = src
+	}
+	return out, classify(rows.Err())
+}
+
+const itemCols = `i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, i.convs, i.part, s.path`
+
+func scanItems(rows *sql.Rows) ([]Item, error) {
+	defer rows.Close()
+	var out []Item
+	for rows.Next() {
+		var it Item
+		var kind, convs string
+		var at int64
+		if err := rows.Scan(&it.ID, &it.Conn, &kind, &it.Ref, &it.Type, &at, &it.State, &it.Status, &it.Note, &it.Detail, &convs, &it.Part, &it.Path); err != nil {
+			return nil, classify(err)
+		}
+		it.Kind, it.At = Kind(kind), time.UnixMilli(at).UTC()
+		var cs []string
+		_ = json.Unmarshal([]byte(convs), &cs)
+		for _, c := range cs {
+			it.Keys = append(it.Keys, Key{Kind: KeyConv, Value: c})
+		}
+		out = append(out, it)
+	}
+	return out, classify(rows.Err())
+}
+
+// Match implements Backend. The value is compared by equality or as a
+// range (prefix), never with LIKE, so '%', '_' and '*' in it are plain
+// characters.
+func (s *SQLite) Match(ctx context.Context, m Match) ([]Item, error) {
+	if m.Value == "" {
+		return s.matchType(ctx, m)
+	}
+	where, args := matchWhere(m)
+	limit := m.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	args = append(args, limit)
+	// walk the value index newest first and stop at the limit; the
+	// items are read by id afterwards
+	s.count(&s.stats.KeyQueries)
+	rows, err := s.db.QueryContext(ctx, `SELECT k.item FROM track_keys k JOIN track_items i ON i.id = k.item
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY k.at DESC, k.item DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	var ids []int64
+	seen := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, classify(err)
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, classify(err)
+	}
+	return s.itemsByID(ctx, ids)
+}
+
+// matchWhere is the condition of a Match with a value, and its parameters.
+func matchWhere(m Match) (where []string, args []any) {
+	if m.Prefix {
+		where = append(where, `k.value >= ? AND k.value < ?`)
+		args = append(args, m.Value, m.Value+"\U0010FFFF")
+	} else {
+		where = append(where, `k.value = ?`)
+		args = append(args, m.Value)
+	}
+	if len(m.Kinds) > 0 {
+		ph := make([]string, len(m.Kinds))
+		for i, k := range m.Kinds {
+			ph[i] = "?"
+			args = append(args, string(k))
+		}
+		where = append(where, `k.kind IN (`+strings.Join(ph, ", ")+`)`)
+	} else {
+		where = append(where, `k.kind <> ?`)
+		args = append(args, string(KeyConv))
+	}
+	if !m.Since.IsZero() {
+		where = append(where, `k.at >= ?`)
+		args = append(args, m.Since.Unix())
+	}
+	if m.Conn != "" {
+		where = append(where, `i.conn = ?`)
+		args = append(args, m.Conn)
+	}
+	if m.Type != "" {
+		where = append(where, `i.type = ?`)
+		args = append(args, m.Type)
+	}
+	return where, args
+}
+
+// itemsByID reads items by id, in the order of ids (ids missing from
+// the table are left out).
+func (s *SQLite) itemsByID(ctx context.Context, ids []int64) ([]Item, error) {
+	byID := make(map[int64]Item, len(ids))
+	err := inChunks(ids, func(ph string, args []any) error {
+		s.count(&s.stats.ItemQueries)
+		rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source WHERE i.id IN (`+ph+`)`, args...)
+		if err != nil {
+			return classify(err)
+		}
+		items, err := scanItems(rows)
+		for _, it := range items {
+			byID[it.ID] = it
+		}
+		s.count(&s.stats.ItemsRead, len(items))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Item, 0, len(ids))
+	for _, id := range ids {
+		if it, ok := byID[id]; ok {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// matchType lists the items of one type (a type: query without value).
+func (s *SQLite) matchType(ctx context.Context, m Match) ([]Item, error) {
+	where, args := []string{`i.type = ?`, `i.at >= ?`}, []any{m.Type, m.Since.UnixMilli()}
+	if m.Since.IsZero() {
+		args[1] = int64(-1 << 62)
+	}
+	if m.Conn != "" {
+		where = append(where, `i.conn = ?`)
+		args = append(args, m.Conn)
+	}
+	limit := m.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	s.count(&s.stats.ItemQueries)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY i.at DESC, i.id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	items, err := scanItems(rows)
+	s.count(&s.stats.ItemsRead, len(items))
+	return items, err
+}
+
+// inChunks runs fn over vals in slices small enough for any engine's
+// parameter limit.
+func inChunks[T any](vals []T, fn func(ph string, args []any) error) error {
+	const chunk = 500
+	for len(vals) > 0 {
+		n := min(chunk, len(vals))
+		ph := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+		args := make([]any, n)
+		for i, v := range vals[:n] {
+			args[i] = v
+		}
+		if err := fn(ph, args); err != nil {
+			return err
+		}
+		vals = vals[n:]
+	}
+	return nil
+}
+
+// ByConv implements Backend. The keys give the ids (an item carrying
+// many of the conversations is named once per key, read once).
+func (s *SQLite) ByConv(ctx context.Context, convs []string) ([]Item, error) {
+	seen := map[int64]bool{}
+	var ids []int64
+	err := inChunks(convs, func(ph string, args []any) error {
+		s.count(&s.stats.KeyQueries)
+		rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT k.item FROM track_keys k WHERE k.value IN (`+ph+`) AND k.kind = ?`, append(args, string(KeyConv))...)
+		if err != nil {
+			return classify(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return classify(err)
+			}
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		return classify(rows.Err())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.itemsByID(ctx, ids)
+}
+
+// ByKind implements Backend.
+func (s *SQLite) ByKind(ctx context.Context, kind Kind, since time.Time) ([]Item, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
+		WHERE i.kind = ? AND i.at >= ? ORDER BY i.at, i.id`, string(kind), since.UnixMilli())
+	if err != nil {
+		return nil, classify(err)
+	}
+	return scanItems(rows)
+}
