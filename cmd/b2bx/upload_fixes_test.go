@@ -79,7 +79,11 @@ func TestUploadFixesAndRefusesRejectedBytes(t *testing.T) {
 	require.Equal(t, first.UploadID, last.Fixes, "the history records the link")
 	require.Equal(t, first.UploadID, h[len(h)-2].Fixes, "already in the pending record")
 	fix := decodeJSON[uploadJSON](t, func() string {
-		_, out, _ := s.run(t, "", "upload", fixed, "--replay", "--json")
+		code, out, errOut := s.run(t, "", "upload", fixed, "--replay", "--json")
+		// issue 23: the rejecting CONTRL answers the first upload only
+		// (created before the fix was sent), so the accepted fix's bytes
+		// may be replayed; the old rule linked it to the fix and refused
+		require.Equal(t, exitOK, code, errOut)
 		return out
 	}())
 
@@ -92,7 +96,9 @@ func TestUploadFixesAndRefusesRejectedBytes(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	rows = decodeJSON[[]uploadsJSON](t, out)
 	require.Equal(t, first.UploadID, rows[len(rows)-1].UploadID, "newest first")
-	require.Equal(t, first.UploadID, rows[0].Fixes)
+	require.True(t, rows[0].Replay, "the newest attempt: the replay of the fix")
+	require.Equal(t, fix.UploadID, rows[0].UploadID)
+	require.Equal(t, first.UploadID, rows[1].Fixes, "the fix records the upload it fixes")
 
 	csvPath := filepath.Join(t.TempDir(), "uploads.csv")
 	code, _, errOut = runCmd(t, "", s.env, "uploads", "--connection", cliConn, "-o", csvPath)
@@ -104,7 +110,7 @@ func TestUploadFixesAndRefusesRejectedBytes(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, recs, 1+len(rows))
 	require.Equal(t, "fixes", recs[0][13])
-	require.Equal(t, first.UploadID, recs[1][13])
+	require.Equal(t, first.UploadID, recs[2][13], "the fix's row (after its replay's)")
 	code, _, errOut = runCmd(t, "", s.env, "uploads", "--connection", cliConn, "-o", csvPath)
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "the file exists")
