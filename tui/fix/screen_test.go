@@ -144,4 +144,5 @@ func TestFooterOffersYOnlyWhenSendable(t *testing.T) {
 	require.Equal(t, "E full:E", helpKeys(m))
 	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
 	require.Empty(t, be.sent)
+	require.Contains(t, m.View(), "not sent:")
 }
