@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 )
 
 const tempPrefix = ".tmp-"
@@ -35,6 +36,26 @@ func createTemp(dir, hint string) (*os.File, error) {
 	return nil, errors.New("spool: could not create a unique temp file")
 }
 
+// syncCounts counts the fsyncs of files and of directories the store
+// made (see Syncs).
+var syncCounts struct{ files, dirs atomic.Int64 }
+
+// SyncCounts are the fsyncs a process's stores made so far: of files
+// (payloads, sidecars, histories) and of directories. For benchmarks and
+// tests that show what one stored delivery costs.
+type SyncCounts struct{ Files, Dirs int64 }
+
+// Syncs returns the fsyncs made so far.
+func Syncs() SyncCounts {
+	return SyncCounts{Files: syncCounts.files.Load(), Dirs: syncCounts.dirs.Load()}
+}
+
+// fsyncFile fsyncs f and counts it.
+func fsyncFile(f *os.File) error {
+	syncCounts.files.Add(1)
+	return f.Sync()
+}
+
 // syncDir fsyncs a directory so a rename in it survives a crash. Windows
 // cannot open directories for sync; its rename is already journaled, so the
 // step is skipped there.
@@ -46,6 +67,7 @@ func syncDir(dir string) error {
 	if err != nil {
 		return err
 	}
+	syncCounts.dirs.Add(1)
 	err = d.Sync()
 	if cerr := d.Close(); err == nil {
 		err = cerr
@@ -74,7 +96,7 @@ func writeFileDurable(dir, name string, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := fsyncFile(f); err != nil {
 		return fmt.Errorf("fsync %s: %w", tmp, err)
 	}
 	if err := f.Close(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -114,7 +115,17 @@ func (w *Staged) Commit(m Meta) (*Stored, error) {
 		_ = w.Abort()
 		return nil, err
 	}
-	if err := w.f.Sync(); err != nil {
+	// The sidecar is staged beside the payload and both are fsynced at
+	// once (the journal commits them together), then renamed payload
+	// first and made durable by one directory fsync. Nothing is reported
+	// stored, so nothing can be acknowledged, before that fsync returned.
+	side, err := stageMeta(w.dir, &m)
+	if err != nil {
+		_ = w.Abort()
+		return nil, fmt.Errorf("spool: write metadata of %q: %w", w.id, err)
+	}
+	defer side.abort()
+	if err := syncBoth(w.f, side.f); err != nil {
 		_ = w.Abort()
 		return nil, fmt.Errorf("spool: fsync payload %q: %w", w.id, err)
 	}
@@ -138,13 +149,76 @@ func (w *Staged) Commit(m Meta) (*Stored, error) {
 		return nil, fmt.Errorf("spool: rename payload %q into place: %w", w.id, err)
 	}
 	w.done = true
+	if err := side.commit(); err != nil {
+		return nil, fmt.Errorf("spool: write metadata of %q: %w", w.id, err)
+	}
 	if err := syncDir(w.dir); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	if err := writeMeta(w.dir, &m); err != nil {
-		return nil, fmt.Errorf("spool: write metadata of %q: %w", w.id, err)
-	}
 	return &Stored{Meta: m, Path: final}, nil
+}
+
+// stagedFile is a temp file holding a file's complete new content, not
+// yet synced or renamed into place.
+type stagedFile struct {
+	f    *os.File
+	dst  string
+	done bool
+}
+
+// stageMeta writes m's sidecar into a temp file in dir.
+func stageMeta(dir string, m *Meta) (*stagedFile, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	f, err := createTemp(dir, "meta")
+	if err != nil {
+		return nil, err
+	}
+	s := &stagedFile{f: f, dst: filepath.Join(dir, sidecarName(m.DeliveryAttemptID))}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		s.abort()
+		return nil, err
+	}
+	return s, nil
+}
+
+// commit closes the (synced) temp file and renames it into place; the
+// caller fsyncs the directory.
+func (s *stagedFile) commit() error {
+	s.done = true
+	if err := s.f.Close(); err != nil {
+		_ = os.Remove(s.f.Name())
+		return err
+	}
+	if err := os.Rename(s.f.Name(), s.dst); err != nil {
+		_ = os.Remove(s.f.Name())
+		return err
+	}
+	return nil
+}
+
+// abort removes the temp file unless it was committed.
+func (s *stagedFile) abort() {
+	if s.done {
+		return
+	}
+	s.done = true
+	_ = s.f.Close()
+	_ = os.Remove(s.f.Name())
+}
+
+// syncBoth fsyncs a and b at the same time: the file system's journal
+// commits both in about the time of one.
+func syncBoth(a, b *os.File) error {
+	errc := make(chan error, 1)
+	go func() { errc <- fsyncFile(b) }()
+	err := fsyncFile(a)
+	if berr := <-errc; err == nil {
+		err = berr
+	}
+	return err
 }
 
 // prepare validates and completes the metadata.
@@ -181,6 +255,13 @@ func (w *Staged) existing(m *Meta) (*Stored, error) {
 	switch {
 	case err == nil:
 		if old.SHA256 == m.SHA256 && old.Size == m.Size {
+			// A sidecar whose payload is missing or short (a crash
+			// after the renames, before the directory fsync, on a file
+			// system that kept the second rename only) is not a stored
+			// delivery: store it again.
+			if fi, serr := os.Lstat(filepath.Join(w.dir, old.File)); serr != nil || !fi.Mode().IsRegular() || fi.Size() != old.Size {
+				return nil, nil
+			}
 			return &Stored{Meta: *old, Path: filepath.Join(w.dir, old.File), AlreadyStored: true}, nil
 		}
 		return nil, conflictErr(w.id, old.SHA256, m.SHA256, filepath.Join(w.dir, old.File))

@@ -277,26 +277,46 @@ func (r *Runner) Process(ctx context.Context, e apiclient.Entry, opts ProcessOpt
 // emptied). Every entry's options must acknowledge: without it every
 // entry would be claimed and left to its lease, so All refuses before
 // claiming one.
+//
+// The mailbox is read again only when the last page read has no entry
+// left to process (NextOnPage): the entries after an acknowledged one on
+// that page are the next ones in the order given, and listing the same
+// page for each of them would cost a request per delivery (a quarter of
+// the client's rate limit). One claim at a time and the order of the
+// page stay as they were. An entry taken from a page read earlier may
+// have been claimed by another client since: when its claim is answered
+// 404 or 409, the mailbox is read again and the run goes on from its
+// head (the same entry, if still listed, is claimed once more and a
+// failure then stops the run as usual).
 func (r *Runner) All(ctx context.Context, opts func(apiclient.Entry) ProcessOptions, each func(Choice, *Result, error)) error {
 	if opts == nil {
 		opts = func(apiclient.Entry) ProcessOptions { return ProcessOptions{Ack: true} }
 	}
+	var last Choice
 	for {
-		c, err := r.Head(ctx)
-		if err != nil {
-			if each != nil {
-				each(c, nil, err)
+		c, onPage := r.NextOnPage(last)
+		if !onPage {
+			var err error
+			if c, err = r.Head(ctx); err != nil {
+				if each != nil {
+					each(c, nil, err)
+				}
+				if errors.Is(err, ErrEmpty) {
+					return nil
+				}
+				return err
 			}
-			if errors.Is(err, ErrEmpty) {
-				return nil
-			}
-			return err
 		}
 		o := opts(c.Entry)
 		if !o.Ack {
 			return errors.New("a run over the whole mailbox acknowledges each entry: without it every entry would be claimed and left to its lease")
 		}
 		res, err := r.Process(ctx, c.Entry, o)
+		if onPage && claimGone(res) {
+			r.Clear()
+			last = Choice{}
+			continue
+		}
 		if each != nil {
 			each(c, res, err)
 		}
@@ -307,5 +327,47 @@ func (r *Runner) All(ctx context.Context, opts func(apiclient.Entry) ProcessOpti
 			return err
 		}
 		r.Clear()
+		last = c
 	}
+}
+
+// claimGone: the claim failed because the entry is no longer there to
+// claim (404) or is claimed by someone else (409).
+func claimGone(res *Result) bool {
+	return res != nil && res.FailedStep == StepClaim &&
+		(errors.Is(res.Err, apiclient.ErrNotFound) || errors.Is(res.Err, apiclient.ErrConflict))
+}
+
+// NextOnPage is the head after prev's entry on the page prev's head
+// search read: the first later entry on prev.Page that the head search
+// would not pass over (see PassesOver). False when prev has no page or
+// the page has no such entry: then the mailbox must be read again (Head).
+// The Choice keeps prev's pages and relisted entries; Skipped are the
+// page's refused entries listed before the new head.
+func (r *Runner) NextOnPage(prev Choice) (Choice, bool) {
+	if prev.Page == nil || prev.Entry.DeliveryAttemptID == "" {
+		return Choice{}, false
+	}
+	page := prev.Page
+	c := Choice{Pages: prev.Pages, Page: page, Relisted: prev.Relisted}
+	pos, skipped, after := 0, page.Skipped, false
+	for _, e := range page.Entries {
+		for len(skipped) > 0 && skipped[0].Index <= pos {
+			if skipped[0].Index == pos {
+				pos++
+			}
+			c.Skipped = append(c.Skipped, skipped[0])
+			skipped = skipped[1:]
+		}
+		pos++
+		if !after {
+			after = e.DeliveryAttemptID == prev.Entry.DeliveryAttemptID
+			continue
+		}
+		if !r.PassesOver(e.DeliveryAttemptID) {
+			c.Entry = e
+			return c, true
+		}
+	}
+	return Choice{}, false
 }

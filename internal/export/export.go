@@ -11,13 +11,16 @@
 // characters and bidi overrides become visible escapes) and, in CSV, a
 // cell that a spreadsheet would run as a formula (starting with = + - @)
 // is prefixed with an apostrophe (tab and carriage return, the other
-// formula starters, are already made visible as ^I and ^M). The package
-// imports no UI code.
+// formula starters, are already made visible as ^I and ^M). Spreadsheets
+// do not agree on the separator (a comma in en-US, a semicolon in de-DE,
+// de-AT, fr and nl, a tab on paste), so a CSV cell holding any of them is
+// always quoted, and a formula start after one gets the apostrophe too
+// ("X;=1+1" is written "X;'=1+1"): a reader that splits on the wrong
+// separator still gets no formula. The package imports no UI code.
 package export
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,30 +99,65 @@ func WriteTable(path string, t Table, force bool) error {
 	})
 }
 
-// EncodeCSV writes t as CSV: a header line of the column names, then one
-// line per row, every cell sanitised and neutralised (see Cell).
+// EncodeCSV writes t as CSV (RFC 4180, lines ending in LF): a header
+// line of the column names, then one line per row, every cell sanitised
+// and neutralised (see CSVCell) and quoted when it holds a separator any
+// common locale uses (see csvNeedsQuotes).
 func EncodeCSV(w io.Writer, t Table) error {
-	cw := csv.NewWriter(w)
-	cells := make([]string, len(t.Columns))
+	var b bytes.Buffer
 	for i, c := range t.Columns {
-		cells[i] = CSVCell(c)
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeCSVField(&b, CSVCell(c))
 	}
-	if err := cw.Write(cells); err != nil {
-		return err
-	}
+	b.WriteByte('\n')
 	for _, r := range t.Rows {
-		for i := range cells {
-			cells[i] = ""
+		for i := range t.Columns {
+			if i > 0 {
+				b.WriteByte(',')
+			}
 			if i < len(r) {
-				cells[i] = CSVCell(r[i])
+				writeCSVField(&b, CSVCell(r[i]))
 			}
 		}
-		if err := cw.Write(cells); err != nil {
-			return err
+		b.WriteByte('\n')
+		if b.Len() > 1<<16 {
+			if _, err := w.Write(b.Bytes()); err != nil {
+				return err
+			}
+			b.Reset()
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeCSVField writes one cell, quoted (inner quotes doubled) when it
+// needs to be.
+func writeCSVField(b *bytes.Buffer, s string) {
+	if !csvNeedsQuotes(s) {
+		b.WriteString(s)
+		return
+	}
+	b.WriteByte('"')
+	b.WriteString(strings.ReplaceAll(s, `"`, `""`))
+	b.WriteByte('"')
+}
+
+// csvNeedsQuotes: the cell holds a separator of some locale's CSV (comma,
+// semicolon, tab), a quote, a line break (CR, LF, U+2028, U+2029), or
+// starts or ends with a space (some readers trim unquoted cells). The
+// encoding/csv writer quotes only for a comma, which leaves "a;b" one cell
+// for us and two for a spreadsheet set to ';'.
+func csvNeedsQuotes(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' || s == `\.` {
+		return true
+	}
+	return strings.ContainsAny(s, ",;\t\"\r\n\u2028\u2029")
 }
 
 // EncodeJSON writes t as {"table": name, "columns": [...], "rows":
@@ -195,15 +233,47 @@ func writeJSONString(b *bytes.Buffer, s string) {
 
 // CSVCell is a cell as CSV exports write it: sanitised by termsafe, and
 // prefixed with an apostrophe when a spreadsheet would take it for a
-// formula (it starts with = + - @), so
-// "=HYPERLINK(...)" from a payload stays text.
+// formula (it starts with = + - @), so "=HYPERLINK(...)" from a payload
+// stays text. A formula start right after a separator of any locale
+// (comma, semicolon, tab; spaces between them skipped) gets the apostrophe
+// as well, so a reader splitting "X;=1+1" on ';' sees "X" and "'=1+1".
 func CSVCell(s string) string {
 	s = termsafe.String(s)
-	if s != "" && strings.ContainsRune("=+-@", rune(s[0])) {
-		return "'" + s
+	if s == "" {
+		return s
 	}
-	return s
+	var b strings.Builder
+	start := 0
+	if isFormulaStart(s[0]) {
+		b.Grow(len(s) + 1)
+		b.WriteByte('\'')
+	}
+	for i := 0; i < len(s); i++ {
+		if !isSeparator(s[i]) {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if j < len(s) && isFormulaStart(s[j]) {
+			b.WriteString(s[start:j])
+			b.WriteByte('\'')
+			start = j
+		}
+	}
+	if start == 0 && b.Len() == 0 {
+		return s
+	}
+	b.WriteString(s[start:])
+	return b.String()
 }
+
+func isFormulaStart(c byte) bool { return c == '=' || c == '+' || c == '-' || c == '@' }
+
+// isSeparator: a cell separator of some locale's CSV (termsafe has already
+// made line breaks visible).
+func isSeparator(c byte) bool { return c == ',' || c == ';' || c == '\t' }
 
 // WriteFile writes what write produces to path atomically: into a
 // temporary file beside it, synced, then linked (without force: an

@@ -181,3 +181,34 @@ func TestOnlyMarkedRows(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+// A spreadsheet set to ';' (de-DE, de-AT, fr, nl) or reading a pasted
+// tab-separated line splits a cell at that separator: such a cell is
+// quoted, and no part after a separator starts a formula.
+func TestCSVSemicolonAndTabLocales(t *testing.T) {
+	tb := Table{Name: "mailbox", Columns: []string{"v"}, Rows: [][]string{
+		{"X;=1+1"}, {"X;=cmd|' /C calc'!A0"}, {"a; +1"}, {"a,@SUM(1)"}, {"plain;text"}, {"a-b;c=d"}, {" lead"}, {"x\t-1"},
+	}}
+	var b bytes.Buffer
+	if err := EncodeCSV(&b, tb); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := []string{"v", `"X;'=1+1"`, `"X;'=cmd|' /C calc'!A0"`, `"a; '+1"`, `"a,'@SUM(1)"`, `"plain;text"`, `"a-b;c=d"`, `" lead"`, "x^I-1"}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("CSV\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs[1:] {
+		for _, sep := range []string{";", ",", "\t"} {
+			for _, part := range strings.Split(r[0], sep)[1:] {
+				if p := strings.TrimLeft(part, " "); p != "" && strings.ContainsRune("=+-@", rune(p[0])) {
+					t.Errorf("cell %q: part %q after %q starts a formula", r[0], part, sep)
+				}
+			}
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/nutrab2b/b2bx/apiclient"
@@ -110,7 +112,6 @@ func (p *Preflight) Data() []byte { return p.data }
 // its content (empty, too large, not one ORDERS interchange) is in the
 // returned Preflight's Problem and Checks.
 func Inspect(ctx context.Context, path string) (*Preflight, error) {
-	name := termsafe.String(path)
 	f, err := spool.OpenRegular(path, true)
 	if errors.Is(err, spool.ErrNotRegular) {
 		return nil, fmt.Errorf("%w; upload reads only regular files: copy the interchange into one first", err)
@@ -123,6 +124,13 @@ func Inspect(ctx context.Context, path string) (*Preflight, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the file: %w", err)
 	}
+	return inspectOpen(ctx, f, info, path)
+}
+
+// inspectOpen runs the pre-flight on f, a regular file open for reading
+// whose metadata is info; path is what messages call it.
+func inspectOpen(ctx context.Context, f *os.File, info fs.FileInfo, path string) (*Preflight, error) {
+	name := termsafe.String(path)
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path

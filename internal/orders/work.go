@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/nutrab2b/b2bx/edi/pin"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/pin"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -63,6 +63,66 @@ func NewWorkCopy(dir string, rec spool.UploadRecord, data []byte) (string, error
 	return "", fmt.Errorf("the work directory %s holds 999 work copies of %s: remove old ones", termsafe.String(dir), termsafe.String(base))
 }
 
+// ErrNotWorkCopy matches an error about a work copy that is no longer a
+// file b2bx may read as the fix: the editor (or anything else) put a
+// symbolic link, FIFO, device, directory or a hard link to another file
+// at its name.
+var ErrNotWorkCopy = errors.New("the work copy is no longer a plain file of its own")
+
+// OpenWorkCopy opens the edited work copy at path for reading, without
+// following a symbolic link at the name (O_NOFOLLOW) and without
+// blocking. It accepts the file NewWorkCopy created, or a regular file an
+// editor wrote in its place (vim, emacs and others save by writing a new
+// file and renaming it over the old one), and refuses anything else at
+// that name: a symlink (to /etc/passwd, or to another valid ORDERS that
+// would then be offered for sending), a FIFO, device or directory, and a
+// hard link to another file (more than one link). info is the open
+// file's metadata.
+func OpenWorkCopy(path string) (*os.File, fs.FileInfo, error) {
+	name := termsafe.String(path)
+	refuse := func(what string) error {
+		return fmt.Errorf("%w: %s is %s; the review reads only the regular file the editor saved there: nothing can be sent from it, E writes the fix again", ErrNotWorkCopy, name, what)
+	}
+	f, err := spool.OpenRegular(path, false)
+	if errors.Is(err, spool.ErrNotRegular) {
+		what := "not a regular file"
+		if li, lerr := os.Lstat(path); lerr == nil {
+			what = describeMode(li.Mode())
+		}
+		return nil, nil, refuse(what)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read the file: %w", err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, fmt.Errorf("cannot read the file: %w", err)
+	}
+	if n := linkCount(info); n > 1 {
+		_ = f.Close()
+		return nil, nil, refuse(fmt.Sprintf("a hard link shared with %d other names (another file's bytes)", n-1))
+	}
+	return f, info, nil
+}
+
+// describeMode names what a non-regular file is.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a regular file"
+}
+
 // Review is what the operator sees after editing a work copy, before
 // deciding to send it: the pre-flight, the segments that changed against
 // the rejected bytes, and the key the fix would get.
@@ -94,7 +154,12 @@ type Review struct {
 // linked answers; nil: only rec counts as rejected). pins are the
 // rejection's pins on the rejected bytes (see Touched).
 func ReviewFix(ctx context.Context, store *spool.Store, l *Linked, rec spool.UploadRecord, rejected []byte, path string, pins []pin.Pin) (*Review, error) {
-	pf, err := Inspect(ctx, path)
+	f, info, err := OpenWorkCopy(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	pf, err := inspectOpen(ctx, f, info, path)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -152,7 +154,11 @@ func Load(path string, actions []Action, slots []string, getenv func(string) str
 		}
 		valid := true
 		for _, k := range keys {
-			if err := ValidKey(k); err != nil {
+			err := ValidKey(k)
+			if err == nil {
+				err = notFixed(name, k)
+			}
+			if err != nil {
 				bad("keys."+name, "%s: %v", termsafe.String(name), err)
 				valid = false
 			}
@@ -268,22 +274,44 @@ func keyList(v any) ([]string, bool) {
 	return nil, false
 }
 
+// fixedKeys are the keys config.toml cannot move: ctrl+c quits at once
+// (binding quit to it as well changes nothing, so quit may name it) and
+// 1-9 go to a tab. The y/N answers of a prompt are read by the prompt,
+// not through [keys], so y stays free for an action (copy).
+var fixedKeys = map[string]struct{ meaning, allowed string }{
+	"ctrl+c": {"quits at once", "quit"},
+	"1":      {"goes to tab 1", ""}, "2": {"goes to tab 2", ""}, "3": {"goes to tab 3", ""},
+	"4": {"goes to tab 4", ""}, "5": {"goes to tab 5", ""}, "6": {"goes to tab 6", ""},
+	"7": {"goes to tab 7", ""}, "8": {"goes to tab 8", ""}, "9": {"goes to tab 9", ""},
+}
+
+// notFixed refuses a fixed key for an action it does not already mean.
+func notFixed(action, k string) error {
+	f, ok := fixedKeys[k]
+	if !ok || f.allowed == action {
+		return nil
+	}
+	return fmt.Errorf("%q is fixed (it %s) and cannot be bound: choose another key", k, f.meaning)
+}
+
 var namedKeys = map[string]bool{
 	"enter": true, "esc": true, "tab": true, "shift+tab": true, "space": true, "backspace": true, "delete": true,
 	"up": true, "down": true, "left": true, "right": true, "home": true, "end": true, "pgup": true, "pgdown": true,
 }
 
-// ValidKey checks a key as written in [keys]: one printable character
-// ("P", "?", "/"), a named key (enter, esc, tab, shift+tab, space,
+// ValidKey checks a key as written in [keys]: one visible character
+// ("P", "?", "/"; not a space, a control, a combining mark, or an
+// invisible format character such as a bidi override U+202E or a zero
+// width space), a named key (enter, esc, tab, shift+tab, space,
 // backspace, delete, up, down, left, right, home, end, pgup, pgdown,
 // f1-f12), or ctrl+ or alt+ and a letter or digit.
 func ValidKey(k string) error {
 	switch {
 	case namedKeys[k]:
 		return nil
-	case len([]rune(k)) == 1:
-		r := []rune(k)[0]
-		if r > ' ' && r != 0x7f && !(r >= 0x80 && r < 0xa0) {
+	case utf8.RuneCountInString(k) == 1:
+		r, _ := utf8.DecodeRuneInString(k)
+		if r != utf8.RuneError && unicode.IsGraphic(r) && !unicode.IsSpace(r) && !unicode.IsMark(r) && !termsafe.Dangerous(r) {
 			return nil
 		}
 	case strings.HasPrefix(k, "f"):

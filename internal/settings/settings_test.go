@@ -139,7 +139,7 @@ func TestValidKey(t *testing.T) {
 			t.Errorf("%q: %v", k, err)
 		}
 	}
-	for _, k := range []string{"", " ", "\x1b", "f13", "ctrl+", "ctrl+ab", "PP", "\u0085"} {
+	for _, k := range []string{"", " ", "\x1b", "f13", "ctrl+", "ctrl+ab", "PP", "\u0085", "\u202e", "\u200b", "\u00a0", "\u0301", "\u2028", "\xff"} {
 		if ValidKey(k) == nil {
 			t.Errorf("%q accepted", k)
 		}
@@ -196,5 +196,25 @@ func TestHelpShowsBoundKeys(t *testing.T) {
 	}
 	if len(cfg.Help(acts, "")) != len(acts) {
 		t.Fatal("all scopes")
+	}
+}
+
+// ctrl+c and 1-9 are fixed (docs: "1–9, ctrl+c and the y/N answers are
+// fixed"): binding one is refused with the file and line; quit may name
+// ctrl+c, which already quits.
+func TestFixedKeysRefused(t *testing.T) {
+	for _, body := range []string{"[keys]\n\nprocess = \"ctrl+c\"\n", "[keys]\n\nprocess = \"1\"\n", "[keys]\n\nworker = [\"W\", \"9\"]\n", "[keys]\n\nprocess = \"\u202e\"\n"} {
+		p := write(t, body)
+		_, err := Load(p, actions, slots, noEnv)
+		es := errorsOf(t, err)
+		if len(es) != 1 || es[0].Line != 3 || !strings.HasPrefix(es[0].Error(), p+":3:") {
+			t.Errorf("%q: %v", body, err)
+		}
+		if strings.Contains(body, "ctrl+c") && !strings.Contains(es[0].Msg, `"ctrl+c" is fixed`) {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+	if _, err := Load(write(t, "[keys]\nquit = [\"q\", \"ctrl+c\"]\nprocess = \"y\"\n"), actions, slots, noEnv); err != nil {
+		t.Fatalf("quit on ctrl+c (as documented), process on y: %v", err)
 	}
 }

@@ -151,7 +151,9 @@ func (m Model) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 
 // edit hands the terminal to the editor on the work copy.
 func (m Model) edit() (Model, tea.Cmd) {
-	m.stage, m.err = stageEditing, nil
+	// The file is about to change: an earlier review no longer describes
+	// it, so nothing is sendable until it is reviewed again.
+	m.stage, m.err, m.review = stageEditing, nil, nil
 	args := up.EditorArgs(m.getenv, m.path)
 	c := exec.Command(args[0], args[1:]...)
 	return m, func() tea.Msg {
@@ -241,16 +243,25 @@ var (
 	editKey = key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit again"))
 )
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap: y only while the review allows
+// sending (the footer never offers what the review refuses).
 func (m Model) ShortHelp() []key.Binding {
-	if m.stage == stageReview {
-		return []key.Binding{sendKey, editKey}
+	if m.stage != stageReview {
+		return nil
 	}
-	return nil
+	if m.Sendable() != "" {
+		return []key.Binding{editKey}
+	}
+	return []key.Binding{sendKey, editKey}
 }
 
 // FullHelp implements help.KeyMap.
-func (m Model) FullHelp() [][]key.Binding { return [][]key.Binding{{sendKey, editKey}} }
+func (m Model) FullHelp() [][]key.Binding {
+	if m.stage == stageReview && m.Sendable() == "" {
+		return [][]key.Binding{{sendKey, editKey}}
+	}
+	return [][]key.Binding{{editKey}}
+}
 
 // View shows the step: the review (pre-flight, diff, key plan), the
 // send's answer, or what runs.
@@ -296,7 +307,7 @@ func (m Model) View() string {
 func (m Model) reviewLines() []string {
 	s, r := m.c.Styles, m.review
 	if r == nil {
-		return []string{s.Key.Render("E") + " edit again · " + s.Key.Render("esc") + " leave (the work copy stays)"}
+		return []string{s.Error.Render("cannot send: " + m.Sendable()), s.Key.Render("E") + " edit again · " + s.Key.Render("esc") + " leave (the work copy stays)"}
 	}
 	lines := []string{s.Header.Render("Pre-flight")}
 	for _, c := range r.Preflight.Checks {

@@ -100,3 +100,49 @@ func TestFlowRefusedAndEditorFailure(t *testing.T) {
 	require.Empty(t, be.sent, "a refused fix is never sent")
 	require.True(t, strings.Contains(m.View(), "not sent:"))
 }
+
+// helpKeys are the keys the footer offers.
+func helpKeys(m common.Screen) string {
+	var ks []string
+	for _, b := range m.ShortHelp() {
+		ks = append(ks, b.Help().Key)
+	}
+	for _, g := range m.FullHelp() {
+		for _, b := range g {
+			ks = append(ks, "full:"+b.Help().Key)
+		}
+	}
+	return strings.Join(ks, " ")
+}
+
+// When the review says "cannot send", the footer does not offer y; a
+// review that may be sent does; a failed editor run (no review of the
+// file as it is now) offers only E, even after an earlier good review.
+func TestFooterOffersYOnlyWhenSendable(t *testing.T) {
+	good := &up.Review{Preflight: &up.Preflight{SHA256: "ab"}, Plan: &up.Plan{Key: "S:PO-1:orders:2", Fixes: "u-1"}}
+	refused := &up.Review{Preflight: &up.Preflight{SHA256: "ab"}, Unchanged: true, Plan: &up.Plan{Key: "S:PO-1:orders:2"}, Refused: &up.SameAsRejectedError{}}
+	be := &fakeBackend{review: refused}
+	var m common.Screen = New(testCommon(), 3, be, spool.UploadRecord{Key: "k1"}, func(string) string { return "" })
+	m, msg := step(t, m, m.(Model).Init())
+	e := msg.(common.Exec)
+	m, _ = step(t, m, func() tea.Msg { return e.Done(nil) })
+	require.Contains(t, m.View(), "cannot send:")
+	require.Equal(t, "E full:E", helpKeys(m))
+
+	be.review = good
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("E")})
+	m, msg = step(t, m, cmd)
+	m, _ = step(t, m, func() tea.Msg { return msg.(common.Exec).Done(nil) })
+	require.NotContains(t, m.View(), "cannot send:")
+	require.Equal(t, "y E full:y full:E", helpKeys(m))
+
+	// The editor fails on the next round: the earlier review is gone.
+	m, cmd = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("E")})
+	m, msg = step(t, m, cmd)
+	m, _ = step(t, m, func() tea.Msg { return msg.(common.Exec).Done(&exec.ExitError{}) })
+	require.Contains(t, m.View(), "cannot send:")
+	require.Equal(t, "E full:E", helpKeys(m))
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
+	require.Empty(t, be.sent)
+	require.Contains(t, m.View(), "not sent:")
+}
