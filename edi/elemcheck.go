@@ -14,7 +14,9 @@ import (
 // of the syntax version and get errors; the segments of a message with a
 // structure get warnings from the structure's directory. The codes of a
 // composite that names its own code list (1131 given, or 3055 given and
-// not 6, UN/ECE) are not checked: they come from that list.
+// not 6, UN/ECE) are not checked: they come from that list; the 1131
+// and 3055 themselves are, against their own lists. GS1 numbers (GLN,
+// GTIN) get their check digit checked (gs1.go).
 //
 // The walk is one pass over each segment's bytes, with the rules of a
 // segment compiled once per document and found by the segment's
@@ -65,6 +67,7 @@ type segRule struct {
 	dir     dict.Directory // where codes are looked up
 	service bool
 	elems   []elemRule
+	gs1     uint8  // which values are GS1 numbers (gs1.go)
 	last    []byte // the body of the last segment found clean (a view of the input)
 }
 
@@ -139,6 +142,7 @@ func (ec *elemChecker) rule(dir dict.Directory, tag [3]byte) *segRule {
 // compileRule turns a directory segment into a segRule.
 func compileRule(dir dict.Directory, seg *dict.Segment) *segRule {
 	r := &segRule{tag: seg.Tag, dir: dir, service: dir == dict.Service3 || dir == dict.Service4, elems: make([]elemRule, len(seg.Elements))}
+	r.gs1 = gs1Kind(seg.Tag, r.service)
 	for k := range seg.Elements {
 		e := &seg.Elements[k]
 		if !e.Composite() {
@@ -173,6 +177,11 @@ func newCompRule(dir dict.Directory, id, ref, name, repr string) compRule {
 		cr.role = roleList
 	case "3055":
 		cr.role = roleAgency
+	}
+	if cr.role != roleNone {
+		// 1131 and 3055 name another list for their composite's codes,
+		// but their own values come from their own lists (open or not).
+		cr.code = dict.HasCodeList(dir, id)
 	}
 	cr.slow = cr.kind != reprAN || cr.min > 1 || cr.code || cr.role != roleNone
 	return cr
@@ -481,6 +490,9 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 	if w.np > 0 || w.foreign {
 		w.flush()
 	}
+	if r.gs1 != gs1None {
+		ec.checkGS1(i, r, data, base)
+	}
 	if ec.log.count() == before {
 		r.last = data
 	}
@@ -520,10 +532,13 @@ func (w *walk) value(cr *compRule, start, end, n int) {
 		w.ec.checkValue(w.i, w.r, w.e, w.k, elems[w.e].composite, cr, w.data, w.base, start, end, n, cls)
 	}
 	switch {
-	case cr.role == roleList:
-		w.foreign = true
-	case cr.role == roleAgency && !(end-start == 1 && w.data[start] == '6'):
-		w.foreign = true
+	case cr.role != roleNone:
+		if cr.code {
+			w.ec.checkCode(w.i, w.r, w.e, w.k, elems[w.e].composite, cr, w.data, w.base, start, end, w.rel)
+		}
+		if cr.role == roleList || !(end-start == 1 && w.data[start] == '6') {
+			w.foreign = true
+		}
 	case cr.code && !elems[w.e].qualified:
 		w.ec.checkCode(w.i, w.r, w.e, w.k, elems[w.e].composite, cr, w.data, w.base, start, end, w.rel)
 	case cr.code && w.np < len(w.pend):
