@@ -415,6 +415,7 @@ type walk struct {
 	pend    [4]pendingCode
 	np      int
 	foreign bool
+	gs1     gs1Values // the values a GS1 check reads, when r.gs1 is set
 }
 
 // checkSegment checks segment i against rule r: one pass over its bytes,
@@ -438,6 +439,9 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 	w := &ec.w // reused: zeroing a fresh one per segment costs more than the walk
 	w.ec, w.i, w.r, w.data, w.base, w.rel = ec, i, r, data, base, seps.HasRelease && flags&fRelease != 0
 	w.e, w.k, w.np, w.foreign = 0, 0, 0, false
+	if r.gs1 != gs1None {
+		w.gs1 = gs1Values{}
+	}
 	w.utf = dia.charset == CharsetUTF8
 	before := ec.log.count()
 	es, cs := seps.Element, seps.Component
@@ -463,6 +467,9 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 				}
 				continue
 			}
+		}
+		if r.gs1 != gs1None && w.e < gs1Elems && w.k < gs1Comps && extra == 0 {
+			w.gs1[w.e][w.k] = [2]int32{int32(start), int32(j)}
 		}
 		if cr != nil && j > start && (cr.slow || j-start-extra > cr.max) {
 			w.value(cr, start, j, j-start-extra)
@@ -491,7 +498,7 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 		w.flush()
 	}
 	if r.gs1 != gs1None {
-		ec.checkGS1(i, r, data, base)
+		ec.checkGS1(i, r, data, base, &w.gs1)
 	}
 	if ec.log.count() == before {
 		r.last = data

@@ -3,6 +3,7 @@ package edi
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // GS1 check digits. A GLN (Global Location Number, 13 digits) and a GTIN
@@ -53,8 +54,10 @@ func gs1Kind(tag string, service bool) uint8 {
 // GS1CheckDigit computes the check digit of the digits s without their
 // check digit (12 for a GLN): 3, 1, 3, ... weights from the right. ok
 // is false when s has a non-digit or is empty.
-func GS1CheckDigit(s string) (digit byte, ok bool) {
-	if s == "" {
+func GS1CheckDigit(s string) (digit byte, ok bool) { return gs1Digit([]byte(s)) }
+
+func gs1Digit(s []byte) (digit byte, ok bool) {
+	if len(s) == 0 {
 		return 0, false
 	}
 	sum := 0
@@ -91,82 +94,42 @@ func allDigits(b []byte) bool {
 	return len(b) > 0
 }
 
-// gs1Walk finds the components of one segment's body (the walk's data,
-// after the tag and its separator).
-type gs1Walk struct {
-	data []byte
-	seps *Separators
-	rel  bool
-}
+// gs1Elems and gs1Comps bound the values the element walk keeps for the
+// GS1 check: PIA's fifth C212 is element 6, a C212's 7143 component 2.
+const (
+	gs1Elems = 6
+	gs1Comps = 3
+)
 
-// comp returns the bytes of element e, component k (0-based), released
-// characters kept as they are; nil when the segment has none there.
-func (g *gs1Walk) comp(e, k int) (start, end int, ok bool) {
-	ce, ck := 0, 0
-	for j := 0; ; j++ {
-		last := j == len(g.data)
-		if !last {
-			c := g.data[j]
-			if g.rel && c == g.seps.Release && j+1 < len(g.data) {
-				j++
-				continue
-			}
-			if c != g.seps.Element && c != g.seps.Component {
-				continue
-			}
-		}
-		if ce == e && ck == k {
-			return start, j, j > start
-		}
-		if last {
-			return 0, 0, false
-		}
-		if g.data[j] == g.seps.Element {
-			ce, ck = ce+1, 0
-			if ce > e {
-				return 0, 0, false
-			}
-		} else {
-			ck++
-		}
-		start = j + 1
-	}
-}
-
-// text is component e, k as a string ("" when absent).
-func (g *gs1Walk) text(e, k int) string {
-	s, t, ok := g.comp(e, k)
-	if !ok {
-		return ""
-	}
-	return string(g.data[s:t])
-}
+// gs1Values are the start and end (in the walk's data) of the first
+// components of the first elements of a segment; a value with release
+// characters or layout in it is left out (start = end = 0: absent), as
+// no GS1 number has them.
+type gs1Values [gs1Elems][gs1Comps][2]int32
 
 // checkGS1 checks the GS1 numbers of segment i (rule r, body data at
-// byte base of the input).
-func (ec *elemChecker) checkGS1(i int, r *segRule, data []byte, base int) {
-	rec := &ec.d.segs[i]
-	seps := &ec.d.dialects[rec.dia].seps
-	g := gs1Walk{data: data, seps: seps, rel: seps.HasRelease && rec.flags&fRelease != 0}
+// byte base of the input, its values' bounds in v).
+func (ec *elemChecker) checkGS1(i int, r *segRule, data []byte, base int, v *gs1Values) {
+	val := func(e, k int) []byte { return data[v[e][k][0]:v[e][k][1]] }
 	switch r.gs1 {
 	case gs1NAD:
-		if g.text(1, 2) == "9" {
-			ec.checkNumber(i, r, &g, base, 1, 0, "a GLN (agency 9, GS1)", glnLengths)
+		if string(val(1, 2)) == "9" {
+			ec.checkNumber(i, r, data, base, v, 1, "a GLN (agency 9, GS1)", glnLengths)
 		}
 	case gs1UNB:
 		for e := 1; e <= 2; e++ {
-			if g.text(e, 1) == "14" {
-				ec.checkNumber(i, r, &g, base, e, 0, "a GLN (qualifier 14, GS1)", glnLengths)
+			if string(val(e, 1)) == "14" {
+				ec.checkNumber(i, r, data, base, v, e, "a GLN (qualifier 14, GS1)", glnLengths)
 			}
 		}
 	case gs1LIN:
-		if q := g.text(2, 1); q == "SRS" || q == "EN" {
-			ec.checkNumber(i, r, &g, base, 2, 0, "a GTIN (7143 "+q+")", gtinLengths)
+		if q := val(2, 1); string(q) == "SRS" || string(q) == "EN" {
+			ec.checkNumber(i, r, data, base, v, 2, "a GTIN (7143 %s)", gtinLengths)
 		}
 	case gs1PIA:
 		for e := 1; e <= 5; e++ {
-			if q := g.text(e, 1); q == "SRS" || q == "EN" {
-				ec.checkNumber(i, r, &g, base, e, 0, "a GTIN (7143 "+q+")", gtinLengths)
+			if q := val(e, 1); string(q) == "SRS" || string(q) == "EN" {
+				ec.checkNumber(i, r, data, base, v, e, "a GTIN (7143 %s)", gtinLengths)
 			}
 		}
 	}
@@ -178,21 +141,29 @@ var (
 	gtinLengths = []int{8, 12, 13, 14}
 )
 
-// checkNumber reports component e, k when it is digits of a wrong length
-// or with a wrong check digit.
-func (ec *elemChecker) checkNumber(i int, r *segRule, g *gs1Walk, base, e, k int, what string, lengths []int) {
-	start, end, ok := g.comp(e, k)
-	if !ok || !allDigits(g.data[start:end]) {
+// checkNumber reports the first component of element e when it is
+// digits of a wrong length or with a wrong check digit. what names the
+// number; a %s in it stands for the element's qualifier (component 2).
+func (ec *elemChecker) checkNumber(i int, r *segRule, data []byte, base int, vals *gs1Values, e int, what string, lengths []int) {
+	const k = 0
+	start, end := int(vals[e][k][0]), int(vals[e][k][1])
+	b := data[start:end]
+	if !allDigits(b) {
 		return
 	}
-	v := string(g.data[start:end])
+	d, _ := gs1Digit(b[:len(b)-1])
+	if lengthIn(len(b), lengths) && d == b[len(b)-1] {
+		return // the common case: no allocation
+	}
+	v := string(b)
+	if strings.Contains(what, "%s") {
+		what = fmt.Sprintf(what, data[vals[e][1][0]:vals[e][1][1]])
+	}
 	var why string
 	if !lengthIn(len(v), lengths) {
 		why = fmt.Sprintf("has %d digits, so it is not %s, which has %s digits", len(v), what, lengthsText(lengths))
-	} else if d, _ := GS1CheckDigit(v[:len(v)-1]); d != v[len(v)-1] {
-		why = fmt.Sprintf("is %s with a wrong check digit: it ends in %c, its GS1 check digit is %c (%s%c)", what, v[len(v)-1], d, v[:len(v)-1], d)
 	} else {
-		return
+		why = fmt.Sprintf("is %s with a wrong check digit: it ends in %c, its GS1 check digit is %c (%s%c)", what, v[len(v)-1], d, v[:len(v)-1], d)
 	}
 	is := Issue{Severity: SeverityError, Code: CodeCheckDigit, Segment: i, Offset: base + start, SyntaxError: SyntaxInvalidValue}
 	if ec.log.room(CodeCheckDigit) {
