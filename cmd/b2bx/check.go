@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
@@ -55,12 +56,12 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 		return fail(e, "check", *asJSON, exitUsage, fmt.Errorf("give exactly one FILE holding one ORDERS interchange"))
 	}
 	var dir, profileMIG string
+	var prof credentials.Profile
 	if *conn != "" {
 		f, err := loadProfiles(e)
 		if err == nil {
-			p, ferr := findProfile(f, *conn)
-			err = ferr
-			dir, profileMIG = p.EDIDirectory(), p.MIGPath(f.Path)
+			prof, err = findProfile(f, *conn)
+			dir, profileMIG = prof.EDIDirectory(), prof.MIGPath(f.Path)
 		}
 		if err != nil {
 			return fail(e, "check", *asJSON, exitUsage, err)
@@ -70,6 +71,11 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	opts, err := orders.ConnectionOptions(dir, rules, false)
 	if err != nil {
 		return fail(e, "check", *asJSON, exitUsage, err)
+	}
+	if *conn != "" { // what this partner accepted before, from the profile's store (no secret needed)
+		if store, err := openSpool(e, connTarget{Name: prof.Name, ConnectionID: prof.ConnectionID, StoreDir: prof.StoreDir}); err == nil {
+			opts = opts.WithHistory(ctx, store, prof.ConnectionID)
+		}
 	}
 	pf, err := orders.InspectWith(ctx, pos[0], opts)
 	if err != nil {

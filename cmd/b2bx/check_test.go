@@ -66,3 +66,17 @@ func TestCheckExitCodes(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "bad.toml:1: segment \"nad\"")
 }
+
+// TestMIGLearnNeedsHistory: without accepted uploads there is nothing to
+// learn, and the error says so (the learning itself: orders.LearnMIG).
+func TestMIGLearnNeedsHistory(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "profiles.toml")
+	require.NoError(t, os.WriteFile(cfg, []byte("[profile.acme]\nurl = \"https://api.example.com\"\nconnection = \"c1\"\ninbox_key_id = \"k\"\nmailbox_key_id = \"k\"\nstore_dir = \""+filepath.Join(dir, "store")+"\"\n"), 0o600))
+	code, _, errOut := runCmd(t, "", map[string]string{"B2BX_CONFIG": cfg, "HOME": dir}, "mig", "learn", "-c", "acme")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "has no upload a CONTRL accepted")
+	code, _, errOut = runCmd(t, "", nil, "mig", "learn")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "give the connection with -c NAME")
+}

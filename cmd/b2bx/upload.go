@@ -87,6 +87,11 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "upload", f.asJSON, exitUsage, err)
 	}
+	store, err := openSpool(e, t)
+	if err != nil {
+		return fail(e, "upload", f.asJSON, exitStorage, err)
+	}
+	opts = opts.WithHistory(ctx, store, t.ConnectionID)
 	pf, err := orders.InspectWith(ctx, pos[0], opts)
 	if err == nil {
 		err = pf.Problem
@@ -100,10 +105,6 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	ac, err := newAPIConn(e, t, "upload")
 	if err != nil {
 		return fail(e, "upload", f.asJSON, exitUsage, err)
-	}
-	store, err := openSpool(e, t)
-	if err != nil {
-		return fail(e, "upload", f.asJSON, exitStorage, err)
 	}
 	u := &uploadCmd{e: e, f: f}
 	if u.plan, err = orders.NewPlan(store, t.ConnectionID, pf); err != nil {

@@ -26,6 +26,16 @@ func ConnectionOptions(directory, migPath string, force bool) (Options, error) {
 	return o, nil
 }
 
+// WithHistory adds the connection's accepted and rejected uploads
+// (LoadHistory) to o. A history that cannot be read leaves o as it is:
+// the comparison only warns, so its absence never stops an upload.
+func (o Options) WithHistory(ctx context.Context, store *spool.Store, connectionID string) Options {
+	if h, err := LoadHistory(ctx, store, connectionID); err == nil {
+		o.History = h
+	}
+	return o
+}
+
 // PrepareWith is Prepare with the connection's pre-flight options.
 func PrepareWith(ctx context.Context, store *spool.Store, connectionID, path string, opts Options) (*Plan, error) {
 	pf, err := InspectWith(ctx, path, opts)

@@ -55,6 +55,7 @@ const (
 	CheckTest        = "test"
 	CheckContract    = "contract"     // the Partner API's version rules (edi.ContractFindings)
 	CheckPartnerRule = "partner-rule" // a rule of the partner's MIG (edi/mig)
+	CheckHistory     = "history"      // a shape the partner never accepted (History)
 	CheckProblem     = "problem"      // why the payload is blocked, in words
 )
 
@@ -67,6 +68,9 @@ type Options struct {
 	Directory string
 	// Rules are the partner's MIG rules; nil for none.
 	Rules *mig.Rules
+	// History is what the connection's partner accepted and rejected
+	// before (LoadHistory); nil for none.
+	History *Accepted
 	// Force lets an ORDERS in another directory go: the contract check
 	// warns instead of blocking (b2bx upload --force).
 	Force bool
@@ -256,7 +260,13 @@ func (p *Preflight) checkConnection(doc *edi.Document) {
 		}
 		p.block(CheckContract, fmt.Errorf("%s cannot be uploaded, nothing was sent: %s; convert the order to the connection's directory, or correct the profile's directory if the connection's revision changed (--force sends it anyway)", termsafe.String(p.Name), f.Text))
 	}
-	if p.opts.Rules == nil || p.Blocked() {
+	if p.Blocked() {
+		return
+	}
+	for _, text := range p.opts.History.Differences(doc) {
+		p.add(CheckHistory, Warning, termsafe.String(text))
+	}
+	if p.opts.Rules == nil {
 		return
 	}
 	for _, f := range p.opts.Rules.Check(doc) {

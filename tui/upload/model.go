@@ -64,6 +64,7 @@ func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts = opts.WithHistory(ctx, d.conn.Spool, t.ConnectionID)
 	p, err := up.PrepareWith(ctx, d.conn.Spool, t.ConnectionID, path, opts)
 	if err != nil || p.Preflight.Blocked() {
 		return p, err
