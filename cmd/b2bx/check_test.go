@@ -80,3 +80,20 @@ func TestMIGLearnNeedsHistory(t *testing.T) {
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "give the connection with -c NAME")
 }
+
+// TestParseMIG: parse --mig lists the partner rules' findings with their
+// file:line after the summary; a broken rules file is refused.
+func TestParseMIG(t *testing.T) {
+	demoMIG := filepath.Join("..", "..", "testdata", "mig", "demo.toml")
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", "orders_d96a.edi"))
+	require.NoError(t, err)
+	noDP := filepath.Join(t.TempDir(), "po.edi")
+	require.NoError(t, os.WriteFile(noDP, []byte(strings.Replace(string(data), "NAD+DP", "NAD+UC", 1)), 0o600))
+	code, out, _ := runCmd(t, "", nil, "parse", "--mig", demoMIG, noDP)
+	require.Equal(t, exitOK, code, "findings are warnings")
+	require.Contains(t, out, "partner rules "+demoMIG+": 5 rule(s), 1 finding(s)\n  warning "+demoMIG+":5 (segment index 2): ORDERS \"M0001\" has 0 NAD+DP")
+
+	code, _, errOut := runCmd(t, "", nil, "parse", "--mig", noDP, noDP)
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "not valid TOML")
+}
