@@ -42,6 +42,9 @@ func ContractFindings(doc *Document, directory string) []ContractFinding {
 func contractProblem(doc *Document, m *Message, directory string) string {
 	switch m.Type {
 	case "ORDERS", "ORDRSP", "APERAK":
+		if m.Version == "D" && (directory == "" && (m.Release == "96A" || m.Release == "25A") || directory == "D."+m.Release) {
+			return "" // the common case, without building the name
+		}
 		dir := m.DirectoryName()
 		switch {
 		case dir != ContractDirectories[0] && dir != ContractDirectories[1]:

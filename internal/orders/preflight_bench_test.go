@@ -3,7 +3,10 @@ package orders
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"testing"
+
+	"github.com/nutrab2b/b2bx/edi/mig"
 )
 
 // bigOrders is one interchange of ORDERS messages just under the 16 MiB
@@ -52,4 +55,23 @@ func checkDigit(s string) byte {
 		sum += int(s[i]-'0') * w
 	}
 	return byte('0' + (10-sum%10)%10)
+}
+
+// BenchmarkPreflight16MiBWithMIG: the same with the demo partner's rules
+// loaded (every kind of rule; the file is clean against them).
+func BenchmarkPreflight16MiBWithMIG(b *testing.B) {
+	data := bigOrders()
+	rs, err := mig.Load(filepath.Join("..", "..", "testdata", "mig", "demo.toml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := Options{Directory: "D.96A", Rules: rs}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p := InspectBytesWith("big.edi", data, opts)
+		if p.Blocked() || len(p.Warnings()) > 0 {
+			b.Fatal(p.Problem, p.Warnings())
+		}
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
@@ -27,23 +26,38 @@ func ShapeOf(doc *edi.Document) map[string]bool {
 		if m.Type != "ORDERS" {
 			continue
 		}
+		var buf [7]byte
 		for i := m.First + 1; i < m.Last; i++ {
 			s := doc.Segment(i)
-			if !s.TagValid() {
+			raw := s.Raw()
+			if !s.TagValid() || len(raw) < 3 {
 				continue
 			}
-			out[feature(s)] = true
+			k := feature(&buf, raw[:3], s.Bytes(1, 1))
+			if !out[string(k)] { // a lookup with string(k) does not allocate
+				out[string(k)] = true
+			}
 		}
 	}
 	return out
 }
 
-func feature(s edi.Segment) string {
-	tag := s.Tag()
-	if q := s.Text(1, 1); q != "" && len(q) <= 3 && !strings.ContainsFunc(q, func(r rune) bool { return r < '0' || r > 'Z' || (r > '9' && r < 'A') }) {
-		return tag + "+" + q
+// feature writes "TAG" or "TAG+QUAL" into buf: the qualifier when it is
+// a code (1-3 digits or capitals).
+func feature(buf *[7]byte, tag, q []byte) []byte {
+	n := copy(buf[:], tag)
+	if len(q) == 0 || len(q) > 3 {
+		return buf[:n]
 	}
-	return tag
+	for _, c := range q {
+		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z') {
+			return buf[:n]
+		}
+	}
+	buf[n] = '+'
+	n++
+	n += copy(buf[n:], q)
+	return buf[:n]
 }
 
 // Accepted is what a connection's partner accepted and rejected before:
