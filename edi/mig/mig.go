@@ -61,6 +61,8 @@ type Rules struct {
 	Path    string // as given to Load
 	Partner string
 	Rules   []Rule
+
+	tags [][3]byte // the distinct tags the rules name
 }
 
 // Rule is one rule of the file.
@@ -162,6 +164,9 @@ func Parse(path string, data []byte) (*Rules, error) {
 		}
 		r.Line = lines[n]
 		rs.Rules = append(rs.Rules, r)
+		if t := [3]byte{r.Tag[0], r.Tag[1], r.Tag[2]}; !rs.hasTag(t) {
+			rs.tags = append(rs.tags, t)
+		}
 	}
 	return rs, nil
 }
@@ -301,6 +306,16 @@ type Finding struct {
 	Text    string
 }
 
+// hasTag reports whether a rule names tag.
+func (rs *Rules) hasTag(tag [3]byte) bool {
+	for _, t := range rs.tags {
+		if t == tag {
+			return true
+		}
+	}
+	return false
+}
+
 // Check checks every ORDERS message of doc against the rules.
 func (rs *Rules) Check(doc *edi.Document) []Finding {
 	if rs == nil || len(rs.Rules) == 0 {
@@ -316,16 +331,17 @@ func (rs *Rules) Check(doc *edi.Document) []Finding {
 		d, _, _ := dict.DirectoryFor(m.Version, m.Release)
 		clear(counts)
 		for i := m.First + 1; i < m.Last; i++ {
-			s := doc.Segment(i)
-			raw := s.Raw()
-			if !s.TagValid() || len(raw) < 3 {
+			// The tag first, as bytes: most segments of a 16 MiB file
+			// have no rule, and cost no Segment.
+			tag, ok := doc.TagAt(i)
+			if !ok || !rs.hasTag(tag) {
 				continue
 			}
-			// Compared as bytes: no string per segment of a 16 MiB file.
-			tag := raw[:3]
+			s := segRef{doc: doc, i: i}
+			s.raw, s.sp = doc.RawAt(i)
 			for n := range rs.Rules {
 				r := &rs.Rules[n]
-				if string(tag) != r.Tag || (r.Qualifier != "" && string(s.Bytes(1, 1)) != r.Qualifier) {
+				if string(tag[:]) != r.Tag || (r.Qualifier != "" && string(value(s, 1, 1)) != r.Qualifier) {
 					continue
 				}
 				counts[n]++
@@ -368,7 +384,7 @@ func (rs *Rules) finding(r *Rule, msg, seg int, text string) Finding {
 }
 
 // checkValue checks the rule's element in segment s.
-func (rs *Rules) checkValue(r *Rule, d dict.Directory, s edi.Segment, m *edi.Message) (Finding, bool) {
+func (rs *Rules) checkValue(r *Rule, d dict.Directory, s segRef, m *edi.Message) (Finding, bool) {
 	p, ok := r.pos[d]
 	if !ok {
 		return Finding{}, false
@@ -377,7 +393,7 @@ func (rs *Rules) checkValue(r *Rule, d dict.Directory, s edi.Segment, m *edi.Mes
 	if c == 0 {
 		c = 1
 	}
-	b := s.Bytes(p[0], c)
+	b := value(s, p[0], c)
 	if len(b) == 0 {
 		return Finding{}, false // absent: a count rule says whether it must be there
 	}
@@ -396,8 +412,62 @@ func (rs *Rules) checkValue(r *Rule, d dict.Directory, s edi.Segment, m *edi.Mes
 	default:
 		return Finding{}, false
 	}
-	at := fmt.Sprintf("%s (segment %d of ORDERS %q) element %s %q", r.Segment, s.Number(), m.Ref, r.Element, s.Text(p[0], c))
-	return rs.finding(r, 0, s.Index(), at+why), true
+	seg := s.doc.Segment(s.i)
+	at := fmt.Sprintf("%s (segment %d of ORDERS %q) element %s %q", r.Segment, seg.Number(), m.Ref, r.Element, seg.Text(p[0], c))
+	return rs.finding(r, 0, s.i, at+why), true
+}
+
+// segRef is segment i of doc by its raw bytes: the Segment is built only
+// for a finding or a value that needs unescaping.
+type segRef struct {
+	doc *edi.Document
+	i   int
+	raw []byte
+	sp  edi.Separators
+}
+
+// value is component c (1-based) of element e of s, read from its raw
+// bytes; through Segment.Bytes (slower, exact) when it has a release
+// character or a line break in it.
+func value(s segRef, e, c int) []byte {
+	raw, sp := s.raw, s.sp
+	ce, cc, start := 0, 1, 0
+	special := false
+	for j := 0; ; j++ {
+		last := j == len(raw)
+		if !last {
+			b := raw[j]
+			switch {
+			case sp.HasRelease && b == sp.Release:
+				special = true
+				j++
+				continue
+			case b == '\r' || b == '\n':
+				special = true
+				continue
+			case b != sp.Element && b != sp.Component:
+				continue
+			}
+		}
+		if ce == e && cc == c {
+			if special {
+				return s.doc.Segment(s.i).Bytes(e, c)
+			}
+			return raw[start:j]
+		}
+		if last {
+			return nil
+		}
+		if raw[j] == sp.Element {
+			ce, cc = ce+1, 1
+			if ce > e {
+				return nil
+			}
+		} else {
+			cc++
+		}
+		start, special = j+1, false
+	}
 }
 
 func plural(n int, what string) string {
