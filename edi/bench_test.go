@@ -24,19 +24,19 @@ func generateOrders(size int, newline string) []byte {
 		b.WriteString("'" + newline)
 	}
 	b.WriteString("UNA:+.? '" + newline)
-	seg("UNB+UNOC:3+4012345000009:14+4098765000007:14+250312:1030+BENCH000001++ORDERS")
+	seg("UNB+UNOC:3+4012345000009:14+4098765000003:14+250312:1030+BENCH000001++ORDERS")
 	seg("UNH+1+ORDERS:D:96A:UN:EAN008")
 	seg("BGM+220+PO-BENCH-000001+9")
 	seg("DTM+137:20250312:102")
 	seg("DTM+2:20250320:102")
 	seg("NAD+BY+4012345000009::9++M\xfcller Gro\xdfhandel GmbH+Hauptstra\xdfe 1+K\xf6ln++50667+DE")
-	seg("NAD+SU+4098765000007::9")
+	seg("NAD+SU+4098765000003::9")
 	seg("NAD+DP+4012345000016::9")
 	seg("CUX+2:EUR:9")
 	n, lines := 8, 0 // UNH..CUX
 	for b.Len() < size-200 {
 		lines++
-		seg("LIN+%d++%013d:EN", lines, 4000000000000+lines*7)
+		seg("LIN+%d++%s:EN", lines, gtin13(400000000000+lines*7))
 		seg("PIA+1+ART-%06d:SA", lines)
 		seg("IMD+F++:::Article %d, 500 g ?+ 10%% extra", lines)
 		seg("QTY+21:%d", 1+lines%48)
@@ -245,4 +245,11 @@ func BenchmarkElementChecks(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.Len()), "ns/segment")
+}
+
+// gtin13 is n as 12 digits with its GS1 check digit: a valid GTIN-13.
+func gtin13(n int) string {
+	s := fmt.Sprintf("%012d", n)
+	d, _ := GS1CheckDigit(s)
+	return s + string(d)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,7 +97,9 @@ func TestCorpus(t *testing.T) {
 			require.Equal(t, bytes.Index(data, []byte("UNB")), d.Segment(0).Offset())
 			require.Equal(t, "T0000000004-1", d.Interchanges[0].ControlRef)
 		}},
-		{"bots_orders_d96a_multi_mixed_eol.edi", nil, func(t *testing.T, _ []byte, d *Document) {
+		// Its GLNs and GTINs 8712345678901 have a wrong GS1 check digit (6).
+		{"bots_orders_d96a_multi_mixed_eol.edi", slices.Repeat([]Code{CodeCheckDigit}, 11), func(t *testing.T, _ []byte, d *Document) {
+			require.Contains(t, d.Issues()[1].Message, `"8712345678901" is a GLN (agency 9, GS1) with a wrong check digit: it ends in 1, its GS1 check digit is 6 (8712345678906)`)
 			ic := d.Interchanges[0]
 			require.Equal(t, 2, ic.SyntaxVersion)
 			require.Len(t, ic.Messages, 2)
@@ -127,12 +130,13 @@ func TestCorpus(t *testing.T) {
 			require.Equal(t, "INVOIC", ic.Groups[2].Messages[0].Type)
 			require.Equal(t, 3, ic.TrailerCount)
 		}},
-		{"edifactrs_orders_d96a_conforming.edi", []Code{CodeBareMessage}, func(t *testing.T, _ []byte, d *Document) {
+		// NAD+BY+4012345000008::9: the check digit is 9.
+		{"edifactrs_orders_d96a_conforming.edi", []Code{CodeBareMessage, CodeCheckDigit}, func(t *testing.T, _ []byte, d *Document) {
 			require.False(t, d.Interchanges[0].HasUNB)
 			require.True(t, d.Interchanges[0].HasUNA)
 			require.Equal(t, 7, d.Messages[0].Segments())
 		}},
-		{"edifactrs_orders_d96a_malformed.edi", []Code{CodeOutsideMessage, CodeBareMessage, CodeUNTCountMismatch}, func(t *testing.T, _ []byte, d *Document) {
+		{"edifactrs_orders_d96a_malformed.edi", []Code{CodeOutsideMessage, CodeBareMessage, CodeCheckDigit, CodeUNTCountMismatch}, func(t *testing.T, _ []byte, d *Document) {
 			require.Equal(t, 1, d.Issues()[0].Segment, "BGM before UNH")
 		}},
 		{"jacobemcken_contrl_d3_readme.edi", []Code{CodeUNTRefMismatch, CodeUnterminated}, func(t *testing.T, _ []byte, d *Document) {

@@ -1,7 +1,6 @@
 package edi
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 
@@ -15,7 +14,9 @@ import (
 // of the syntax version and get errors; the segments of a message with a
 // structure get warnings from the structure's directory. The codes of a
 // composite that names its own code list (1131 given, or 3055 given and
-// not 6, UN/ECE) are not checked: they come from that list.
+// not 6, UN/ECE) are not checked: they come from that list; the 1131
+// and 3055 themselves are, against their own lists. GS1 numbers (GLN,
+// GTIN) get their check digit checked (gs1.go).
 //
 // The walk is one pass over each segment's bytes, with the rules of a
 // segment compiled once per document and found by the segment's
@@ -66,6 +67,7 @@ type segRule struct {
 	dir     dict.Directory // where codes are looked up
 	service bool
 	elems   []elemRule
+	gs1     uint8  // which values are GS1 numbers (gs1.go)
 	last    []byte // the body of the last segment found clean (a view of the input)
 }
 
@@ -140,6 +142,7 @@ func (ec *elemChecker) rule(dir dict.Directory, tag [3]byte) *segRule {
 // compileRule turns a directory segment into a segRule.
 func compileRule(dir dict.Directory, seg *dict.Segment) *segRule {
 	r := &segRule{tag: seg.Tag, dir: dir, service: dir == dict.Service3 || dir == dict.Service4, elems: make([]elemRule, len(seg.Elements))}
+	r.gs1 = gs1Kind(seg.Tag, r.service)
 	for k := range seg.Elements {
 		e := &seg.Elements[k]
 		if !e.Composite() {
@@ -174,6 +177,11 @@ func newCompRule(dir dict.Directory, id, ref, name, repr string) compRule {
 		cr.role = roleList
 	case "3055":
 		cr.role = roleAgency
+	}
+	if cr.role != roleNone {
+		// 1131 and 3055 name another list for their composite's codes,
+		// but their own values come from their own lists (open or not).
+		cr.code = dict.HasCodeList(dir, id)
 	}
 	cr.slow = cr.kind != reprAN || cr.min > 1 || cr.code || cr.role != roleNone
 	return cr
@@ -407,6 +415,7 @@ type walk struct {
 	pend    [4]pendingCode
 	np      int
 	foreign bool
+	gs1     gs1Values // the values a GS1 check reads, when r.gs1 is set
 }
 
 // checkSegment checks segment i against rule r: one pass over its bytes,
@@ -430,6 +439,9 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 	w := &ec.w // reused: zeroing a fresh one per segment costs more than the walk
 	w.ec, w.i, w.r, w.data, w.base, w.rel = ec, i, r, data, base, seps.HasRelease && flags&fRelease != 0
 	w.e, w.k, w.np, w.foreign = 0, 0, 0, false
+	if r.gs1 != gs1None {
+		w.gs1 = gs1Values{}
+	}
 	w.utf = dia.charset == CharsetUTF8
 	before := ec.log.count()
 	es, cs := seps.Element, seps.Component
@@ -456,6 +468,9 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 				continue
 			}
 		}
+		if r.gs1 != gs1None && w.e < gs1Elems && w.k < gs1Comps && extra == 0 {
+			w.gs1[w.e][w.k] = [2]int32{int32(start), int32(j)}
+		}
 		if cr != nil && j > start && (cr.slow || j-start-extra > cr.max) {
 			w.value(cr, start, j, j-start-extra)
 		}
@@ -481,6 +496,9 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 	}
 	if w.np > 0 || w.foreign {
 		w.flush()
+	}
+	if r.gs1 != gs1None {
+		ec.checkGS1(i, r, data, base, &w.gs1)
 	}
 	if ec.log.count() == before {
 		r.last = data
@@ -521,10 +539,13 @@ func (w *walk) value(cr *compRule, start, end, n int) {
 		w.ec.checkValue(w.i, w.r, w.e, w.k, elems[w.e].composite, cr, w.data, w.base, start, end, n, cls)
 	}
 	switch {
-	case cr.role == roleList:
-		w.foreign = true
-	case cr.role == roleAgency && !(end-start == 1 && w.data[start] == '6'):
-		w.foreign = true
+	case cr.role != roleNone:
+		if cr.code {
+			w.ec.checkCode(w.i, w.r, w.e, w.k, elems[w.e].composite, cr, w.data, w.base, start, end, w.rel)
+		}
+		if cr.role == roleList || !(end-start == 1 && w.data[start] == '6') {
+			w.foreign = true
+		}
 	case cr.code && !elems[w.e].qualified:
 		w.ec.checkCode(w.i, w.r, w.e, w.k, elems[w.e].composite, cr, w.data, w.base, start, end, w.rel)
 	case cr.code && w.np < len(w.pend):
@@ -544,143 +565,3 @@ func (w *walk) flush() {
 	}
 	w.np, w.foreign = 0, false
 }
-
-// checkValue checks one value's representation: n characters (release
-// characters and layout not counted), cls the classes seen.
-func (ec *elemChecker) checkValue(i int, r *segRule, e, k int, composite bool, cr *compRule, data []byte, base, start, end, n int, cls uint8) {
-	if cr.kind == reprN && cls&clMark != 0 {
-		n = countDigits(data[start:end]) // decimal mark and sign do not count (ISO 9735)
-	}
-	switch {
-	case n > cr.max:
-		ec.report(i, r, base+start, SyntaxElementTooLong, e, k, composite, cr, data[start:end],
-			fmt.Sprintf("is %d characters long; its format %s allows at most %d", n, cr.repr, cr.max))
-	case n < cr.min:
-		ec.report(i, r, base+start, SyntaxElementTooShort, e, k, composite, cr, data[start:end],
-			fmt.Sprintf("is %d characters long; its format %s needs %d", n, cr.repr, cr.min))
-	case cr.kind == reprA && cls&clDigit != 0:
-		ec.report(i, r, base+start, SyntaxInvalidCharType, e, k, composite, cr, data[start:end],
-			fmt.Sprintf("has digits; its format %s is alphabetic", cr.repr))
-	case cr.kind == reprN && (cls&clOther != 0 || cls&clDigit == 0 || (cls&clMark != 0 && !validNumber(data[start:end]))):
-		ec.report(i, r, base+start, SyntaxInvalidCharType, e, k, composite, cr, data[start:end],
-			fmt.Sprintf("is not a number; its format %s is numeric (digits, one decimal mark, a leading minus sign)", cr.repr))
-	}
-}
-
-func countDigits(b []byte) int {
-	n := 0
-	for _, c := range b {
-		if c >= '0' && c <= '9' {
-			n++
-		}
-	}
-	return n
-}
-
-// validNumber: an optional leading '-', digits with at most one decimal
-// mark, at least one digit.
-func validNumber(b []byte) bool {
-	if len(b) > 0 && b[0] == '-' {
-		b = b[1:]
-	}
-	digits, marks := 0, 0
-	for _, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.' || c == ',':
-			marks++
-		default:
-			return false
-		}
-	}
-	return digits > 0 && marks <= 1
-}
-
-// checkCode reports a value that is not in its closed code list.
-func (ec *elemChecker) checkCode(i int, r *segRule, e, k int, composite bool, cr *compRule, data []byte, base, start, end int, rel bool) {
-	v := data[start:end]
-	if string(v) == cr.last {
-		return
-	}
-	rec := &ec.d.segs[i]
-	if rel || rec.flags&fLineBreak != 0 {
-		dia := &ec.d.dialects[rec.dia]
-		v = cleanValue(v, dia, rel)
-	}
-	if _, ok := dict.CodeName(r.dir, cr.id, string(v)); ok {
-		if len(v) <= 8 {
-			cr.last = string(v)
-		}
-		return
-	}
-	ec.report(i, r, base+start, SyntaxInvalidValue, e, k, composite, cr, data[start:end],
-		"is not in the "+r.dir.String()+" code list of "+cr.id)
-}
-
-// cleanValue drops layout line breaks and release characters from a
-// value (a code rarely has any).
-func cleanValue(b []byte, dia *dialect, rel bool) []byte {
-	out := make([]byte, 0, len(b))
-	for j := 0; j < len(b); j++ {
-		switch {
-		case dia.isLayout(b[j]):
-			continue
-		case rel && b[j] == dia.seps.Release && j+1 < len(b):
-			j++
-		}
-		out = append(out, b[j])
-	}
-	return out
-}
-
-// Syntax error codes (0085) of the element checks.
-const (
-	SyntaxInvalidCharType = 37 // invalid type of character(s)
-	SyntaxElementTooLong  = 39 // data element too long
-	SyntaxElementTooShort = 40 // data element too short
-)
-
-// report adds one element issue: an error for a service segment, a
-// warning for a message segment.
-func (ec *elemChecker) report(i int, r *segRule, off int, syntax int, e, k int, composite bool, cr *compRule, raw []byte, what string) {
-	code, sev := CodeElementFormat, SeverityWarning
-	if syntax == SyntaxInvalidValue {
-		code = CodeCodeNotInList
-	}
-	if r.service {
-		sev = SeverityError
-		code = CodeServiceElementFormat
-		if syntax == SyntaxInvalidValue {
-			code = CodeServiceCodeNotInList
-		}
-	}
-	is := Issue{Severity: sev, Code: code, Segment: i, Offset: off, SyntaxError: syntax}
-	log := &ec.log
-	if log.room(code) {
-		pos := position(e + 1)
-		if composite {
-			pos += ":" + strconv.Itoa(k+1)
-		}
-		shown := string(raw)
-		if len(shown) > 40 {
-			shown = shown[:40] + "..."
-		}
-		is.Message = fmt.Sprintf("%s element %s (%s %s) %q %s", r.tag, pos, cr.ref, cr.name, shown, what)
-	}
-	log.add(is)
-}
-
-// tagIndex maps the tag characters A-Z and 0-9 to 0..35 (a valid tag has
-// only those).
-var tagIndex = func() (t [256]uint8) {
-	for c := 0; c < 256; c++ {
-		switch {
-		case c >= 'A' && c <= 'Z':
-			t[c] = uint8(c - 'A')
-		case c >= '0' && c <= '9':
-			t[c] = uint8(26 + c - '0')
-		}
-	}
-	return t
-}()

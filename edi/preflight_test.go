@@ -15,7 +15,7 @@ func TestPreflightOrdersOK(t *testing.T) {
 	require.NotNil(t, facts.Doc)
 	require.Equal(t, "4012345000009", facts.SenderID)
 	require.Equal(t, "14", facts.SenderQualifier)
-	require.Equal(t, "4098765000007", facts.RecipientID)
+	require.Equal(t, "4098765000003", facts.RecipientID)
 	require.Equal(t, "14", facts.RecipientQualifier)
 	require.Equal(t, "ICR0001", facts.ControlRef)
 	require.Equal(t, []OrderFact{{Ref: "M0001", DocNumber: "PO-4711"}}, facts.Messages)

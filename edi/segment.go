@@ -462,3 +462,20 @@ func (d *Document) quickBytes(i, e, c int) []byte {
 	}
 	return b
 }
+
+// TagAt is segment i's tag as bytes and whether it is a valid tag (not
+// UNA): what a check over every segment reads first, without building
+// the Segment.
+func (d *Document) TagAt(i int) (tag [3]byte, ok bool) {
+	d.checkIndex(i)
+	r := &d.segs[i]
+	return r.tag, r.flags&(fBadTag|fUNA) == 0
+}
+
+// RawAt is segment i's bytes as in the input (like Segment(i).Raw) and
+// its separators, without building the Segment.
+func (d *Document) RawAt(i int) ([]byte, Separators) {
+	d.checkIndex(i)
+	r := &d.segs[i]
+	return d.data[r.off : r.off+r.n], d.dialects[r.dia].seps
+}

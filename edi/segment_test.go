@@ -193,7 +193,7 @@ func TestInterchangeFacts(t *testing.T) {
 	require.Equal(t, 3, ic.SyntaxVersion)
 	require.Equal(t, CharsetLatin1, ic.Charset)
 	require.Equal(t, Party{ID: "4012345000009", Qualifier: "14"}, ic.Sender)
-	require.Equal(t, Party{ID: "4098765000007", Qualifier: "14"}, ic.Recipient)
+	require.Equal(t, Party{ID: "4098765000003", Qualifier: "14"}, ic.Recipient)
 	require.Equal(t, "250312", ic.PreparedDate)
 	require.Equal(t, "1030", ic.PreparedTime)
 	require.Equal(t, time.Date(2025, 3, 12, 10, 30, 0, 0, time.UTC), ic.PreparedAt)

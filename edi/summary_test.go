@@ -20,7 +20,7 @@ func TestOrdersSummary(t *testing.T) {
 		Format: Coded{"102", "CCYYMMDD"}, ISO: "2025-03-12", Segment: 4}
 	ean := Coded{"9", "EAN (International Article Numbering association)"}
 	require.Equal(t, &OrdersSummary{
-		Sender: gs1("4012345000009"), Recipient: gs1("4098765000007"),
+		Sender: gs1("4012345000009"), Recipient: gs1("4098765000003"),
 		Document: DocumentSummary{
 			Name: Coded{"220", "Order"}, Number: "PO-4711", Function: Coded{"9", "Original"},
 			Date: &dtm137,
@@ -29,7 +29,7 @@ func TestOrdersSummary(t *testing.T) {
 			Parties: []PartySummary{
 				{Role: Coded{"BY", "Buyer"}, ID: "4012345000009", Agency: ean, GLN: true, Name: "Müller Großhandel GmbH",
 					Street: "Hauptstraße 1", City: "Köln", Country: "DE", Segment: 6},
-				{Role: Coded{"SU", "Supplier"}, ID: "4098765000007", Agency: ean, GLN: true, Segment: 7},
+				{Role: Coded{"SU", "Supplier"}, ID: "4098765000003", Agency: ean, GLN: true, Segment: 7},
 				{Role: Coded{"DP", "Delivery party"}, ID: "4012345000016", Agency: ean, GLN: true, Segment: 8},
 			},
 		},
@@ -116,7 +116,7 @@ func TestContrlSummary(t *testing.T) {
 	missing := Coded{"13", "Missing"}
 	invalid := Coded{"12", "Invalid value"}
 	require.Equal(t, &ContrlSummary{
-		InterchangeRef: "ICR0009", Sender: gs1("4012345000009"), Recipient: gs1("4098765000007"),
+		InterchangeRef: "ICR0009", Sender: gs1("4012345000009"), Recipient: gs1("4098765000003"),
 		Action: rejected, Verdict: "rejected", Segment: 2,
 		Messages: []ContrlMessage{
 			{Ref: "M0001", Type: "ORDERS", Version: "D", Release: "96A", Agency: "UN", Action: rejected, Verdict: "rejected", Segment: 3,
@@ -179,8 +179,8 @@ func TestCorpusStructure(t *testing.T) {
 		// edifact-rs calls it "conforming", but UNS is M 1 in the D.96A
 		// ORDERS segment table (0200): a strict recipient rejects it.
 		"edifactrs_orders_d96a_conforming.edi": func(t *testing.T, d *Document) {
-			require.Equal(t, []Code{CodeBareMessage, CodeSegmentMissing}, codes(d))
-			require.Contains(t, d.Issues()[1].Message, "mandatory segment UNS (position 2090) is missing; expected before UNT (segment 7)")
+			require.Equal(t, []Code{CodeBareMessage, CodeCheckDigit, CodeSegmentMissing}, codes(d))
+			require.Contains(t, d.Issues()[2].Message, "mandatory segment UNS (position 2090) is missing; expected before UNT (segment 7)")
 			o := d.Messages[0].Summary().Orders
 			require.Equal(t, "ORD-2001", o.Document.Number)
 			require.Equal(t, "2026-05-17", o.Document.Date.ISO)
@@ -190,9 +190,9 @@ func TestCorpusStructure(t *testing.T) {
 		// UNS is missing too; NAD+ZZZ and DTM without format are fine
 		// structurally.
 		"edifactrs_orders_d96a_malformed.edi": func(t *testing.T, d *Document) {
-			require.Equal(t, []Code{CodeOutsideMessage, CodeBareMessage, CodeSegmentMissing, CodeSegmentMissing, CodeUNTCountMismatch}, codes(d))
+			require.Equal(t, []Code{CodeOutsideMessage, CodeBareMessage, CodeSegmentMissing, CodeCheckDigit, CodeSegmentMissing, CodeUNTCountMismatch}, codes(d))
 			require.Contains(t, d.Issues()[2].Message, "mandatory segment BGM (position 0020) is missing; expected before DTM (segment 3)")
-			require.Contains(t, d.Issues()[3].Message, "mandatory segment UNS (position 2090) is missing")
+			require.Contains(t, d.Issues()[4].Message, "mandatory segment UNS (position 2090) is missing")
 			require.Equal(t, "", d.Messages[0].Summary().Orders.Document.Date.ISO, "no format given")
 		},
 		// One UNH around many repeated order bodies: each BGM after the

@@ -34,7 +34,7 @@ func findStore(t *testing.T) session.Env {
 	sum := sha256.Sum256(data)
 	at := time.Date(2025, 3, 12, 10, 30, 0, 0, time.UTC)
 	rec := spool.UploadRecord{Time: at, ConnectionID: conn, File: "/tmp/po.edi", Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]),
-		Key: "4012345000009:PO-4711:orders:1", SenderID: "4012345000009", BusinessID: "PO-4711", RecipientID: "4098765000007",
+		Key: "4012345000009:PO-4711:orders:1", SenderID: "4012345000009", BusinessID: "PO-4711", RecipientID: "4098765000003",
 		ControlRef: "ICR0001", DocNumbers: []string{"PO-4711"}, N: 1, Outcome: spool.OutcomeAccepted, HTTPStatus: 202,
 		UploadID: "up-1", InterchangeID: "ic-up-1", Status: "accepted"}
 	require.NoError(t, s.AppendUpload(rec))

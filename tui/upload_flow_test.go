@@ -22,7 +22,7 @@ func TestFlowUploadThroughTheShell(t *testing.T) {
 	env, dc, sim, dir := demoProfileEnv(t, 3, canary)
 
 	po := filepath.Join(dir, "po 1.edi") // a space: the command line keeps the whole path
-	require.NoError(t, os.WriteFile(po, []byte("UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+REF1'"+
+	require.NoError(t, os.WriteFile(po, []byte("UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000003:14+250602:0800+REF1'"+
 		"UNH+1+ORDERS:D:96A:UN'BGM+220+PO-SHELL+9'DTM+137:20250602:102'NAD+BY+4012345000009::9'LIN+1++4000862141404:SRS'QTY+21:3'UNS+S'UNT+8+1'UNZ+1+REF1'"), 0o600))
 
 	m, err := NewApp(context.Background(), Options{Env: env, Log: logview.New(0, nil)})

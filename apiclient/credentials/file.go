@@ -40,6 +40,10 @@ const header = `# b2bx connection profiles (TOML). One table per profile:
 #   store_dir      = "/abs/path"          # optional spool directory
 #   sla.contrl     = "15m"                # optional: a CONTRL later than this
 #   sla.ordrsp     = "24h"                # (an ORDRSP) makes an upload overdue
+#   directory      = "D.96A"              # the connection's profile revision:
+#                                         # "D.96A" (default) or "D.25A"
+#   mig            = "acme.toml"          # optional partner rules, relative
+#                                         # to this file's directory
 #
 # Secrets never go in this file: b2bx refuses to read a file that has a
 # secret, password or token key. They live in the OS keyring (service "b2bx",

@@ -32,6 +32,34 @@ type Profile struct {
 	// SLA is how long the partner has to answer an upload (sla.contrl,
 	// sla.ordrsp); nil: the defaults. See SLA.
 	SLA *SLA `toml:"sla,omitempty"`
+	// Directory is the EDIFACT directory of the connection's activated
+	// profile revision, which its ORDERS, ORDRSP and APERAK use: "D.96A"
+	// or "D.25A"; empty means D.96A (see EDIDirectory). The API does not
+	// tell it, so the profile says it (CONTRACT.md, Message versions).
+	Directory string `toml:"directory,omitempty"`
+	// MIG is an optional partner rules file (TOML, see edi/mig): a path
+	// relative to the profile file's directory, or absolute.
+	MIG string `toml:"mig,omitempty"`
+}
+
+// Directories a profile may name; the first is the default.
+var Directories = []string{"D.96A", "D.25A"}
+
+// EDIDirectory is the profile's directory, "D.96A" when it names none.
+func (p Profile) EDIDirectory() string {
+	if p.Directory == "" {
+		return Directories[0]
+	}
+	return p.Directory
+}
+
+// MIGPath is the profile's partner rules file resolved against the
+// directory of the profile file at configPath; "" when it has none.
+func (p Profile) MIGPath(configPath string) string {
+	if p.MIG == "" || filepath.IsAbs(p.MIG) {
+		return p.MIG
+	}
+	return filepath.Join(filepath.Dir(configPath), p.MIG)
 }
 
 // Use says what a key is for.
@@ -218,6 +246,12 @@ func (p Profile) Validate() error {
 	if p.StoreDir != "" && !filepath.IsAbs(p.StoreDir) {
 		return field("store_dir", fmt.Sprintf("%q must be an absolute path", p.StoreDir))
 	}
+	if p.Directory != "" && p.Directory != Directories[0] && p.Directory != Directories[1] {
+		return field("directory", fmt.Sprintf("%q is not a directory the Partner API uses: write \"D.96A\" or \"D.25A\", the connection's activated profile revision", clipLabel(p.Directory)))
+	}
+	if len(p.MIG) > 4096 || strings.ContainsFunc(p.MIG, unicode.IsControl) {
+		return field("mig", "must be a file path without control characters (relative to the profile file's directory, or absolute)")
+	}
 	return p.validateSLA()
 }
 
@@ -297,4 +331,12 @@ func secretValueProblem(profile string) string {
 	return "looks like an API key secret (<key-id>:<secret> or a known secret format), and secrets never go in the profile file: " +
 		"put the plain connection ID or label there, then store the secret in the OS keyring with 'b2bx conn set-secret " + profile +
 		"' (or export B2BX_API_KEY=<key-id>:<secret>)"
+}
+
+// clipLabel shortens a bad value for an error message (40 bytes).
+func clipLabel(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
 }

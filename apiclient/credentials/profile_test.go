@@ -2,6 +2,7 @@ package credentials
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -111,4 +112,49 @@ func TestProfileKeys(t *testing.T) {
 	require.False(t, p.HasKey("key-mb"))
 	require.False(t, p.HasKey(""))
 	require.Equal(t, "acme-prod/key-up", Account(p.Name, "key-up"))
+}
+
+// TestProfileDirectoryAndMIG: the directory defaults to D.96A and takes
+// only the two the contract names; the MIG resolves next to the file.
+func TestProfileDirectoryAndMIG(t *testing.T) {
+	p := validProfile()
+	require.Equal(t, "D.96A", p.EDIDirectory())
+	for _, d := range []string{"D.96A", "D.25A"} {
+		p.Directory = d
+		require.NoError(t, p.Validate())
+		require.Equal(t, d, p.EDIDirectory())
+	}
+	p.Directory = "D.01B"
+	err := p.Validate()
+	var fe *FieldError
+	require.ErrorAs(t, err, &fe)
+	require.Equal(t, "directory", fe.Field)
+	require.Contains(t, err.Error(), `"D.01B" is not a directory the Partner API uses: write "D.96A" or "D.25A"`)
+
+	p.Directory = ""
+	require.Equal(t, "", p.MIGPath("/etc/b2bx/profiles.toml"))
+	p.MIG = "acme.toml"
+	require.Equal(t, "/etc/b2bx/acme.toml", p.MIGPath("/etc/b2bx/profiles.toml"))
+	p.MIG = "/srv/mig/acme.toml"
+	require.Equal(t, "/srv/mig/acme.toml", p.MIGPath("/etc/b2bx/profiles.toml"))
+	p.MIG = "acme\x1b.toml"
+	require.ErrorAs(t, p.Validate(), &fe)
+	require.Equal(t, "mig", fe.Field)
+}
+
+// TestDirectoryAndMIGRoundTrip: both fields survive Encode and Load.
+func TestDirectoryAndMIGRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "profiles.toml")
+	f, err := Load(path)
+	require.NoError(t, err)
+	p := validProfile()
+	p.Directory, p.MIG = "D.25A", "acme.toml"
+	require.NoError(t, f.Put(p))
+	require.NoError(t, f.Save())
+	g, err := Load(path)
+	require.NoError(t, err)
+	got, ok := g.Get(p.Name)
+	require.True(t, ok)
+	require.Equal(t, "D.25A", got.Directory)
+	require.Equal(t, "acme.toml", got.MIG)
 }

@@ -132,7 +132,7 @@ func TestFixtureOrderAmended(t *testing.T) {
 	require.Equal(t, []string{"1", "2"}, segValues(rd, "LIN", 1, 1))
 	require.Equal(t, []string{"EN", "EN"}, segValues(rd, "LIN", 3, 2))
 
-	up := answers.Upload{Key: "4012345000009:PO-4711:orders:1", Sender: "4012345000009", Recipient: "4098765000007",
+	up := answers.Upload{Key: "4012345000009:PO-4711:orders:1", Sender: "4012345000009", Recipient: "4098765000003",
 		ControlRef: "ICR0001", BGMNumbers: []string{"PO-4711"}, UploadID: "u1"}
 	var as []answers.Answer
 	for _, typ := range []string{"CONTRL", "ORDRSP"} {
@@ -153,7 +153,7 @@ func TestFixtureOrderAmended(t *testing.T) {
 // later (PO-D).
 func TestParsedOrderEchoedAsWritten(t *testing.T) {
 	for _, number := range []string{"PO-A", "PO-B", "PO-C", "PO-D", "PO-2025-0815"} {
-		body := []byte("UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000007:14+250312:1030+X1'UNH+1+ORDERS:D:96A:UN'" +
+		body := []byte("UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000003:14+250312:1030+X1'UNH+1+ORDERS:D:96A:UN'" +
 			"BGM+220+" + number + "+9'DTM+137:20250312:102'NAD+BY+4012345000009::9'" +
 			"LIN+10++4000862141404:EN'QTY+21:12.5:KGM'PRI+AAA:1.255'" +
 			"LIN+20'PIA+5+ART-7:SA'" +

@@ -30,7 +30,7 @@ func (f *fixture) upload(t *testing.T, conn, key, ctype string, body io.Reader) 
 	return f.send(t, req{method: http.MethodPost, url: f.url(conn, "inbox"), auth: authAll, header: hdr, body: body})
 }
 
-const sampleOrders = "UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+REF1'" +
+const sampleOrders = "UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000003:14+250602:0800+REF1'" +
 	"UNH+1+ORDERS:D:96A:UN'BGM+220+PO-1+9'UNT+3+1'UNZ+1+REF1'"
 
 func TestInboxIdempotency(t *testing.T) {

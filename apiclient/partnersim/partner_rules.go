@@ -6,20 +6,27 @@ import (
 )
 
 // partnerFinding is an error the simulated partner finds beyond edi's
-// syntax checks: what its own inbound validation rejects although b2bx's
+// checks: what its own inbound validation rejects although b2bx's
 // pre-flight passes the interchange (so the demo and tests have an ORDERS
 // that the partner's CONTRL rejects: testdata/edifact/orders_rejectable.edi).
+// A wrong GS1 check digit is no longer one of them: edi reports it, so
+// b2bx's pre-flight blocks it and the CONTRL reports it from the issues.
 type partnerFinding struct {
 	message int // index in Document.Messages
 	segment edigen.ContrlSegment
 }
 
 // partnerFindings checks interchange x the way the simulated partner's
-// inbound validation does: the buyer (NAD+BY) identified as a GS1 GLN
-// (C082/3055 = 9) must be 13 digits with a correct mod-10 check digit.
-// A wrong one is reported like a syntax error in the value: UCS at the
-// NAD's position, UCD 12 (invalid value) at element 2, component 1.
+// inbound validation does: it takes orders only from the buyer who sends
+// them, so a buyer (NAD+BY) identified by a GS1 GLN (C082/3055 = 9) must
+// be the interchange's sender when the sender is a GLN too (UNB 0007 =
+// 14). Another buyer (a valid GLN, so no check of edi's catches it) is
+// reported like an invalid value: UCS at the NAD's position, UCD 12 at
+// element 2, component 1.
 func partnerFindings(doc *edi.Document, x edi.Interchange) []partnerFinding {
+	if x.Sender.Qualifier != "14" || !edigen.ValidGLN(x.Sender.ID) {
+		return nil
+	}
 	var out []partnerFinding
 	for _, m := range x.Messages {
 		if m.Type != "ORDERS" {
@@ -30,8 +37,8 @@ func partnerFindings(doc *edi.Document, x edi.Interchange) []partnerFinding {
 			if !s.TagValid() || s.Tag() != "NAD" || s.Text(1, 1) != "BY" || s.Text(2, 3) != "9" {
 				continue
 			}
-			if edigen.ValidGLN(s.Text(2, 1)) {
-				continue
+			if gln := s.Text(2, 1); !edigen.ValidGLN(gln) || gln == x.Sender.ID {
+				continue // a wrong check digit is edi's issue, already in the CONTRL
 			}
 			out = append(out, partnerFinding{message: m.Index, segment: edigen.ContrlSegment{
 				Position: s.Number(), Elements: []edigen.ContrlElement{{Error: "12", Position: 2, Component: 1}}}})

@@ -26,7 +26,8 @@ func contrlOf(t *testing.T, replies []Reply) *edi.ContrlSummary {
 }
 
 // The shipped rejectable ORDERS passes edi (so b2bx's pre-flight lets it
-// go) but the partner rejects its buyer GLN; the fixed bytes are taken.
+// go) but the partner rejects its buyer GLN, a valid GLN that is not the
+// sender's; the fixed bytes are taken.
 func TestDefaultResponderRejectsWrongBuyerGLN(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", "orders_rejectable.edi"))
 	if err != nil {
@@ -53,10 +54,31 @@ func TestDefaultResponderRejectsWrongBuyerGLN(t *testing.T) {
 		t.Fatalf("UCD = %+v, want 12 at 2:1", el)
 	}
 
-	fixed := []byte(strings.Replace(string(data), "NAD+BY+4012345000008", "NAD+BY+4012345000009", 1))
+	fixed := []byte(strings.Replace(string(data), "NAD+BY+4012345000085", "NAD+BY+4012345000009", 1))
 	u.Payload = fixed
 	replies = DefaultResponder{}.Respond(u)
 	if c := contrlOf(t, replies); c.Action.Code != "7" || len(replies) != 2 {
 		t.Fatalf("fixed: action %q with %d replies, want 7 and an ORDRSP", c.Action.Code, len(replies))
+	}
+}
+
+// A buyer GLN with a wrong check digit is edi's error (b2bx's pre-flight
+// blocks it); sent anyway, the CONTRL reports it once, from the issue.
+func TestDefaultResponderReportsCheckDigitOnce(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", "orders_rejectable.edi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := []byte(strings.Replace(string(data), "NAD+BY+4012345000085", "NAD+BY+4012345000008", 1))
+	if _, err := edi.PreflightOrders(bad); err == nil {
+		t.Fatal("a wrong check digit must fail the pre-flight")
+	}
+	c := contrlOf(t, DefaultResponder{}.Respond(Upload{ID: "u1", Payload: bad, ReceivedAt: time.Date(2025, 3, 12, 10, 31, 0, 0, time.UTC)}))
+	if c.Action.Code != "4" || len(c.Messages) != 1 || len(c.Messages[0].Segments) != 1 {
+		t.Fatalf("CONTRL = %+v, want one UCS", c)
+	}
+	el := c.Messages[0].Segments[0].Elements
+	if c.Messages[0].Segments[0].Position != 5 || len(el) != 1 || el[0].SyntaxError.Code != "12" || el[0].Element.Element != 2 || el[0].Element.Component != 1 {
+		t.Fatalf("UCS = %+v, want 12 at the NAD+BY 2:1", c.Messages[0].Segments[0])
 	}
 }

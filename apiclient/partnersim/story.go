@@ -81,7 +81,7 @@ func (r StoryResponder) Respond(u Upload) []Reply {
 // interchange control reference.
 func DemoOrders(at time.Time) map[string][]byte {
 	buyer := edigen.Party{GLN: "4012345000009", Name: "Nordwerk Einkauf GmbH", City: "Köln", PostCode: "50667", Country: "DE"}
-	supplier := edigen.Party{GLN: "4098765000007", Name: "ACME Supplies", City: "Wien", PostCode: "1010", Country: "AT"}
+	supplier := edigen.Party{GLN: "4098765000003", Name: "ACME Supplies", City: "Wien", PostCode: "1010", Country: "AT"}
 	out := map[string][]byte{}
 	for i, n := range []string{"PO-4711", DemoRejected, DemoSilent} {
 		env := edigen.Envelope{Syntax: 3, Sender: buyer.GLN, Recipient: supplier.GLN, ControlRef: fmt.Sprintf("DEMO%06d", 4711+i), Prepared: at.UTC()}

@@ -76,7 +76,7 @@ func TestAddThenResolveProfile(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Target{Name: "acme", BaseURL: "https://api.example.com", ConnectionID: "conn-1", Partner: "ACME",
 		Inbox: secret.Credential{KeyID: "key-up", Secret: secret.New(canaryIn)}, Mailbox: secret.Credential{KeyID: "key-mb", Secret: secret.New(canaryMb)},
-		StoreDir: "/srv/spool/acme"}, tg)
+		StoreDir: "/srv/spool/acme", Directory: "D.96A"}, tg) // a profile without directory: the default
 	require.Equal(t, canaryIn, tg.Inbox.Secret.Reveal())
 	require.Equal(t, canaryMb, tg.Mailbox.Secret.Reveal())
 

@@ -24,6 +24,8 @@ type Target struct {
 	Mailbox      secret.Credential // key for the mailbox calls
 	StoreDir     string            // spool directory override; empty means the default
 	SLA          *credentials.SLA  // the profile's answer deadlines (sla.contrl, sla.ordrsp); nil: the defaults
+	Directory    string            // the profile's directory ("D.96A", "D.25A"); "" without a profile
+	MIG          string            // the profile's partner rules file, resolved next to the profile file; "" for none
 }
 
 // Env is what resolution may read of the outside world.
@@ -139,6 +141,8 @@ func ResolveProfile(ctx context.Context, env Env, name string) (Target, error) {
 		Mailbox:      r.Mailbox.Credential,
 		StoreDir:     p.StoreDir,
 		SLA:          p.SLA,
+		Directory:    p.EDIDirectory(),
+		MIG:          p.MIGPath(f.Path),
 	}, nil
 }
 

@@ -212,7 +212,7 @@ func TestReserveUploadAcrossProcesses(t *testing.T) {
 func TestHistoryLinkFields(t *testing.T) {
 	s := newStore(t)
 	r := rec(1, "aa", OutcomeAccepted)
-	r.RecipientID, r.ControlRef, r.DocNumbers = "4098765000002", "REF1", []string{"PO-1", "PO-2"}
+	r.RecipientID, r.ControlRef, r.DocNumbers = "4098765000003", "REF1", []string{"PO-1", "PO-2"}
 	require.NoError(t, s.AppendUpload(r))
 	f, err := os.OpenFile(s.historyPath("c"), os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)
@@ -223,7 +223,7 @@ func TestHistoryLinkFields(t *testing.T) {
 	hist, err := s.Uploads("c")
 	require.NoError(t, err)
 	require.Len(t, hist, 2)
-	require.Equal(t, "4098765000002", hist[0].RecipientID)
+	require.Equal(t, "4098765000003", hist[0].RecipientID)
 	require.Equal(t, "REF1", hist[0].ControlRef)
 	require.Equal(t, []string{"PO-1", "PO-2"}, hist[0].DocNumbers)
 	require.Equal(t, "up-old", hist[1].UploadID)

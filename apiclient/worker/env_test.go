@@ -137,7 +137,7 @@ func (e *env) requireNoLeak(t testing.TB, extra ...string) {
 // payload is a small, realistic-looking EDIFACT interchange.
 func payload(n int) []byte {
 	var b bytes.Buffer
-	b.WriteString("UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+IC0001'UNH+1+ORDRSP:D:96A:UN'BGM+231+PO-1+4'")
+	b.WriteString("UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000003:14+250602:0800+IC0001'UNH+1+ORDRSP:D:96A:UN'BGM+231+PO-1+4'")
 	for i := 0; b.Len() < n; i++ {
 		b.WriteString("LIN+1++4000862141404:SRS'QTY+21:12'")
 	}

@@ -109,8 +109,8 @@ func TestBundleOfARejectedUploadAndItsCONTRL(t *testing.T) {
 	require.Contains(t, f["dir/ids.txt"], contrl.DeliveryAttemptID)
 	require.Contains(t, f["dir/checks.txt"], up.SHA256)
 	require.Contains(t, f["dir/answers.txt"], `element 2:1`)
-	require.Contains(t, f["dir/answers.txt"], `"4012345000008"`)
-	require.Contains(t, f["dir/excerpts.txt"], `NAD+BY+4012345000008::9++M\xfcller`, "raw Latin-1 bytes escaped")
+	require.Contains(t, f["dir/answers.txt"], `"4012345000085"`)
+	require.Contains(t, f["dir/excerpts.txt"], `NAD+BY+4012345000085::9++M\xfcller`, "raw Latin-1 bytes escaped")
 	require.Contains(t, f["dir/timeline.txt"], "timeline of "+cliConn+"/"+up.UploadID)
 
 	res, f = bundle(contrl.DeliveryAttemptID)
@@ -119,8 +119,8 @@ func TestBundleOfARejectedUploadAndItsCONTRL(t *testing.T) {
 	require.Contains(t, f["dir/README.txt"], "integrity trailer")
 	require.Contains(t, f["dir/ids.txt"], up.UploadID)
 	require.Contains(t, f["dir/answers.txt"], "CONTRL for interchange ICR0042")
-	require.Contains(t, f["dir/answers.txt"], `"4012345000008"`)
-	require.Contains(t, f["dir/excerpts.txt"], "NAD+BY+4012345000008")
+	require.Contains(t, f["dir/answers.txt"], `"4012345000085"`)
+	require.Contains(t, f["dir/excerpts.txt"], "NAD+BY+4012345000085")
 	for _, b := range f {
 		for _, r := range b {
 			require.True(t, r == '\n' || (r >= 0x20 && r < 0x7f) || r == '—' || r == '…', "non-ASCII or control rune %q in the bundle", r)

@@ -103,9 +103,9 @@ func TestConnAddLsSetSecretRm(t *testing.T) {
 	code, out, errOut = c.run(t, "", "conn", "ls")
 	require.Equal(t, exitOK, code)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	require.Equal(t, []string{"NAME", "PARTNER", "URL", "CONNECTION", "INBOX", "KEY", "MAILBOX", "KEY", "SECRET"}, strings.Fields(lines[0]))
-	require.Equal(t, []string{"acme", "ACME", "GmbH", "https://api.example.com", "conn-1", "key-up", "key-mb", "inbox:keyring", "mailbox:keyring"}, strings.Fields(lines[1]))
-	require.Equal(t, []string{"solo", "-", "http://127.0.0.1:8080", "c-2", "k-solo", "k-solo", "missing"}, strings.Fields(lines[2]))
+	require.Equal(t, []string{"NAME", "PARTNER", "URL", "CONNECTION", "DIRECTORY", "INBOX", "KEY", "MAILBOX", "KEY", "SECRET"}, strings.Fields(lines[0]))
+	require.Equal(t, []string{"acme", "ACME", "GmbH", "https://api.example.com", "conn-1", "D.96A", "key-up", "key-mb", "inbox:keyring", "mailbox:keyring"}, strings.Fields(lines[1]))
+	require.Equal(t, []string{"solo", "-", "http://127.0.0.1:8080", "c-2", "D.96A", "k-solo", "k-solo", "missing"}, strings.Fields(lines[2]))
 	require.Equal(t, "profiles: "+c.path, lines[3])
 	require.Contains(t, errOut, "1 key(s) have no secret")
 

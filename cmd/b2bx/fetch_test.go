@@ -25,7 +25,7 @@ import (
 
 func ediPayload(n int) []byte {
 	var b bytes.Buffer
-	b.WriteString("UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+IC1'UNH+1+ORDRSP:D:96A:UN'BGM+231+PO-1+4'")
+	b.WriteString("UNB+UNOC:3+4012345000009:14+4098765000003:14+250602:0800+IC1'UNH+1+ORDRSP:D:96A:UN'BGM+231+PO-1+4'")
 	for b.Len() < n {
 		b.WriteString("LIN+1++4000862141404:SRS'QTY+21:12'")
 	}

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/mig"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -37,6 +39,7 @@ func runParse(ctx context.Context, e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "print one JSON document instead of the human summary")
 	withSegs := fs.Bool("segments", false, "also list every segment (index, offset, number in message, tag, group path, name, data)")
 	describe := fs.Bool("describe", false, "with every segment, its elements and components: position, id, name, value and code names (implies --segments)")
+	migFile := fs.String("mig", "", "also check the ORDERS against the partner's rules in `FILE` (TOML; see b2bx check)")
 	maxInput := byteSizeFlag(edi.DefaultMaxInput)
 	fs.Var(&maxInput, "max-input", "read at most this much (a number of bytes, or with KiB, MiB or GiB; at most 4GiB); larger input is refused")
 	pos, err := parseFlags(fs, args)
@@ -47,6 +50,17 @@ func runParse(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "b2bx parse: give exactly one FILE, or - for standard input")
 		fs.Usage()
 		return exitUsage
+	}
+	var rules *mig.Rules
+	if *migFile != "" {
+		if *asJSON {
+			fmt.Fprintln(e.stderr, "b2bx parse: --mig prints its findings with the human summary; for JSON use b2bx check --mig FILE --json")
+			return exitUsage
+		}
+		if rules, err = mig.Load(*migFile); err != nil {
+			fmt.Fprintf(e.stderr, "b2bx parse: %s\n", termsafe.String(err.Error()))
+			return exitUsage
+		}
 	}
 	parseStage(ctx, "open")
 	in, err := openInput(ctx, e, pos[0], int64(maxInput))
@@ -90,6 +104,9 @@ func runParse(ctx context.Context, e *env, args []string) int {
 			err = writeParseJSON(ctx, w, in.name, doc, list)
 		} else {
 			err = writeParseHuman(ctx, w, in.name, doc, list)
+			if err == nil && rules != nil {
+				err = writePartnerRules(w, rules, doc)
+			}
 		}
 		if err != nil {
 			return err
@@ -249,5 +266,20 @@ func (b *byteSizeFlag) Set(s string) error {
 		return errors.New("at most 4GiB: larger inputs cannot be parsed")
 	}
 	*b = byteSizeFlag(min(n, edi.MaxInput))
+	return nil
+}
+
+// writePartnerRules lists the findings of the partner's rules (--mig),
+// each with its rule's file:line.
+func writePartnerRules(w io.Writer, rules *mig.Rules, doc *edi.Document) error {
+	fs := rules.Check(doc)
+	if _, err := fmt.Fprintf(w, "partner rules %s: %d rule(s), %d finding(s)\n", termsafe.String(rules.Path), len(rules.Rules), len(fs)); err != nil {
+		return err
+	}
+	for _, f := range fs {
+		if _, err := fmt.Fprintf(w, "  warning %s (segment index %d): %s\n", termsafe.String(f.Where), f.Segment, termsafe.String(f.Text)); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nutrab2b/b2bx/edi"
 	"github.com/stretchr/testify/require"
 )
 
@@ -266,10 +267,12 @@ func TestParseTerminalSafety(t *testing.T) {
 // input (read, not mapped), with and without the segment list.
 func TestParseLargeFile(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("UNA:+.? '\nUNB+UNOC:3+4012345000009:14+4098765000007:14+250312:1030+BIG1'\nUNH+1+ORDERS:D:96A:UN:EAN008'\nBGM+220+PO-BIG+9'\nDTM+137:20250312:102'\n")
+	b.WriteString("UNA:+.? '\nUNB+UNOC:3+4012345000009:14+4098765000003:14+250312:1030+BIG1'\nUNH+1+ORDERS:D:96A:UN:EAN008'\nBGM+220+PO-BIG+9'\nDTM+137:20250312:102'\n")
 	lines := 16000
 	for i := 1; i <= lines; i++ {
-		fmt.Fprintf(&b, "LIN+%d++%013d:EN'\nQTY+21:%d'\nFTX+AAA+++Line ?'%d?' text'\n", i, 4000000000000+i, i%40+1, i)
+		gtin := fmt.Sprintf("%012d", 400000000000+i)
+		d, _ := edi.GS1CheckDigit(gtin)
+		fmt.Fprintf(&b, "LIN+%d++%s%c:EN'\nQTY+21:%d'\nFTX+AAA+++Line ?'%d?' text'\n", i, gtin, d, i%40+1, i)
 	}
 	fmt.Fprintf(&b, "UNS+S'\nCNT+2:%d'\nUNT+%d+1'\nUNZ+1+BIG1'\n", lines, 3*lines+6)
 	data := b.String()

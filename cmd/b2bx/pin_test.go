@@ -18,8 +18,8 @@ func TestPinPlacesAnswerErrors(t *testing.T) {
 	code, out, errOut := runCmd(t, "", nil, "pin", orders, contrl, aperak)
 	require.Equal(t, exitFileError, code, errOut)
 	require.Contains(t, out, "6 error(s) reported")
-	require.Contains(t, out, "segment index 6  NAD+BY+4012345000008::9++M\u00fcller")
-	require.Contains(t, out, `element 2:1 (C082.3039 Party id. identification): value "4012345000008"`)
+	require.Contains(t, out, "segment index 6  NAD+BY+4012345000085::9++M\u00fcller")
+	require.Contains(t, out, `element 2:1 (C082.3039 Party id. identification): value "4012345000085"`)
 	require.Contains(t, out, "segment index 12  LIN+2++4000862141411:EN")
 
 	code, out, errOut = runCmd(t, "", nil, "pin", orders, contrl, "--json")
@@ -32,7 +32,7 @@ func TestPinPlacesAnswerErrors(t *testing.T) {
 	require.True(t, strings.HasPrefix(j.Pins[0].SegmentText, "NAD+BY+"))
 	require.Equal(t, contrl, j.Pins[0].Answer)
 
-	ok := orderstest.WriteFile(t, "ok.edi", []byte("UNB+UNOA:3+X:14+4012345000009:14+250312:1031+C'UNH+C1+CONTRL:2:2:UN'UCI+ICR0042+4012345000009:14+4098765000007:14+7'UNT+3+C1'UNZ+1+C'"))
+	ok := orderstest.WriteFile(t, "ok.edi", []byte("UNB+UNOA:3+X:14+4012345000009:14+250312:1031+C'UNH+C1+CONTRL:2:2:UN'UCI+ICR0042+4012345000009:14+4098765000003:14+7'UNT+3+C1'UNZ+1+C'"))
 	code, out, _ = runCmd(t, "", nil, "pin", orders, ok)
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "report no error")

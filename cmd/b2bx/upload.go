@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,7 +44,8 @@ type uploadFlags struct {
 	replay, newKey bool
 	asJSON         bool
 	fixes          string // --fixes UPLOAD-ID
-	force          bool   // --force: send bytes identical to a rejected upload
+	force          bool   // --force: send bytes identical to a rejected upload, or in another directory
+	mig            string // --mig: the partner rules file
 }
 
 // uploadCmd is one upload command's state; the work is the upload
@@ -66,7 +68,8 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&f.newKey, "new", false, "if these bytes were already accepted: a new upload under the next key number")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON (the key goes to stderr before sending)")
 	fs.StringVar(&f.fixes, "fixes", "", "this file fixes the rejected upload `UPLOAD-ID` (its upload id or key): recorded in the history as a resend of it")
-	fs.BoolVar(&f.force, "force", false, "send even if the bytes are identical to an upload the partner rejected")
+	fs.BoolVar(&f.force, "force", false, "send even if the bytes are identical to an upload the partner rejected, or the ORDERS is in another directory than the profile's")
+	fs.StringVar(&f.mig, "mig", "", "check the partner's rules in `FILE` (TOML) instead of the profile's mig")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -80,20 +83,28 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "upload", f.asJSON, exitUsage, err)
 	}
-	pf, err := orders.Inspect(ctx, pos[0])
-	if err == nil {
-		err = pf.Problem
-	}
-	if err != nil {
-		return fail(e, "upload", f.asJSON, exitUsage, err)
-	}
-	ac, err := newAPIConn(e, t, "upload")
+	opts, err := orders.ConnectionOptions(t.Directory, cmp.Or(f.mig, t.MIG), f.force)
 	if err != nil {
 		return fail(e, "upload", f.asJSON, exitUsage, err)
 	}
 	store, err := openSpool(e, t)
 	if err != nil {
 		return fail(e, "upload", f.asJSON, exitStorage, err)
+	}
+	opts = opts.WithHistory(ctx, store, t.ConnectionID)
+	pf, err := orders.InspectWith(ctx, pos[0], opts)
+	if err == nil {
+		err = pf.Problem
+	}
+	if err != nil {
+		return fail(e, "upload", f.asJSON, exitUsage, err)
+	}
+	for _, c := range pf.Warnings() {
+		fmt.Fprintf(e.stderr, "b2bx upload: warning: %s\n", c.Text) // Text is terminal-safe
+	}
+	ac, err := newAPIConn(e, t, "upload")
+	if err != nil {
+		return fail(e, "upload", f.asJSON, exitUsage, err)
 	}
 	u := &uploadCmd{e: e, f: f}
 	if u.plan, err = orders.NewPlan(store, t.ConnectionID, pf); err != nil {

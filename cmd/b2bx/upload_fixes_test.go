@@ -66,7 +66,7 @@ func TestUploadFixesAndRefusesRejectedBytes(t *testing.T) {
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "no-such-upload")
 
-	fixed := orderstest.WriteFile(t, "po-fixed.edi", []byte(strings.Replace(string(data), "NAD+BY+4012345000008", "NAD+BY+4012345000009", 1)))
+	fixed := orderstest.WriteFile(t, "po-fixed.edi", []byte(strings.Replace(string(data), "NAD+BY+4012345000085", "NAD+BY+4012345000009", 1)))
 	code, out, errOut = s.run(t, "", "upload", fixed, "--fixes", first.UploadID)
 	require.Equal(t, exitOK, code, errOut)
 	require.Contains(t, out, "fixes         resend of upload "+first.UploadID+" (key "+first.Key+")")

@@ -45,7 +45,7 @@ func TestUploadKeyNumbering(t *testing.T) {
 	require.Equal(t, ups[0].ID, h[1].UploadID)
 	require.Equal(t, po, h[1].File)
 	require.Equal(t, "REF1", h[1].ControlRef, "the history links answers: UNB control reference")
-	require.Equal(t, "4098765000002", h[1].RecipientID)
+	require.Equal(t, "4098765000003", h[1].RecipientID)
 	require.Equal(t, []string{"PO-4711"}, h[1].DocNumbers)
 
 	// Same bytes, no terminal, no choice: refused, nothing sent.
@@ -180,7 +180,7 @@ func TestUploadRefusesWithoutSending(t *testing.T) {
 	require.NoError(t, f.Truncate(16<<20+1)) // sparse: refused from its size, never read
 	require.NoError(t, f.Close())
 	two := append(orderstest.Orders("R1", 1, "PO-1"), orderstest.Orders("R2", 1, "PO-2")...)
-	ordrsp := []byte("UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+R1'UNH+1+ORDRSP:D:96A:UN'BGM+231+X+9'UNT+3+1'UNZ+1+R1'")
+	ordrsp := []byte("UNB+UNOC:3+4012345000009:14+4098765000003:14+250602:0800+R1'UNH+1+ORDRSP:D:96A:UN'BGM+231+X+9'UNT+3+1'UNZ+1+R1'")
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -14,7 +14,7 @@ import (
 
 const (
 	buyer    = "4012345000009"
-	supplier = "4098765000007"
+	supplier = "4098765000003"
 )
 
 var t0 = time.Date(2025, 3, 12, 10, 30, 0, 0, time.UTC)

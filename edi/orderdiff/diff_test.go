@@ -16,7 +16,7 @@ import (
 // interchange wraps message segments (without UNH/UNT) into a valid
 // interchange of one message.
 func interchange(typ, release string, segs ...string) []byte {
-	return fmt.Appendf(nil, "UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000007:14+250312:1030+IC1'UNH+M1+%s:D:%s:UN'%s'UNT+%d+M1'UNZ+1+IC1'",
+	return fmt.Appendf(nil, "UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000003:14+250312:1030+IC1'UNH+M1+%s:D:%s:UN'%s'UNT+%d+M1'UNZ+1+IC1'",
 		typ, release, strings.Join(segs, "'"), len(segs)+2)
 }
 

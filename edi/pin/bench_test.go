@@ -12,7 +12,7 @@ import (
 // copy with one QTY changed in the middle: the usual fix.
 func bigOrders(size int) (a, b []byte) {
 	var w bytes.Buffer
-	w.WriteString("UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000007:14+250312:1030+ICR0042'UNH+M1+ORDERS:D:96A:UN'BGM+220+PO-1+9'")
+	w.WriteString("UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000003:14+250312:1030+ICR0042'UNH+M1+ORDERS:D:96A:UN'BGM+220+PO-1+9'")
 	n := 0
 	for w.Len() < size {
 		n++

@@ -251,7 +251,7 @@ func segmentWords(orders *edi.Document, seg, pos int) string {
 }
 
 // valueWords names the value at element el, component comp of segment
-// seg: ` C082.3039 Party identifier, value "4012345000008"`.
+// seg: ` C082.3039 Party identifier, value "4012345000085"`.
 func valueWords(orders *edi.Document, seg, el, comp int) string {
 	if seg < 0 || seg >= orders.Len() {
 		return ""

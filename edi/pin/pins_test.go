@@ -62,7 +62,7 @@ func TestContrlPinsSegmentsAndElements(t *testing.T) {
 	}
 	checkPins(t, orders, pins, []wantPin{
 		{level: LevelElement, seg: 6, el: 2, comp: 1, code: "12", tag: "NAD",
-			textHas: []string{"error 12", "NAD (Name and address) at position 5", "element 2:1", `"4012345000008"`}},
+			textHas: []string{"error 12", "NAD (Name and address) at position 5", "element 2:1", `"4012345000085"`}},
 		{level: LevelSegment, seg: 4, code: "13", tag: "DTM", textHas: []string{"error 13", "position 3"}},
 		{level: LevelSegment, seg: 2, code: "15", tag: "UNH", textHas: []string{"segment position 40", "has 15 segments"}},
 	})
@@ -81,7 +81,7 @@ func TestContrlPinsInterchangeLevel(t *testing.T) {
 	}
 	checkPins(t, orders, pins, []wantPin{
 		{level: LevelElement, seg: 1, el: 3, comp: 1, code: "29", tag: "UNB",
-			textHas: []string{"interchange ICR0042", "4 rejected", "in UNB element 3:1", `"4098765000007"`}},
+			textHas: []string{"interchange ICR0042", "4 rejected", "in UNB element 3:1", `"4098765000003"`}},
 	})
 	if pins[0].Message != -1 {
 		t.Errorf("interchange pin message = %d", pins[0].Message)
@@ -122,7 +122,7 @@ func TestAperakPins(t *testing.T) {
 // Pin texts quote payload values: they are sanitised.
 func TestPinTextIsTerminalSafe(t *testing.T) {
 	data, _ := os.ReadFile(rejectable)
-	data = []byte(strings.Replace(string(data), "NAD+BY+4012345000008", "NAD+BY+40123\x1b[2J45000008", 1))
+	data = []byte(strings.Replace(string(data), "NAD+BY+4012345000085", "NAD+BY+40123\x1b[2J45000008", 1))
 	orders, err := edi.Parse(data)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestContrlPinsMessageLevel(t *testing.T) {
 		t.Fatalf("pin for a missing message = %+v", p)
 	}
 	// UCI 4 alone (no message responses): the interchange is pinned on UNB.
-	data := "UNB+UNOA:3+X:14+4012345000009:14+250312:1031+C'UNH+C1+CONTRL:2:2:UN'UCI+ICR0042+4012345000009:14+4098765000007:14+4'UNT+3+C1'UNZ+1+C'"
+	data := "UNB+UNOA:3+X:14+4012345000009:14+250312:1031+C'UNH+C1+CONTRL:2:2:UN'UCI+ICR0042+4012345000009:14+4098765000003:14+4'UNT+3+C1'UNZ+1+C'"
 	answer, err := edi.Parse([]byte(data))
 	if err != nil {
 		t.Fatal(err)

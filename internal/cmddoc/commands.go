@@ -152,7 +152,7 @@ out and the entry becomes due again.`,
 	},
 	{
 		Name:     "upload",
-		Synopsis: []string{"upload FILE [--key K | --replay | --new] [--fixes UPLOAD-ID] [--force] [--json]", "(with -c NAME, or --url URL --connection ID, and --timeout D)"},
+		Synopsis: []string{"upload FILE [--key K | --replay | --new] [--fixes UPLOAD-ID] [--mig FILE] [--force] [--json]", "(with -c NAME, or --url URL --connection ID, and --timeout D)"},
 		Examples: []Example{
 			{"upload testdata/edifact/orders_d96a.edi -c acme-de", "pre-flight, the generated key, then the upload"},
 			{"upload po.edi -c acme-de --replay", "bytes already accepted: send them again under the same key"},
@@ -175,6 +175,25 @@ out and the entry becomes due again.`,
 		},
 		Exits: []Exit{ok, {Usage, "bad flags, an -o target that exists (without --force) or has another extension"}, {Storage, "the store or the -o file failed"}},
 		Topic: "fix-and-resend.md",
+	},
+	{
+		Name:     "check",
+		Synopsis: []string{"check FILE [-c NAME] [--mig FILE] [--json]"},
+		Examples: []Example{
+			{"check po.edi -c acme-de", "the upload screen's pre-flight for acme-de (its directory, partner rules and history), nothing sent"},
+			{"check po.edi --mig testdata/mig/demo.toml --json", "against a partner's rules file, as JSON"},
+		},
+		Exits: []Exit{{OK, "clean"}, {FileError, "warnings only: b2bx upload would ask to confirm them"}, {Usage, "blocked (the reason is printed), or a bad FILE, profile or rules file"}},
+		Topic: "preflight.md",
+	},
+	{
+		Name:     "mig learn",
+		Synopsis: []string{"mig learn -c NAME [-o FILE]"},
+		Examples: []Example{
+			{"mig learn -c acme-de -o acme.toml", "the shape of what acme-de's partner accepted, as a rules file to start from"},
+		},
+		Exits: []Exit{ok, {Usage, "no profile, FILE exists, or no accepted upload to learn from"}, {Storage, "the history, the answers or FILE could not be read or written"}},
+		Topic: "preflight.md",
 	},
 	{
 		Name:     "bundle",

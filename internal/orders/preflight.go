@@ -14,6 +14,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/mig"
 	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
@@ -54,14 +55,38 @@ const (
 	CheckOrders      = "orders"
 	CheckDirectory   = "directory"
 	CheckTest        = "test"
-	CheckProblem     = "problem" // why the payload is blocked, in words
+	CheckContract    = "contract"     // the Partner API's version rules (edi.ContractFindings)
+	CheckPartnerRule = "partner-rule" // a rule of the partner's MIG (edi/mig)
+	CheckHistory     = "history"      // a shape the partner never accepted (History)
+	CheckProblem     = "problem"      // why the payload is blocked, in words
 )
+
+// Options are what the pre-flight knows of the connection the payload
+// is for. The zero value knows nothing: both of the contract's
+// directories pass, no partner rules.
+type Options struct {
+	// Directory is the connection's profile revision ("D.96A" or
+	// "D.25A", credentials.Profile.EDIDirectory); "" when unknown.
+	Directory string
+	// Rules are the partner's MIG rules; nil for none.
+	Rules *mig.Rules
+	// History is what the connection's partner accepted and rejected
+	// before (LoadHistory); nil for none.
+	History *Accepted
+	// Force lets an ORDERS in another directory go: the contract check
+	// warns instead of blocking (b2bx upload --force).
+	Force bool
+}
 
 // Check is one line of the pre-flight report. Text is terminal-safe.
 type Check struct {
 	Name     string
 	Severity Severity
 	Text     string
+	// Rule is where a partner rule is written ("acme.toml:12"), "" for
+	// the other checks; Segment the segment a finding is about (-1: none).
+	Rule    string
+	Segment int
 }
 
 // Preflight is what is known about a payload before anything is sent.
@@ -81,6 +106,7 @@ type Preflight struct {
 	Problem error
 
 	data []byte
+	opts Options
 }
 
 // Blocked reports whether the payload must not be sent.
@@ -112,6 +138,12 @@ func (p *Preflight) Data() []byte { return p.data }
 // its content (empty, too large, not one ORDERS interchange) is in the
 // returned Preflight's Problem and Checks.
 func Inspect(ctx context.Context, path string) (*Preflight, error) {
+	return InspectWith(ctx, path, Options{})
+}
+
+// InspectWith is Inspect for a connection: its directory and partner
+// rules (see Options).
+func InspectWith(ctx context.Context, path string, opts Options) (*Preflight, error) {
 	f, err := spool.OpenRegular(path, true)
 	if errors.Is(err, spool.ErrNotRegular) {
 		return nil, fmt.Errorf("%w; upload reads only regular files: copy the interchange into one first", err)
@@ -124,18 +156,18 @@ func Inspect(ctx context.Context, path string) (*Preflight, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the file: %w", err)
 	}
-	return inspectOpen(ctx, f, info, path)
+	return inspectOpen(ctx, f, info, path, opts)
 }
 
 // inspectOpen runs the pre-flight on f, a regular file open for reading
 // whose metadata is info; path is what messages call it.
-func inspectOpen(ctx context.Context, f *os.File, info fs.FileInfo, path string) (*Preflight, error) {
+func inspectOpen(ctx context.Context, f *os.File, info fs.FileInfo, path string, opts Options) (*Preflight, error) {
 	name := termsafe.String(path)
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
-	p := &Preflight{Path: abs, Name: path, Size: info.Size()}
+	p := &Preflight{Path: abs, Name: path, Size: info.Size(), opts: opts}
 	switch {
 	case info.Size() == 0:
 		p.block(CheckSize, fmt.Errorf("%s is empty: nothing to upload", name))
@@ -160,7 +192,12 @@ func inspectOpen(ctx context.Context, f *os.File, info fs.FileInfo, path string)
 // InspectBytes runs the pre-flight on data already in memory; name is
 // what messages call it. data is kept, not copied.
 func InspectBytes(name string, data []byte) *Preflight {
-	p := &Preflight{Name: name, Size: int64(len(data))}
+	return InspectBytesWith(name, data, Options{})
+}
+
+// InspectBytesWith is InspectBytes for a connection (see Options).
+func InspectBytesWith(name string, data []byte, opts Options) *Preflight {
+	p := &Preflight{Name: name, Size: int64(len(data)), opts: opts}
 	switch {
 	case len(data) == 0:
 		p.block(CheckSize, fmt.Errorf("%s is empty: nothing to upload", termsafe.String(name)))
@@ -182,7 +219,7 @@ func (p *Preflight) block(name string, err error) {
 }
 
 func (p *Preflight) add(name string, sev Severity, text string) {
-	p.Checks = append(p.Checks, Check{Name: name, Severity: sev, Text: text})
+	p.Checks = append(p.Checks, Check{Name: name, Severity: sev, Text: text, Segment: -1})
 }
 
 // inspect hashes and parses data (at most MaxSize bytes, not empty) and
@@ -214,5 +251,34 @@ func (p *Preflight) inspect(data []byte) {
 		p.add(CheckProblem, Blocking, termsafe.String(text))
 		return
 	}
+	if p.checkConnection(doc); p.Blocked() {
+		return
+	}
 	p.Facts = facts
+}
+
+// checkConnection adds what the connection knows: the contract's version
+// rules for its directory and the partner's rules.
+func (p *Preflight) checkConnection(doc *edi.Document) {
+	for _, f := range edi.ContractFindings(doc, p.opts.Directory) {
+		text := termsafe.String(f.Text)
+		if p.opts.Force {
+			p.add(CheckContract, Warning, text+"; sent anyway (--force)")
+			continue
+		}
+		p.block(CheckContract, fmt.Errorf("%s cannot be uploaded, nothing was sent: %s; convert the order to the connection's directory, or correct the profile's directory if the connection's revision changed (--force sends it anyway)", termsafe.String(p.Name), f.Text))
+	}
+	if p.Blocked() {
+		return
+	}
+	for _, text := range p.opts.History.Differences(doc) {
+		p.add(CheckHistory, Warning, termsafe.String(text))
+	}
+	if p.opts.Rules == nil {
+		return
+	}
+	for _, f := range p.opts.Rules.Check(doc) {
+		p.Checks = append(p.Checks, Check{Name: CheckPartnerRule, Severity: Warning, Segment: f.Segment,
+			Rule: termsafe.String(f.Where), Text: termsafe.String(f.Where + ": " + f.Text)})
+	}
 }

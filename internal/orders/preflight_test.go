@@ -31,7 +31,7 @@ func TestInspectCleanOrders(t *testing.T) {
 		CheckInterchange: "one interchange, control reference ICR0001, syntax UNOC:3",
 		CheckMessages:    "messages: 1 ORDERS",
 		CheckSender:      "sender 4012345000009 (qualifier 14)",
-		CheckRecipient:   "recipient 4098765000007 (qualifier 14)",
+		CheckRecipient:   "recipient 4098765000003 (qualifier 14)",
 		CheckOrders:      "order (BGM) PO-4711",
 		CheckDirectory:   "directory ORDERS D.96A",
 	} {
@@ -48,7 +48,7 @@ func TestInspectBlocks(t *testing.T) {
 	require.NoError(t, f.Truncate(MaxSize+1)) // sparse: refused from its size, never read
 	require.NoError(t, f.Close())
 	two := append(orderstest.Orders("R1", 1, "PO-1"), orderstest.Orders("R2", 1, "PO-2")...)
-	ordrsp := []byte("UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+R1'UNH+1+ORDRSP:D:96A:UN'BGM+231+X+9'UNT+3+1'UNZ+1+R1'")
+	ordrsp := []byte("UNB+UNOC:3+4012345000009:14+4098765000003:14+250602:0800+R1'UNH+1+ORDRSP:D:96A:UN'BGM+231+X+9'UNT+3+1'UNZ+1+R1'")
 	badCount := strings.Replace(string(orderstest.Orders("R3", 1, "PO-3")), "UNT+8+1", "UNT+9+1", 1)
 	noBGM := []byte("UNB+UNOA:3+S:14+R:14+250312:1030+NB'UNH+1+ORDERS:D:96A:UN'DTM+137:20250312:102'UNT+3+1'UNZ+1+NB'")
 	for _, tc := range []struct {
@@ -137,7 +137,7 @@ func TestInspectBytesLimits(t *testing.T) {
 // terminal reach the report only as visible escapes.
 func TestInspectHostile(t *testing.T) {
 	name := "po\x1b]0;owned\x07.edi"
-	data := strings.Replace(string(orderstest.Orders("R\x1b[2J", 1, "PO-\x1b[31mX")), "4098765000002", "\u202erecipient", 1)
+	data := strings.Replace(string(orderstest.Orders("R\x1b[2J", 1, "PO-\x1b[31mX")), "4098765000003", "\u202erecipient", 1)
 	pf := InspectBytes(name, []byte(data))
 	for _, c := range pf.Checks {
 		require.True(t, termsafe.IsSafe(c.Text), "%q", c.Text)

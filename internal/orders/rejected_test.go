@@ -48,7 +48,7 @@ func rejectedStore(t *testing.T, answer string) (*spool.Store, spool.UploadRecor
 	}
 	rec := spool.UploadRecord{Time: t0, ConnectionID: resendConn, File: rejectable, Size: int64(len(data)), SHA256: sum(data),
 		Key: "4012345000009:PO-4720:orders:1", N: 1, SenderID: "4012345000009", BusinessID: "PO-4720",
-		RecipientID: "4098765000007", ControlRef: "ICR0042", DocNumbers: []string{"PO-4720"},
+		RecipientID: "4098765000003", ControlRef: "ICR0042", DocNumbers: []string{"PO-4720"},
 		Outcome: spool.OutcomeAccepted, HTTPStatus: 202, UploadID: "up-1", Status: "received"}
 	if err := st.AppendUpload(rec); err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestGuardFixesWithoutAnswer(t *testing.T) {
 // An accepting CONTRL rejects nothing.
 func TestGuardAcceptedUpload(t *testing.T) {
 	st, rec := rejectedStore(t, "")
-	ok := "UNB+UNOA:3+4098765000007:14+4012345000009:14+250312:1031+CTL0050'UNH+C1+CONTRL:2:2:UN'UCI+ICR0042+4012345000009:14+4098765000007:14+7'UNT+3+C1'UNZ+1+CTL0050'"
+	ok := "UNB+UNOA:3+4098765000003:14+4012345000009:14+250312:1031+CTL0050'UNH+C1+CONTRL:2:2:UN'UCI+ICR0042+4012345000009:14+4098765000003:14+7'UNT+3+C1'UNZ+1+CTL0050'"
 	storeDelivery(t, st, "dlv-ok", "CONTRL", []byte(ok), t0.Add(time.Minute))
 	l := linked(t, st)
 	if rs := Rejections(l); len(rs) != 0 {
@@ -176,7 +176,7 @@ func TestFindUploadAndResendText(t *testing.T) {
 func TestPlanRecordsFixes(t *testing.T) {
 	st, rec := rejectedStore(t, rejectsCONTRL)
 	data, _ := os.ReadFile(rejectable)
-	fixed := []byte(strings.Replace(string(data), "NAD+BY+4012345000008", "NAD+BY+4012345000009", 1))
+	fixed := []byte(strings.Replace(string(data), "NAD+BY+4012345000085", "NAD+BY+4012345000009", 1))
 	p, err := NewPlan(st, resendConn, InspectBytes("fixed.edi", fixed))
 	if err != nil {
 		t.Fatal(err)

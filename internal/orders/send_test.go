@@ -225,7 +225,7 @@ func TestHistoryRecordsEnvelope(t *testing.T) {
 	require.Equal(t, spool.OutcomeFailed, h[0].Outcome, "newest first")
 	require.Equal(t, "REF2", h[0].ControlRef)
 	require.Equal(t, []string{"PO-2", "PO-3"}, h[0].DocNumbers)
-	require.Equal(t, "4098765000002", h[0].RecipientID)
+	require.Equal(t, "4098765000003", h[0].RecipientID)
 	require.Equal(t, 503, h[0].HTTPStatus)
 	require.Equal(t, spool.OutcomeAccepted, h[1].Outcome)
 	require.Equal(t, "REF1", h[1].ControlRef)

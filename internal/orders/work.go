@@ -159,7 +159,7 @@ func ReviewFix(ctx context.Context, store *spool.Store, l *Linked, rec spool.Upl
 		return nil, err
 	}
 	defer f.Close()
-	pf, err := inspectOpen(ctx, f, info, path)
+	pf, err := inspectOpen(ctx, f, info, path, Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -75,10 +75,10 @@ func TestReviewFixAfterEditor(t *testing.T) {
 		t.Fatalf("review = %+v", r)
 	}
 	if len(r.Changes) != 1 || r.Changes[0].Kind != pin.Changed || r.Changes[0].Old != 6 ||
-		!strings.Contains(r.Changes[0].OldText, "4012345000008") || !strings.Contains(r.Changes[0].NewText, "4012345000009") {
+		!strings.Contains(r.Changes[0].OldText, "4012345000085") || !strings.Contains(r.Changes[0].NewText, "4012345000009") {
 		t.Fatalf("changes = %+v", r.Changes)
 	}
-	if !strings.HasPrefix(r.Changes[0].String(), "~ 7 NAD+BY+4012345000008") {
+	if !strings.HasPrefix(r.Changes[0].String(), "~ 7 NAD+BY+4012345000085") {
 		t.Fatalf("change line %q", r.Changes[0].String())
 	}
 	if r.Plan.Key != "4012345000009:PO-4720:orders:2" || r.Plan.Fixes != "up-1" {
@@ -148,7 +148,7 @@ func TestEditorArgs(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	got, _ := os.ReadFile(path)
-	if !strings.Contains(string(got), "NAD+BY+4012345000009::9") || strings.Contains(string(got), "4012345000008") {
+	if !strings.Contains(string(got), "NAD+BY+4012345000009::9") || strings.Contains(string(got), "4012345000085") {
 		t.Fatalf("not fixed:\n%s", got)
 	}
 }

@@ -24,10 +24,10 @@ func TestAnswersScreenOverdueAndNeedsAction(t *testing.T) {
 	for i, doc := range []string{"PO-LATE", "PO-REJ"} {
 		ref := fmt.Sprintf("REF%d", i)
 		require.NoError(t, s.AppendUpload(spool.UploadRecord{Time: t0.Add(time.Duration(i) * time.Minute), ConnectionID: answerConn, Key: "key-" + doc,
-			SenderID: "4012345000009", RecipientID: "4098765000007", ControlRef: ref, DocNumbers: []string{doc}, Outcome: spool.OutcomeAccepted,
+			SenderID: "4012345000009", RecipientID: "4098765000003", ControlRef: ref, DocNumbers: []string{doc}, Outcome: spool.OutcomeAccepted,
 			HTTPStatus: 202, UploadID: "u-" + doc}))
 	}
-	data := []byte("UNB+UNOA:3+4098765000007:14+4012345000009:14+260312:1031+C1'UNH+C1+CONTRL:2:2:UN'UCI+REF1+4012345000009:14+4098765000007:14+4'UNT+3+C1'UNZ+1+C1'")
+	data := []byte("UNB+UNOA:3+4098765000003:14+4012345000009:14+260312:1031+C1'UNH+C1+CONTRL:2:2:UN'UCI+REF1+4012345000009:14+4098765000003:14+4'UNT+3+C1'UNZ+1+C1'")
 	w, err := s.Begin(answerConn, "d-rej")
 	require.NoError(t, err)
 	_, err = w.Write(data)

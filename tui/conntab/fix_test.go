@@ -50,7 +50,7 @@ func TestFixAndResendARejectedUpload(t *testing.T) {
 	v = flat(m.View())
 	require.Contains(t, v, "1 error of the partner's answer pinned")
 	require.Contains(t, v, viewer.PinMark+" CONTRL element 2.1 [12]")
-	require.Contains(t, v, "4012345000008")
+	require.Contains(t, v, "4012345000085")
 	m, _ = pressAll(t, m, "q")
 
 	// E: the work copy, the editor, the review.

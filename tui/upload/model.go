@@ -65,7 +65,13 @@ type domain struct {
 }
 
 func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
-	p, err := up.Prepare(ctx, d.conn.Spool, d.conn.Target.ConnectionID, path)
+	t := d.conn.Target
+	opts, err := up.ConnectionOptions(t.Directory, t.MIG, false)
+	if err != nil {
+		return nil, err
+	}
+	opts = opts.WithHistory(ctx, d.conn.Spool, t.ConnectionID)
+	p, err := up.PrepareWith(ctx, d.conn.Spool, t.ConnectionID, path, opts)
 	if err != nil || p.Preflight.Blocked() {
 		return p, err
 	}

@@ -57,7 +57,7 @@ func TestBlockedPreflightSendsNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := map[string][]byte{"empty.edi": nil, "two.edi": two,
-				"rsp.edi": []byte("UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+R1'UNH+1+ORDRSP:D:96A:UN'BGM+231+X+9'UNT+3+1'UNZ+1+R1'")}[tc.name]
+				"rsp.edi": []byte("UNB+UNOC:3+4012345000009:14+4098765000003:14+250602:0800+R1'UNH+1+ORDRSP:D:96A:UN'BGM+231+X+9'UNT+3+1'UNZ+1+R1'")}[tc.name]
 			m := e.open(t, Options{Path: e.file(t, tc.name, data)})
 			require.Equal(t, stageReport, m.stage)
 			v := m.View()

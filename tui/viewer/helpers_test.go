@@ -149,12 +149,12 @@ func generateOrders(size int) []byte {
 		b.WriteString("'\n")
 	}
 	b.WriteString("UNA:+.? '\n")
-	seg("UNB+UNOC:3+4012345000009:14+4098765000007:14+250312:1030+BENCH000001++ORDERS")
+	seg("UNB+UNOC:3+4012345000009:14+4098765000003:14+250312:1030+BENCH000001++ORDERS")
 	seg("UNH+1+ORDERS:D:96A:UN:EAN008")
 	seg("BGM+220+PO-BENCH-000001+9")
 	seg("DTM+137:20250312:102")
 	seg("NAD+BY+4012345000009::9")
-	seg("NAD+SU+4098765000007::9")
+	seg("NAD+SU+4098765000003::9")
 	n, lines := 6, 0
 	for b.Len() < size-200 {
 		lines++

@@ -82,7 +82,7 @@ func TestPinsMarkedAndExplained(t *testing.T) {
 		t.Fatalf("P: cursor %d, want 6", m.Cursor())
 	}
 	v = m.View()
-	if !strings.Contains(v, PinMark+" CONTRL element 2.1 [12]: ") || !strings.Contains(v, "4012345000008") {
+	if !strings.Contains(v, PinMark+" CONTRL element 2.1 [12]: ") || !strings.Contains(v, "4012345000085") {
 		t.Errorf("the detail pane does not explain the NAD pin:\n%s", v)
 	}
 }

@@ -19,7 +19,7 @@ func TestHeaderCard(t *testing.T) {
 	v := m.View()
 	for _, want := range []string{
 		"contrl_22_rejected.edi", "10 segments", "1 interchange", "1 message",
-		"ref CTL0003", "UNOA:3 (ASCII)", "from 4098765000007 (qualifier 14 GS1) to 4012345000009 (qualifier 14 GS1)",
+		"ref CTL0003", "UNOA:3 (ASCII)", "from 4098765000003 (qualifier 14 GS1) to 4012345000009 (qualifier 14 GS1)",
 		"✓ VALID: no errors, no warnings",
 		"Message     ✗ CONTRL for interchange ICR0009: REJECTED, 2 errors", // marked without colour too
 		"CONTRL 2:2 / D:3 (syntax 3)",

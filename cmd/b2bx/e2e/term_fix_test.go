@@ -49,7 +49,7 @@ func TestAppDemoFixResendCopyExport(t *testing.T) {
 	a.waitScreen("the rejected upload", 20*time.Second, contains("Uploads and answers", "rejected · v pinned errors · E fix and resend"))
 	p.key("v")
 	s := a.waitScreen("the pinned ORDERS", 20*time.Second, contains("1 error of the partner's answer pinned", "CONTRL element 2.1 [12]"))
-	require.Contains(t, s, "4012345000008")
+	require.Contains(t, s, "4012345000085")
 	require.Regexp(t, `(?m)^>\s+◆\s+\d+ NAD`, s, "the NAD row is marked and selected")
 	p.key("q")
 	a.waitScreen("the uploads again", 10*time.Second, contains("Uploads and answers"))

@@ -20,12 +20,12 @@ import (
 func hostileInterchange() []byte {
 	const ref = "ICR\x1b]0;ref-title\x07X"
 	return []byte("UNA:+.? '" +
-		"UNB+UNOW:4+4012345000009:14+4098765000007:14+20250312:1030+" + ref + "++ORDERS'" +
+		"UNB+UNOW:4+4012345000009:14+4098765000003:14+20250312:1030+" + ref + "++ORDERS'" +
 		"UNH+M0001+ORDERS:D:96A:UN:EAN008'" +
 		"BGM+220+PO-\x1b]52;c;Y2FuYXJ5\x07-\x1b]2;pwned-title\x07+9'" +
 		"DTM+137:20250312:102'" +
 		"NAD+BY+4012345000009::9++ACME\x1b[2J GmbH+Main\rStreet 1+Town\u009b31m++50667+DE'" +
-		"NAD+SU+4098765000007::9'" +
+		"NAD+SU+4098765000003::9'" +
 		"FTX+AAI+++evil \u202ereversed text'" +
 		"LIN+1++4000862141404:EN'" +
 		"QTY+21:48'" +

@@ -16,7 +16,7 @@ import (
 // Orders builds one interchange with an ORDERS message per document number.
 func Orders(ref string, qty int, docs ...string) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000002:14+250602:0800+%s'", ref)
+	fmt.Fprintf(&b, "UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000003:14+250602:0800+%s'", ref)
 	for i, d := range docs {
 		fmt.Fprintf(&b, "UNH+%d+ORDERS:D:96A:UN'BGM+220+%s+9'DTM+137:20250602:102'NAD+BY+4012345000009::9'LIN+1++4000862141404:SRS'QTY+21:%d'UNS+S'UNT+8+%d'", i+1, d, qty, i+1)
 	}
