@@ -17,7 +17,7 @@
 # every step showed what it should, 1 otherwise (so CI can run it too).
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."  # the repository root (this script is .ci/scripts/tour.sh)
 B2BX="${B2BX:-bin/b2bx}"
 case "$B2BX" in */*) B2BX="$(cd "$(dirname "$B2BX")" && pwd)/$(basename "$B2BX")" ;; esac
 if [ ! -x "$B2BX" ]; then

@@ -7,7 +7,7 @@
 # Without the snapshot it skips, unless B2BX_REQUIRE_SHARED=1 (CI), where a
 # missing snapshot fails the run.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."  # the repository root (this script is .ci/scripts/vulncheck.sh)
 dir=${B2BX_VULNDB_DIR:-../shared/vulndb}
 GOVULNCHECK=${GOVULNCHECK:-govulncheck}
 
