@@ -12,7 +12,9 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 func init() {
@@ -93,8 +95,12 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	if !keys.Empty() {
 		ro.KeySets = keys.For
 	}
+	say := func(msg string) { fmt.Fprintf(e.stderr, "b2bx event listen: %s\n", termsafe.String(msg)) }
+	// what is committed joins its orders in the tracking index at once
+	noter := track.NewCaptureNoter(session.Env{Getenv: e.getenv}, say)
+	defer noter.Close()
 	h, replayed, err := webhook.Open(webhook.Config{Dir: *dir, Receiver: ro, Retention: *keep, OnRecord: out.record,
-		OnNote: func(msg string) { fmt.Fprintf(e.stderr, "b2bx event listen: %s\n", termsafe.String(msg)) }})
+		OnCommitted: func(c webhook.Committed) { noter.Add(c.Path) }, OnNote: say})
 	if err != nil {
 		return fail(e, name, false, exitStorage, err)
 	}

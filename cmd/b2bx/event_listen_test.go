@@ -14,10 +14,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/internal/syncbuf"
+	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 func TestEventListenRefusesPlainHTTPOffLoopback(t *testing.T) {
@@ -125,4 +127,43 @@ func TestEventListenKeepAndJWKSFlags(t *testing.T) {
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "is not a GLN")
 	require.NotContains(t, errOut, eventCanary)
+}
+
+// TestEventListenIndexesWhatItCommits: a delivery event listen ACKs is in
+// the tracking index when the listener stops, its event in its order's
+// conversation, without an event inspect (issue 23 §2).
+func TestEventListenIndexesWhatItCommits(t *testing.T) {
+	data, dir := t.TempDir(), t.TempDir()
+	vars := map[string]string{"B2BX_DATA_DIR": data, credentials.EnvConfig: filepath.Join(t.TempDir(), "profiles.toml")}
+	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
+	e := &env{stdin: strings.NewReader(eventCanary + "\n"), stdout: stdout, stderr: stderr, getenv: func(k string) string { return vars[k] }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, e, []string{"event", "listen", "--secret-stdin", "--addr", "127.0.0.1:0", "--dir", dir})
+	}()
+	addrRE := regexp.MustCompile(`receiving on http://(127\.0\.0\.1:\d+)`)
+	var addr string
+	require.Eventually(t, func() bool {
+		m := addrRE.FindStringSubmatch(stderr.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	}, 20*time.Second, 5*time.Millisecond, "no address on stderr: %s", stderr)
+	body, err := os.ReadFile(evTestdata + "valid_event.json")
+	require.NoError(t, err)
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", bytes.NewReader(body))
+	req.Header.Set(events.SignatureHeader, events.Sign(secret.New(eventCanary), time.Now().Unix(), body))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	cancel()
+	require.Equal(t, exitOK, <-done, stderr.String())
+	track.WaitIdle()
+
+	code, out, errOut := runCmd(t, "", vars, "find", "po:PO-4711", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, `"ref": "evt-0001"`, "the committed event is indexed with its order")
 }
