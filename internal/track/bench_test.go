@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/orders"
 )
 
 // benchDeliveries is the store size of the speed and size goals.
@@ -263,4 +264,61 @@ func TestWriteBenchStore(t *testing.T) {
 	}
 	writeStore(t, dir, benchDeliveries)
 	ageFiles(t, dir)
+}
+
+// BenchmarkLinkInput is what `b2bx upload` (the resend guard), `b2bx
+// uploads` and opening a tab read before anything else: the link input of
+// one connection, from the store's files (every stored answer parsed:
+// orders.LoadLinked, the fallback) and from the tracking index (Linked).
+// The store is writeStore's: every delivery answers an upload, the worst
+// case for the index (it reads what the uploads' conversations hold).
+// B2BX_BENCH_LINK_DELIVERIES sets its size (default 10,000).
+func BenchmarkLinkInput(b *testing.B) {
+	n := envInt("B2BX_BENCH_LINK_DELIVERIES", 10_000)
+	dir := b.TempDir()
+	writeStore(b, dir, n)
+	s, err := spool.Open(dir)
+	require.NoError(b, err)
+	x, err := Open(b.Context(), Options{Dir: dir, Now: func() time.Time { return t0 }})
+	require.NoError(b, err)
+	defer x.Close()
+	_, err = x.Sync(b.Context())
+	require.NoError(b, err)
+	empty := b.TempDir()
+	es, err := spool.Open(empty)
+	require.NoError(b, err)
+	ex, err := Open(b.Context(), Options{Dir: empty})
+	require.NoError(b, err)
+	defer ex.Close()
+	b.Run(fmt.Sprintf("store/%d", n), func(b *testing.B) {
+		for b.Loop() {
+			if _, err := orders.LoadLinked(b.Context(), s, "conn-a", nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run(fmt.Sprintf("index/%d", n), func(b *testing.B) {
+		for b.Loop() {
+			if _, err := x.Linked(b.Context(), s, "conn-a"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	hist, err := s.Uploads("conn-a")
+	require.NoError(b, err)
+	one := hist[len(hist)-1]
+	b.Run(fmt.Sprintf("index-one-upload/%d", n), func(b *testing.B) { // b2bx upload's guard
+		for b.Loop() {
+			if _, err := x.LinkedFor(b.Context(), s, "conn-a", func(key, sha string) bool { return sha == one.SHA256 }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("index/empty", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ex.Linked(b.Context(), es, "conn-a"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -18,6 +18,15 @@ import (
 // them (no payload is parsed, no other delivery is read), linked by
 // orders.NewLinked. Sync the connection first (SyncConn).
 func (x *Index) Linked(ctx context.Context, store *spool.Store, conn string) (*orders.Linked, error) {
+	return x.LinkedFor(ctx, store, conn, nil)
+}
+
+// LinkedFor is Linked with the answers of the conversations of only the
+// uploads only selects (nil: every upload): the resend guard asks about
+// the uploads of one file's bytes, so `b2bx upload` reads one
+// conversation however many a connection has. Every upload of the
+// history is in it; the answers of the others are not.
+func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, only func(key, sha string) bool) (*orders.Linked, error) {
 	hist, err := store.Uploads(conn)
 	if err != nil {
 		return nil, err
@@ -31,6 +40,11 @@ func (x *Index) Linked(ctx context.Context, store *spool.Store, conn string) (*o
 	for _, u := range ups {
 		if u.Conn != conn {
 			continue
+		}
+		if only != nil {
+			if d, ok := u.upload(); !ok || !only(d.Key, d.SHA256) {
+				continue
+			}
 		}
 		for _, k := range u.Keys {
 			if k.Kind == KeyConv && !seen[k.Value] {
@@ -67,9 +81,15 @@ func (x *Index) Linked(ctx context.Context, store *spool.Store, conn string) (*o
 // parsed: orders.LoadLinked) only when the index cannot be used (none
 // yet, a rebuild pending, a read-only or damaged one).
 func LoadLinked(ctx context.Context, env session.Env, store *spool.Store, conn string) (*orders.Linked, error) {
+	return LoadLinkedFor(ctx, env, store, conn, nil)
+}
+
+// LoadLinkedFor is LoadLinked with LinkedFor's selection: the answers of
+// the conversations of the uploads only selects (by key and SHA-256).
+func LoadLinkedFor(ctx context.Context, env session.Env, store *spool.Store, conn string, only func(key, sha string) bool) (*orders.Linked, error) {
 	inflight.Add(1)
 	defer inflight.Done()
-	if l, err := indexLinked(ctx, env, store, conn); err == nil {
+	if l, err := indexLinked(ctx, env, store, conn, only); err == nil {
 		return l, nil
 	}
 	return orders.LoadLinked(ctx, store, conn, nil)
@@ -83,7 +103,7 @@ func Loader(env session.Env) orders.Loader {
 	}
 }
 
-func indexLinked(ctx context.Context, env session.Env, store *spool.Store, conn string) (*orders.Linked, error) {
+func indexLinked(ctx context.Context, env session.Env, store *spool.Store, conn string, only func(key, sha string) bool) (*orders.Linked, error) {
 	m, err := LoadMachine(env)
 	if err != nil {
 		return nil, err
@@ -99,7 +119,7 @@ func indexLinked(ctx context.Context, env session.Env, store *spool.Store, conn 
 	if _, err := x.SyncConn(ctx, store.Root(), conn); err != nil {
 		return nil, err
 	}
-	return x.Linked(ctx, store, conn)
+	return x.LinkedFor(ctx, store, conn, only)
 }
 
 var errNeedsRebuild = errors.New("the tracking index needs a rebuild")

@@ -259,6 +259,11 @@ func TestPropertyLinksTimelinesAndStatesAgree(t *testing.T) {
 				for i := range fromStore.Uploads {
 					require.Equal(t, fromStore.UploadText(i), fromIndex.UploadText(i), "upload %d of %s", i, conn)
 					require.Equal(t, StateOf(fromStore.Index, i, sla, w.end), StateOf(fromIndex.Index, i, sla, w.end))
+					// the guard's narrow read: that upload's conversations only
+					rec := fromStore.Uploads[i]
+					one, err := x.LinkedFor(t.Context(), w.store, conn, func(key, sha string) bool { return key == rec.Key })
+					require.NoError(t, err)
+					require.Equal(t, fromStore.UploadText(i), one.UploadText(i), "upload %d of %s read alone", i, conn)
 				}
 			}
 
