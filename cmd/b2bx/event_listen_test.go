@@ -64,17 +64,7 @@ func TestEventListenCanary(t *testing.T) {
 			args = append(args, "--json")
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan int, 1)
-		go func() { done <- run(ctx, e, args) }()
-		addrRE := regexp.MustCompile(`receiving on http://(127\.0\.0\.1:\d+)`)
-		var addr string
-		require.Eventually(t, func() bool {
-			m := addrRE.FindStringSubmatch(stderr.String())
-			if m != nil {
-				addr = m[1]
-			}
-			return m != nil
-		}, 20*time.Second, 5*time.Millisecond, "no address on stderr: %s", stderr)
+		addr, done := startListen(t, ctx, e, stderr, args)
 		body, err := os.ReadFile(evTestdata + "valid_event.json")
 		require.NoError(t, err)
 		send := func(sec string, ts int64) int {
@@ -138,19 +128,7 @@ func TestEventListenIndexesWhatItCommits(t *testing.T) {
 	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	e := &env{stdin: strings.NewReader(eventCanary + "\n"), stdout: stdout, stderr: stderr, getenv: func(k string) string { return vars[k] }}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, e, []string{"event", "listen", "--secret-stdin", "--addr", "127.0.0.1:0", "--dir", dir})
-	}()
-	addrRE := regexp.MustCompile(`receiving on http://(127\.0\.0\.1:\d+)`)
-	var addr string
-	require.Eventually(t, func() bool {
-		m := addrRE.FindStringSubmatch(stderr.String())
-		if m != nil {
-			addr = m[1]
-		}
-		return m != nil
-	}, 20*time.Second, 5*time.Millisecond, "no address on stderr: %s", stderr)
+	addr, done := startListen(t, ctx, e, stderr, []string{"event", "listen", "--secret-stdin", "--addr", "127.0.0.1:0", "--dir", dir})
 	body, err := os.ReadFile(evTestdata + "valid_event.json")
 	require.NoError(t, err)
 	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", bytes.NewReader(body))
@@ -166,4 +144,21 @@ func TestEventListenIndexesWhatItCommits(t *testing.T) {
 	code, out, errOut := runCmd(t, "", vars, "find", "po:PO-4711", "--json")
 	require.Equal(t, exitOK, code, errOut)
 	require.Contains(t, out, `"ref": "evt-0001"`, "the committed event is indexed with its order")
+}
+
+// startListen runs b2bx with args (an event listen) in-process and waits
+// for the address it says it receives on; done gets its exit code.
+func startListen(t *testing.T, ctx context.Context, e *env, stderr *syncbuf.Buffer, args []string) (addr string, done chan int) {
+	t.Helper()
+	done = make(chan int, 1)
+	go func() { done <- run(ctx, e, args) }()
+	addrRE := regexp.MustCompile(`receiving on http://(127\.0\.0\.1:\d+)`)
+	require.Eventually(t, func() bool {
+		m := addrRE.FindStringSubmatch(stderr.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	}, 20*time.Second, 5*time.Millisecond, "no address on stderr: %s", stderr)
+	return addr, done
 }

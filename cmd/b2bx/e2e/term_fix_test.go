@@ -37,16 +37,9 @@ func TestAppDemoFixResendCopyExport(t *testing.T) {
 	m := p.start(shellCmd("script", "-q", "-f", "-c", shellCmd(link, "demo", "--reply-delay", "0s"), raw))
 	a.waitScreen("the acme-de tab", 30*time.Second, contains("[1 acme-de]", "head of the mailbox"))
 
-	a.uploadByCommand(bad, []string{":PO-4720:orders:1"}, nil)
+	a.uploadRejectedInH(bad)
 
-	// The CONTRL is the newest entry: claim it, download, acknowledge.
-	a.claimNewest("CONTRL", "answers upload of PO-4720")
-	p.key("a")
-	a.waitScreen("acknowledged", 20*time.Second, contains("✓ acknowledged"))
-
-	// H: the upload is rejected; v shows the error pinned.
-	p.key("H")
-	a.waitScreen("the rejected upload", 20*time.Second, contains("Uploads and answers", "rejected · v pinned errors · E fix and resend"))
+	// H: v shows the error pinned.
 	p.key("v")
 	s := a.waitScreen("the pinned ORDERS", 20*time.Second, contains("1 error of the partner's answer pinned", "CONTRL element 2.1 [12]"))
 	require.Contains(t, s, "4012345000085")
@@ -122,13 +115,7 @@ func TestAppDemoFixKeepsEachAnswerOnItsUpload(t *testing.T) {
 
 	m := p.start(shellCmd(link, "demo", "--reply-delay", "0s"))
 	a.waitScreen("the acme-de tab", 30*time.Second, contains("[1 acme-de]", "head of the mailbox"))
-	a.uploadByCommand(bad, []string{":PO-4720:orders:1"}, nil)
-	a.claimNewest("CONTRL", "answers upload of PO-4720")
-	p.key("a")
-	a.waitScreen("acknowledged", 20*time.Second, contains("✓ acknowledged"))
-
-	p.key("H")
-	a.waitScreen("the rejected upload", 20*time.Second, contains("Uploads and answers", "rejected · v pinned errors · E fix and resend"))
+	a.uploadRejectedInH(bad)
 	p.key("E")
 	s := a.waitScreen("the review", 30*time.Second, contains("Against the rejected bytes", "y send the fix"))
 	require.Regexp(t, `Idempotency-Key \S+:PO-4720:orders:2`, s)
@@ -186,4 +173,17 @@ func TestAppDemoFixKeepsEachAnswerOnItsUpload(t *testing.T) {
 	code, h := p.wait(m, 30*time.Second)
 	require.Equal(t, 0, code, "%s", h)
 	a.requireCleanDemoEnd(h, link, w)
+}
+
+// uploadRejectedInH uploads the rejectable ORDERS by command, claims,
+// downloads and acknowledges its CONTRL (the newest entry) and opens H
+// on the rejected upload.
+func (a *appScreens) uploadRejectedInH(bad string) {
+	a.p.t.Helper()
+	a.uploadByCommand(bad, []string{":PO-4720:orders:1"}, nil)
+	a.claimNewest("CONTRL", "answers upload of PO-4720")
+	a.p.key("a")
+	a.waitScreen("acknowledged", 20*time.Second, contains("✓ acknowledged"))
+	a.p.key("H")
+	a.waitScreen("the rejected upload", 20*time.Second, contains("Uploads and answers", "rejected · v pinned errors · E fix and resend"))
 }
