@@ -226,13 +226,20 @@ func AcceptedUploads(hist []spool.UploadRecord) ([]spool.UploadRecord, []answers
 // facts the history recorded and the server's IDs, sent when its bytes
 // began to leave (the pending record of an attempt Attempts folded).
 func UploadOf(r spool.UploadRecord) answers.Upload {
-	at := r.Time
+	at, server := r.Time, r.ServerTime
 	if !r.Started.IsZero() && r.Started.Before(at) {
 		at = r.Started // when the bytes began to leave: before the server took them
+		if !server.IsZero() {
+			// the Date is the server's clock when it answered, in whole
+			// seconds; it took the bytes at most the round trip before:
+			// the earliest it can have been, so no answer it created for
+			// them is dated before the upload
+			server = server.Add(-r.Time.Sub(r.Started))
+		}
 	}
 	return answers.Upload{Key: r.Key, Sender: r.SenderID, Recipient: r.RecipientID, ControlRef: r.ControlRef,
 		BGMNumbers: slices.Clone(r.DocNumbers), UploadID: r.UploadID, InterchangeID: r.InterchangeID, At: at,
-		ServerAt: r.ServerTime, Buyer: r.BuyerID, Supplier: r.SupplierID, Fixes: r.Fixes, Replay: r.Replay}
+		ServerAt: server, Buyer: r.BuyerID, Supplier: r.SupplierID, Fixes: r.Fixes, Replay: r.Replay}
 }
 
 // sortByAnswerTime orders stored deliveries as the partner sent them:

@@ -262,3 +262,24 @@ func TestMayAnswer(t *testing.T) {
 		require.Equal(t, want, MayAnswer(typ), "%q", typ)
 	}
 }
+
+// TestUploadOfServerTimeIsTheEarliest: a slow send (the local steps take
+// seconds) with a Date in the next second: the answer the server created
+// on receiving the bytes is not dated before the upload (issue 23).
+func TestUploadOfServerTimeIsTheEarliest(t *testing.T) {
+	t0 := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
+	hist := []spool.UploadRecord{
+		// an earlier upload with the same control reference (a resend)
+		{Time: t0.Add(-time.Minute), Key: "k0", SHA256: "00", ControlRef: "R", Outcome: spool.OutcomeAccepted, UploadID: "u0", ServerTime: t0.Add(-time.Minute)},
+		{Time: t0, Key: "k", SHA256: "aa", ControlRef: "R", Outcome: spool.OutcomePending},
+		{Time: t0.Add(4 * time.Second), Key: "k", SHA256: "aa", ControlRef: "R", Outcome: spool.OutcomeAccepted, UploadID: "u", ServerTime: t0.Add(4 * time.Second)},
+	}
+	_, ups := AcceptedUploads(hist)
+	require.Len(t, ups, 2)
+	require.Equal(t, t0, ups[1].At, "sent when the bytes began to leave")
+	require.Equal(t, t0, ups[1].ServerAt, "the Date less the round trip")
+	// the server took them at 2.9 s and created its CONTRL then: it is
+	// the resend's, not the earlier upload's
+	a := answers.Answer{Type: "CONTRL", InterchangeRef: "R", At: t0.Add(2900 * time.Millisecond)}
+	require.Equal(t, 1, answers.Find(ups, a).Upload)
+}
