@@ -433,3 +433,18 @@ func TestWithinOneSecond(t *testing.T) {
 	require.Equal(t, 1, l.Upload, "sent at 1.5 s, the answer created in second 1")
 	require.False(t, l.Skewed)
 }
+
+// TestSameSecondAnswersGoInOrder: a resend in the same second as the
+// first upload and its CONTRL (createdAt in whole seconds): the first
+// CONTRL goes to the first upload, the next to the resend.
+func TestSameSecondAnswersGoInOrder(t *testing.T) {
+	first := po4711(t0.Add(100*time.Millisecond), "u1")
+	first.ServerAt = t0
+	second := po4711(t0.Add(700*time.Millisecond), "u2")
+	second.Key, second.ServerAt = buyer+":PO-4711:orders:2", t0
+	rej := Answer{ID: "d1", Type: "CONTRL", InterchangeRef: "ICR0001", InterchangeSender: buyer, At: t0, Verdict: "rejected"}
+	acc := Answer{ID: "d2", Type: "CONTRL", InterchangeRef: "ICR0001", InterchangeSender: buyer, At: t0, Verdict: "acknowledged"}
+	x := NewIndex([]Upload{first, second}, []Answer{rej, acc})
+	require.Equal(t, 0, x.Link(0).Upload)
+	require.Equal(t, 1, x.Link(1).Upload)
+}

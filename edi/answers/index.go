@@ -17,15 +17,22 @@ type Index struct {
 	byUpload [][]int // answer indexes per upload, in answer order
 }
 
-// NewIndex links every answer to its upload.
+// NewIndex links every answer to its upload. Give the answers in the
+// order they were created (ties in the mailbox's order): within one
+// second the partner's answers go to the uploads in the order it got them.
 func NewIndex(uploads []Upload, answers []Answer) *Index {
 	x := &Index{Uploads: uploads, Answers: answers, links: make([]Link, len(answers)), byUpload: make([][]int, len(uploads))}
 	f := newFinder(uploads)
+	f.answered = map[int]map[string]bool{}
 	for j, a := range answers {
 		l := f.find(a)
 		x.links[j] = l
 		if l.Linked() {
 			x.byUpload[l.Upload] = append(x.byUpload[l.Upload], j)
+			if f.answered[l.Upload] == nil {
+				f.answered[l.Upload] = map[string]bool{}
+			}
+			f.answered[l.Upload][a.Type] = true
 		}
 	}
 	return x

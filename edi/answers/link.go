@@ -1,6 +1,7 @@
 package answers
 
 import (
+	"slices"
 	"time"
 
 	"github.com/nutrab2b/b2bx/internal/termsafe"
@@ -66,6 +67,10 @@ type finder struct {
 	uploads []Upload
 	byRef   map[string][]int // sender "\x00" control reference
 	byBGM   map[string][]int
+	// answered marks, while NewIndex links answers in time order, the
+	// answer types each upload already has (see choose's tie rule); nil
+	// for Find.
+	answered map[int]map[string]bool
 }
 
 func refKey(sender, ref string) string { return sender + "\x00" + ref }
@@ -200,6 +205,7 @@ func (u *Upload) identity() string {
 func (f *finder) choose(l Link, cands []int, a Answer, reused string) Link {
 	distinct := map[string]bool{}
 	best, skewed := -1, -1
+	var tied []int // sent within the answer's own (whole) second
 	for _, i := range cands {
 		u := &f.uploads[i]
 		distinct[u.identity()] = true
@@ -214,6 +220,9 @@ func (f *finder) choose(l Link, cands []int, a Answer, reused string) Link {
 			if best < 0 || !sent.Before(at(&f.uploads[best])) {
 				best = i
 			}
+			if a.At.Nanosecond() == 0 && sent.Equal(a.At) {
+				tied = append(tied, i)
+			}
 		case !sent.After(a.At.Add(window(exact))):
 			if skewed < 0 || sent.Before(at(&f.uploads[skewed])) {
 				skewed = i
@@ -221,6 +230,19 @@ func (f *finder) choose(l Link, cands []int, a Answer, reused string) Link {
 		}
 	}
 	l.Candidates = len(distinct)
+	if best >= 0 && len(tied) > 1 && f.answered != nil {
+		// several uploads with the reference were sent in the second the
+		// answer is dated: the partner answers each once, in the order it
+		// got them, so the earliest of them without an answer of this type
+		// takes it (answers are linked in the order they were created)
+		slices.SortStableFunc(tied, func(x, y int) int { return at(&f.uploads[x]).Compare(at(&f.uploads[y])) })
+		for _, i := range tied {
+			if !f.answered[i][a.Type] {
+				best = i
+				break
+			}
+		}
+	}
 	switch {
 	case best >= 0:
 		l.Upload = best

@@ -258,7 +258,10 @@ func sortByAnswerTime(stored []spool.Stored) {
 		if c := answerTime(&a.Meta).Compare(answerTime(&b.Meta)); c != 0 {
 			return c
 		}
-		return rank(&a.Meta) - rank(&b.Meta)
+		if r := rank(&a.Meta) - rank(&b.Meta); r != 0 {
+			return r
+		}
+		return a.Meta.ReceivedAt.Compare(b.Meta.ReceivedAt) // downloaded first: the mailbox listed it first
 	})
 }
 
