@@ -124,10 +124,9 @@ type AnswerOf struct {
 	Text string `json:"text"`
 }
 
-// fillIDs sets the IDs of a conversation's items, linking its answers by
-// the one rule (linkItems).
-func fillIDs(c *Conversation) {
-	by, _ := linkItems(c.Items)
+// fillIDs sets the IDs of a conversation's items from the links
+// linkItems made of them (the one rule).
+func fillIDs(c *Conversation, by map[string]*connLinks) {
 	for i := range c.Items {
 		it := &c.Items[i]
 		switch it.Kind {

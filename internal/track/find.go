@@ -162,8 +162,10 @@ func (x *Index) Find(ctx context.Context, q Query, sla SLAFunc) (Result, error) 
 		res.Conversations, res.Truncated = res.Conversations[:MaxConversations], true
 	}
 	for i := range res.Conversations {
-		res.Conversations[i].State = assessConversation(&res.Conversations[i], sla, x.opts.Now())
-		fillIDs(&res.Conversations[i])
+		c := &res.Conversations[i]
+		by, conns := linkItems(c.Items) // once for its state and its IDs
+		c.State = assessConversation(by, conns, sla, x.opts.Now())
+		fillIDs(c, by)
 	}
 	return res, nil
 }

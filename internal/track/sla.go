@@ -113,6 +113,11 @@ func (s UploadState) Summary() string {
 // each upload whether it is overdue or needs action at now.
 func Assess(items []Item, sla SLAFunc, now time.Time) []UploadState {
 	by, conns := linkItems(items)
+	return assessLinks(by, conns, sla, now)
+}
+
+// assessLinks is Assess over items already linked (linkItems).
+func assessLinks(by map[string]*connLinks, conns []string, sla SLAFunc, now time.Time) []UploadState {
 	var out []UploadState
 	for _, c := range conns {
 		cl := by[c]
@@ -175,8 +180,8 @@ func orDash(s string) string {
 
 // assessConversation is the state of a conversation's latest accepted
 // upload.
-func assessConversation(c *Conversation, sla SLAFunc, now time.Time) UploadState {
-	sts := Assess(c.Items, sla, now)
+func assessConversation(by map[string]*connLinks, conns []string, sla SLAFunc, now time.Time) UploadState {
+	sts := assessLinks(by, conns, sla, now)
 	if len(sts) == 0 {
 		return UploadState{}
 	}
