@@ -29,7 +29,7 @@ func ConnTabWith(env session.Env, keys conntab.KeyMap, remembered map[string]set
 	return func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 		st := remembered[conn.Target.Name]
 		return connTab{m: conntab.New(c, id, conn, conntab.Options{Keys: &keys, PageSize: st.PageSize, Filter: st.Filter, Index: indexFor(env, conn),
-			Timeline: track.MachineTimeline(env, nil), Links: track.Loader(env)})}
+			Timeline: track.MachineTimeline(env, nil), Links: track.Loader(env), LinksFor: track.SelectLoader(env)})}
 	}
 }
 

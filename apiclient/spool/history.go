@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -82,16 +83,50 @@ func (s *Store) historyPath(connectionID string) string {
 	return filepath.Join(s.connDir(connectionID), "uploads.jsonl")
 }
 
-// Uploads returns the connection's upload history in append order.
+// parsedHistory is a parse of an upload history with the size and time
+// the file had before it was read: the file only grows, so an unchanged
+// size and time mean the same records.
+type parsedHistory struct {
+	size  int64
+	mtime time.Time
+	recs  []UploadRecord
+}
+
+// Uploads returns the connection's upload history in append order. One
+// command asks for it several times (the pre-flight's history, the resend
+// guard, the key reservation): an unchanged file is parsed once per Store.
 func (s *Store) Uploads(connectionID string) ([]UploadRecord, error) {
-	b, err := os.ReadFile(s.historyPath(connectionID))
+	path := s.historyPath(connectionID)
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err == nil {
+		s.mu.Lock()
+		c, ok := s.hist[path]
+		s.mu.Unlock()
+		if ok && c.size == fi.Size() && c.mtime.Equal(fi.ModTime()) {
+			return slices.Clone(c.recs), nil
+		}
+	}
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("spool: read upload history: %w", err)
 	}
-	return parseHistory(s.historyPath(connectionID), b)
+	recs, err := parseHistory(path, b)
+	if err != nil || fi == nil {
+		return recs, err
+	}
+	s.mu.Lock()
+	if s.hist == nil {
+		s.hist = map[string]parsedHistory{}
+	}
+	s.hist[path] = parsedHistory{size: fi.Size(), mtime: fi.ModTime(), recs: recs}
+	s.mu.Unlock()
+	return slices.Clone(recs), nil
 }
 
 // parseHistory decodes JSON lines. A torn last line (a crash during an

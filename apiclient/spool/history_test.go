@@ -263,3 +263,29 @@ func TestAttempts(t *testing.T) {
 	require.Equal(t, "up-3", got[3].UploadID)
 	require.Empty(t, Attempts(nil))
 }
+
+// TestUploadsParsedOnceAndFresh: a second read of an unchanged history
+// is the same records (a copy: changing it changes nothing), and an
+// append is seen at once.
+func TestUploadsParsedOnceAndFresh(t *testing.T) {
+	s, err := Open(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, s.AppendUpload(UploadRecord{ConnectionID: "c", Key: "k:1", N: 1, Outcome: OutcomePending}))
+	a, err := s.Uploads("c")
+	require.NoError(t, err)
+	require.Len(t, a, 1)
+	a[0].Key = "changed"
+	b, err := s.Uploads("c")
+	require.NoError(t, err)
+	require.Equal(t, "k:1", b[0].Key)
+	require.NoError(t, s.AppendUpload(UploadRecord{ConnectionID: "c", Key: "k:1", N: 1, Outcome: OutcomeAccepted}))
+	c, err := s.Uploads("c")
+	require.NoError(t, err)
+	require.Len(t, c, 2)
+	other, err := Open(s.Root()) // another process's store sees it too
+	require.NoError(t, err)
+	require.NoError(t, other.AppendUpload(UploadRecord{ConnectionID: "c", Key: "k:2", N: 2, Outcome: OutcomePending}))
+	d, err := s.Uploads("c")
+	require.NoError(t, err)
+	require.Len(t, d, 3)
+}

@@ -63,6 +63,7 @@ type Store struct {
 
 	mu      sync.Mutex
 	cleaned map[string]bool // connection dirs whose stale temps were swept
+	hist    map[string]parsedHistory // the last parse of each upload history (Uploads)
 }
 
 // DefaultRoot returns the spool root from the environment: $B2BX_DATA_DIR,

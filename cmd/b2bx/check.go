@@ -6,8 +6,10 @@ import (
 	"fmt"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 func init() {
@@ -74,7 +76,7 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	}
 	if *conn != "" { // what this partner accepted before, from the profile's store (no secret needed)
 		if store, err := openSpool(e, connTarget{Name: prof.Name, ConnectionID: prof.ConnectionID, StoreDir: prof.StoreDir}); err == nil {
-			opts = opts.WithHistory(ctx, store, prof.ConnectionID)
+			opts = opts.WithHistory(ctx, store, prof.ConnectionID, track.SelectLoader(session.Env{Getenv: e.getenv}))
 		}
 	}
 	pf, err := orders.InspectWith(ctx, pos[0], opts)

@@ -40,7 +40,7 @@ type simEnv struct {
 	env     map[string]string
 }
 
-func newSimEnv(t *testing.T, opts ...partnersim.Option) *simEnv {
+func newSimEnv(t testing.TB, opts ...partnersim.Option) *simEnv {
 	t.Helper()
 	old := cliRetry
 	cliRetry = apiclient.RetryPolicy{Schedule: []time.Duration{0, 5 * time.Millisecond, 5 * time.Millisecond}}
@@ -75,7 +75,7 @@ func unlimited(t *testing.T) {
 }
 
 // run runs b2bx against the simulator's connection.
-func (s *simEnv) run(t *testing.T, stdin string, args ...string) (int, string, string) {
+func (s *simEnv) run(t testing.TB, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	args = append(args, "--url", s.srv.URL, "--connection", cliConn)
 	return runCmd(t, stdin, s.env, args...)

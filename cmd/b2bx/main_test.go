@@ -10,7 +10,7 @@ import (
 )
 
 // runCmd runs b2bx in-process with the given stdin and environment.
-func runCmd(t *testing.T, stdin string, envv map[string]string, args ...string) (code int, stdout, stderr string) {
+func runCmd(t testing.TB, stdin string, envv map[string]string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	e := &env{

@@ -7,8 +7,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 func init() {
@@ -41,7 +43,7 @@ func runMIGLearn(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "mig learn", false, exitStorage, err)
 	}
-	h, err := orders.LoadHistory(ctx, store, p.ConnectionID)
+	h, err := orders.LoadHistory(ctx, store, p.ConnectionID, track.SelectLoader(session.Env{Getenv: e.getenv}))
 	if err != nil {
 		return fail(e, "mig learn", false, exitStorage, fmt.Errorf("reading the connection's uploads and answers failed: %w", err))
 	}

@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 func init() {
@@ -91,7 +93,7 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "upload", f.asJSON, exitStorage, err)
 	}
-	opts = opts.WithHistory(ctx, store, t.ConnectionID)
+	opts = opts.WithHistory(ctx, store, t.ConnectionID, track.SelectLoader(session.Env{Getenv: e.getenv}))
 	pf, err := orders.InspectWith(ctx, pos[0], opts)
 	if err == nil {
 		err = pf.Problem

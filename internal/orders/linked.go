@@ -100,6 +100,12 @@ func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, pr
 // tracking index, StoreLoader from the store's files.
 type Loader func(ctx context.Context, store *spool.Store, connectionID string) (*Linked, error)
 
+// SelectLoader reads a connection's link input with the answers of only
+// the uploads only selects (by key and SHA-256; nil: all). Every upload of
+// the history is in it. track.SelectLoader reads the index, so the cost is
+// what the selected uploads' conversations hold.
+type SelectLoader func(ctx context.Context, store *spool.Store, connectionID string, only func(key, sha string) bool) (*Linked, error)
+
 // StoreLoader reads the link input from the store itself (LoadLinked):
 // every stored answer is parsed.
 func StoreLoader(ctx context.Context, store *spool.Store, connectionID string) (*Linked, error) {

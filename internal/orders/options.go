@@ -27,10 +27,11 @@ func ConnectionOptions(directory, migPath string, force bool) (Options, error) {
 }
 
 // WithHistory adds the connection's accepted and rejected uploads
-// (LoadHistory) to o. A history that cannot be read leaves o as it is:
-// the comparison only warns, so its absence never stops an upload.
-func (o Options) WithHistory(ctx context.Context, store *spool.Store, connectionID string) Options {
-	if h, err := LoadHistory(ctx, store, connectionID); err == nil {
+// (LoadHistory, with load: track.SelectLoader reads the index) to o. A
+// history that cannot be read leaves o as it is: the comparison only
+// warns, so its absence never stops an upload.
+func (o Options) WithHistory(ctx context.Context, store *spool.Store, connectionID string, load SelectLoader) Options {
+	if h, err := LoadHistory(ctx, store, connectionID, load); err == nil {
 		o.History = h
 	}
 	return o

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
@@ -68,33 +69,69 @@ type Accepted struct {
 	accepted, rejected map[string]int // feature → how many uploads have it
 }
 
-// LoadHistory reads the connection's uploads and answers (LoadLinked,
-// Rejections) and the shape of each upload whose bytes the store still
-// has. An upload without a CONTRL yet counts as neither.
-func LoadHistory(ctx context.Context, store *spool.Store, connectionID string) (*Accepted, error) {
-	l, err := LoadLinked(ctx, store, connectionID, nil)
+// MaxHistory bounds how many of a connection's uploads LoadHistory
+// compares with: the newest distinct payloads a CONTRL accepted or an
+// answer rejected. What a partner accepted lately is what it accepts now,
+// and the pre-flight's cost stays the same however long the history is.
+const MaxHistory = 200
+
+// LoadHistory reads the newest MaxHistory distinct payloads of the
+// connection's uploads with their answers (load, from the tracking index:
+// the conversations of those uploads only; nil reads the store) and the
+// shape of each upload whose bytes the store still has (from the shape
+// cache when it was parsed before). An upload without a CONTRL yet counts
+// as neither.
+func LoadHistory(ctx context.Context, store *spool.Store, connectionID string, load SelectLoader) (*Accepted, error) {
+	hist, err := store.Uploads(connectionID)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{} // SHA-256 of the newest accepted payloads
+	atts := spool.Attempts(hist)
+	for i := len(atts) - 1; i >= 0 && len(want) < MaxHistory; i-- {
+		if r := atts[i]; r.Outcome == spool.OutcomeAccepted && r.SHA256 != "" {
+			want[strings.ToLower(r.SHA256)] = true
+		}
+	}
+	h := &Accepted{accepted: map[string]int{}, rejected: map[string]int{}}
+	if len(want) == 0 {
+		return h, nil
+	}
+	only := func(_, sha string) bool { return want[strings.ToLower(sha)] }
+	var l *Linked
+	if load != nil {
+		l, err = load(ctx, store, connectionID, only)
+	} else {
+		l, err = LoadLinked(ctx, store, connectionID, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
 	rejected := map[string]bool{}
 	for _, r := range Rejections(l) {
-		rejected[r.Upload.SHA256] = true
+		rejected[strings.ToLower(r.Upload.SHA256)] = true
 	}
-	h := &Accepted{accepted: map[string]int{}, rejected: map[string]int{}}
+	cache := openShapeCache(store, connectionID)
+	defer cache.close()
 	seen := map[string]bool{}
-	for i, rec := range l.Uploads {
-		if seen[rec.SHA256] || ctx.Err() != nil {
+	for i := len(l.Uploads) - 1; i >= 0; i-- {
+		rec := l.Uploads[i]
+		sha := strings.ToLower(rec.SHA256)
+		if !want[sha] || seen[sha] || ctx.Err() != nil {
 			continue
 		}
-		bad := rejected[rec.SHA256]
+		bad := rejected[sha]
 		if !bad && !hasContrl(l, i) {
 			continue
 		}
-		shape, ok := sentShape(ctx, store, rec)
+		shape, ok := cache.get(sha)
 		if !ok {
-			continue
+			if shape, ok = sentShape(ctx, store, rec); !ok {
+				continue
+			}
+			cache.put(sha, shape)
 		}
-		seen[rec.SHA256] = true
+		seen[sha] = true
 		into := h.accepted
 		if bad {
 			into, h.Rejected = h.rejected, h.Rejected+1

@@ -2,6 +2,7 @@ package orders
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ func historyStore(t *testing.T, accepted, rejected int) *spool.Store {
 // once per difference, with the rejected ones that had it; none with
 // fewer than MinAccepted accepted uploads.
 func TestHistoryDifferences(t *testing.T) {
-	h, err := LoadHistory(t.Context(), historyStore(t, 6, 2), resendConn)
+	h, err := LoadHistory(t.Context(), historyStore(t, 6, 2), resendConn, nil)
 	require.NoError(t, err)
 	require.Equal(t, 6, h.Accepted)
 	require.Equal(t, 2, h.Rejected)
@@ -75,7 +76,7 @@ func TestHistoryDifferences(t *testing.T) {
 
 	require.Empty(t, InspectBytesWith("po.edi", orderstest.Orders("NEW2", 1, "PO-101"), Options{History: h}).Warnings(), "the accepted shape")
 
-	few, err := LoadHistory(t.Context(), historyStore(t, 4, 2), resendConn)
+	few, err := LoadHistory(t.Context(), historyStore(t, 4, 2), resendConn, nil)
 	require.NoError(t, err)
 	require.Equal(t, 4, few.Accepted)
 	require.Empty(t, InspectBytesWith("po.edi", []byte(withIV), Options{History: few}).Warnings(), "off below 5 accepted uploads")
@@ -84,7 +85,7 @@ func TestHistoryDifferences(t *testing.T) {
 // TestLearnMIG: the learned rules are a valid rules file that requires
 // what every accepted upload had and forbids what only rejected ones had.
 func TestLearnMIG(t *testing.T) {
-	h, err := LoadHistory(t.Context(), historyStore(t, 5, 3), resendConn)
+	h, err := LoadHistory(t.Context(), historyStore(t, 5, 3), resendConn, nil)
 	require.NoError(t, err)
 	out := LearnMIG(h, "acme")
 	rs, err := mig.Parse("learned.toml", out)
@@ -97,4 +98,28 @@ func TestLearnMIG(t *testing.T) {
 	require.Contains(t, got, "BGM+220 1 -1")
 	require.Contains(t, got, "NAD+IV 0 0")
 	require.Contains(t, string(out), `why = "in 3 of the 3 rejected ORDERS, in none of the 5 accepted"`)
+}
+
+// TestHistoryShapesCachedAndBounded: the shape of each sent payload is
+// parsed once (the cache answers after the files are gone), and only the
+// newest MaxHistory distinct payloads count.
+func TestHistoryShapesCachedAndBounded(t *testing.T) {
+	st := historyStore(t, 6, 2)
+	first, err := LoadHistory(t.Context(), st, resendConn, nil)
+	require.NoError(t, err)
+	hist, err := st.Uploads(resendConn)
+	require.NoError(t, err)
+	for _, r := range hist {
+		require.NoError(t, os.Remove(r.File))
+	}
+	again, err := LoadHistory(t.Context(), st, resendConn, nil)
+	require.NoError(t, err)
+	require.Equal(t, first.Accepted, again.Accepted, "from the cache, not the files")
+	require.Equal(t, first.Rejected, again.Rejected)
+	require.Equal(t, first.Features(), again.Features())
+
+	big := historyStore(t, MaxHistory+7, 0)
+	h, err := LoadHistory(t.Context(), big, resendConn, nil)
+	require.NoError(t, err)
+	require.Equal(t, MaxHistory, h.Accepted)
 }

@@ -8,9 +8,10 @@ import (
 // Source is one file the index read, with what it looked like then: a
 // file whose size or modification time changed is read again.
 type Source struct {
-	Path  string // absolute path
-	Conn  string // connection ID ("" for a capture)
-	Size  int64
+	Path string // absolute path
+	Conn string // connection ID ("" for a capture)
+	Size int64  // bytes; a journal's part (journal.go) has minus its record count
+
 	MTime int64 // modification time, Unix nanoseconds
 }
 
@@ -71,7 +72,8 @@ type Backend interface {
 	Metas(ctx context.Context, prefix string) (map[string]string, error)
 	// Reset empties the index (a rebuild follows).
 	Reset(ctx context.Context) error
-	// Counts reports how many sources, items and keys are indexed.
+	// Counts reports how many sources (files: not the parts of journals,
+	// whose Size is negative), items and keys are indexed.
 	Counts(ctx context.Context) (sources, items, keys int64, err error)
 	Close() error
 }

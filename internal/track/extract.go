@@ -295,24 +295,10 @@ func uploadItems(ctx context.Context, conn string, hist []spool.UploadRecord, se
 		k.add(KeyICR, r.ControlRef)
 		k.add(KeyGLN, r.SenderID, r.RecipientID)
 		k.add(KeyPO, r.DocNumbers...)
-		for _, n := range r.DocNumbers {
-			k.add(KeyConv, convPO(n))
-		}
 		if len(r.DocNumbers) == 0 && r.BusinessID != "" && r.ControlRef == "" {
 			k.add(KeyPO, r.BusinessID)
-			k.add(KeyConv, convPO(r.BusinessID))
 		}
-		if r.ControlRef != "" {
-			k.add(KeyConv, convICR(r.SenderID, r.ControlRef))
-		}
-		if r.CorrelationID != "" {
-			k.add(KeyConv, convCorr(r.CorrelationID))
-		}
-		for _, id := range []string{r.UploadID, r.InterchangeID} {
-			if id != "" {
-				k.add(KeyConv, convID(id)) // what the platform's events name
-			}
-		}
+		k.add(KeyConv, recordConvs(r)...)
 		if sentPath != nil && r.SHA256 != "" {
 			sk, ok := parsed[r.SHA256]
 			if !ok {
@@ -332,6 +318,33 @@ func uploadItems(ctx context.Context, conn string, hist []spool.UploadRecord, se
 			Corr: r.CorrelationID, Error: r.ErrorCode})
 		it.Keys = k.keys
 		out = append(out, it)
+	}
+	return out
+}
+
+// recordConvs are the conversations an upload record belongs to (not
+// normalised): its order numbers (or its business ID when it has neither
+// numbers nor a control reference), its interchange control reference,
+// its correlation ID, and its upload and interchange IDs, which the
+// platform's events name.
+func recordConvs(r spool.UploadRecord) []string {
+	out := make([]string, 0, len(r.DocNumbers)+5)
+	for _, n := range r.DocNumbers {
+		out = append(out, convPO(n))
+	}
+	if len(r.DocNumbers) == 0 && r.BusinessID != "" && r.ControlRef == "" {
+		out = append(out, convPO(r.BusinessID))
+	}
+	if r.ControlRef != "" {
+		out = append(out, convICR(r.SenderID, r.ControlRef))
+	}
+	if r.CorrelationID != "" {
+		out = append(out, convCorr(r.CorrelationID))
+	}
+	for _, id := range []string{r.UploadID, r.InterchangeID} {
+		if id != "" {
+			out = append(out, convID(id))
+		}
 	}
 	return out
 }

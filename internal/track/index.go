@@ -187,6 +187,7 @@ type Stats struct {
 	Read    int    // files (re)read
 	Forgot  int    // files gone since the last sync
 	Skipped int    // connection directories unchanged since the last sync
+	Parts   int    // parts of journals (upload attempts, deliveries seen) indexed anew or forgotten
 }
 
 // ErrStale wraps a failed index write: the index is marked stale and will

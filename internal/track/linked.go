@@ -24,14 +24,16 @@ func (x *Index) Linked(ctx context.Context, store *spool.Store, conn string) (*o
 // LinkedFor is Linked with the answers of the conversations of only the
 // uploads only selects (nil: every upload): the resend guard asks about
 // the uploads of one file's bytes, so `b2bx upload` reads one
-// conversation however many a connection has. Every upload of the
-// history is in it; the answers of the others are not.
+// conversation however many a connection has. With a selection only
+// the uploads in the selected uploads' conversations are in it (an
+// answer links within its conversation, so no link of theirs changes);
+// without, every upload of the history.
 func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, only func(key, sha string) bool) (*orders.Linked, error) {
 	hist, err := store.Uploads(conn)
 	if err != nil {
 		return nil, err
 	}
-	ups, err := x.b.ByKind(ctx, KindUpload, time.Time{})
+	ups, err := x.uploadsFor(ctx, hist, conn, only)
 	if err != nil {
 		return nil, err
 	}
@@ -53,6 +55,9 @@ func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, 
 			}
 		}
 	}
+	if only != nil {
+		hist = inConvs(hist, seen)
+	}
 	var ds []orders.Delivery
 	if len(convs) > 0 {
 		items, err := x.b.ByConv(ctx, convs)
@@ -72,6 +77,64 @@ func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, 
 		}
 	}
 	return orders.NewLinked(hist, ds), nil
+}
+
+// inConvs keeps the records of hist in one of the conversations convs:
+// an answer links only within its conversation, so the uploads of the
+// others change no link of the selection.
+func inConvs(hist []spool.UploadRecord, convs map[string]bool) []spool.UploadRecord {
+	var out []spool.UploadRecord
+	for _, r := range hist {
+		for _, c := range recordConvs(r) {
+			if convs[norm(c)] {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// matchKeysMax is how many selected keys LinkedFor looks up one by one;
+// more are read as every upload since the oldest of them.
+const matchKeysMax = 256
+
+// uploadsFor reads the upload items LinkedFor needs: every one (only nil),
+// those with the keys of the few selected records of hist, or those since
+// the oldest selected record. It reads what the selection holds, not every
+// upload of every connection.
+func (x *Index) uploadsFor(ctx context.Context, hist []spool.UploadRecord, conn string, only func(key, sha string) bool) ([]Item, error) {
+	if only == nil {
+		return x.b.ByKind(ctx, KindUpload, time.Time{})
+	}
+	keys := map[string]bool{}
+	var oldest time.Time
+	for _, r := range hist {
+		if r.Key == "" || !only(r.Key, r.SHA256) {
+			continue
+		}
+		keys[r.Key] = true
+		if t := orders.UploadOf(r).Time(); oldest.IsZero() || t.Before(oldest) {
+			oldest = t
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	if len(keys) > matchKeysMax {
+		// an item is dated on the server's clock (UploadOf), the record on
+		// this machine's: a day's margin covers any clock the link rule trusts
+		return x.b.ByKind(ctx, KindUpload, oldest.Add(-24*time.Hour))
+	}
+	var out []Item
+	for k := range keys {
+		its, err := x.b.Match(ctx, Match{Value: norm(k), Kinds: []KeyKind{KeyKey}, Conn: conn})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, its...)
+	}
+	return out, nil
 }
 
 // LoadLinked is the link input of a connection for both faces (H, `b2bx
@@ -100,6 +163,15 @@ func LoadLinkedFor(ctx context.Context, env session.Env, store *spool.Store, con
 func Loader(env session.Env) orders.Loader {
 	return func(ctx context.Context, store *spool.Store, conn string) (*orders.Linked, error) {
 		return LoadLinked(ctx, env, store, conn)
+	}
+}
+
+// SelectLoader is LoadLinkedFor over env as an orders.SelectLoader: the
+// upload guard and the pre-flight's history read the conversations of the
+// uploads they ask about, not the whole connection.
+func SelectLoader(env session.Env) orders.SelectLoader {
+	return func(ctx context.Context, store *spool.Store, conn string, only func(key, sha string) bool) (*orders.Linked, error) {
+		return LoadLinkedFor(ctx, env, store, conn, only)
 	}
 }
 

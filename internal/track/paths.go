@@ -83,7 +83,7 @@ func (c *pathCodec) dec(p string) string {
 
 func (c *pathCodec) decItems(items []Item, err error) ([]Item, error) {
 	for i := range items {
-		items[i].Path = c.dec(items[i].Path)
+		items[i].Path = journalOf(c.dec(items[i].Path)) // a journal's part is read from the journal
 	}
 	return items, err
 }

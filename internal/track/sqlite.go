@@ -117,6 +117,7 @@ type SQLite struct {
 // query's work by its answer with them (a timing would be flaky).
 type QueryStats struct {
 	KeyQueries, ItemQueries, ItemsRead int
+	SourcesRead                        int // rows of Sources: what a sync compares with the files
 }
 
 // Stats returns the counts so far.
@@ -355,7 +356,7 @@ func (s *SQLite) Reset(ctx context.Context) error {
 
 // Counts implements Backend.
 func (s *SQLite) Counts(ctx context.Context) (sources, items, keys int64, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM track_sources), (SELECT COUNT(*) FROM track_items), (SELECT COUNT(*) FROM track_keys)`).
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM track_sources WHERE size >= 0), (SELECT COUNT(*) FROM track_items), (SELECT COUNT(*) FROM track_keys)`).
 		Scan(&sources, &items, &keys)
 	return sources, items, keys, classify(err)
 }

@@ -23,6 +23,7 @@ func (s *SQLite) Sources(ctx context.Context, prefix string) (map[string]Source,
 		}
 		out[src.Path] = src
 	}
+	s.count(&s.stats.SourcesRead, len(out))
 	return out, classify(rows.Err())
 }
 

@@ -23,20 +23,33 @@ import (
 // copies. ok is false when a time is too recent to trust (a change in the
 // same clock tick would not show).
 func (x *Index) dirSignature(connDir string) (sig string, ok bool) {
+	d, j, dOK, jOK := x.dirSignatures(connDir)
+	return d + "," + j, dOK && jOK
+}
+
+// dirSignatures is dirSignature in two: the deliveries directory's part
+// and the journals' (upload history, seen journal, sent copies), each
+// with whether it can be trusted. An upload changes only the second, so
+// the deliveries are not walked for it.
+func (x *Index) dirSignatures(connDir string) (deliveries, journals string, dOK, jOK bool) {
 	var parts []string
-	ok = true
-	for _, name := range []string{"deliveries", "uploads.jsonl", "seen.jsonl", "sent"} {
+	dOK, jOK = true, true
+	for i, name := range []string{"deliveries", "uploads.jsonl", "seen.jsonl", "sent"} {
 		fi, err := os.Stat(filepath.Join(connDir, name))
 		if err != nil {
 			parts = append(parts, name+":-")
 			continue
 		}
 		if time.Since(fi.ModTime()) < 2*time.Second { // the file system's clock, not the fake one
-			ok = false
+			if i == 0 {
+				dOK = false
+			} else {
+				jOK = false
+			}
 		}
 		parts = append(parts, fmt.Sprintf("%s:%d:%d", name, fi.Size(), fi.ModTime().UnixNano()))
 	}
-	return strings.Join(parts, ","), ok
+	return parts[0], strings.Join(parts[1:], ","), dOK, jOK
 }
 
 func statSource(path, conn string) (Source, bool) {
@@ -51,11 +64,16 @@ func same(a, b Source) bool { return a.Size == b.Size && a.MTime == b.MTime }
 
 // syncConnDir brings one connection directory up to date.
 func (x *Index) syncConnDir(ctx context.Context, b *batcher, dir string, rebuilding bool, st *Stats) error {
-	sig, sigOK := x.dirSignature(dir)
+	dsig, jsig, dOK, jOK := x.dirSignatures(dir)
+	sig, sigOK := dsig+","+jsig, dOK && jOK
 	if !rebuilding {
-		if prev, err := x.b.Meta(ctx, sigPrefix+dir); err == nil && prev == sig && sigOK {
+		prev, err := x.b.Meta(ctx, sigPrefix+dir)
+		if err == nil && prev == sig && sigOK {
 			st.Skipped++
 			return nil
+		}
+		if prevD, _, _ := strings.Cut(prev, ","); err == nil && prevD == dsig && dOK {
+			return x.syncJournals(ctx, b, dir, dsig, jsig, jOK, st)
 		}
 	}
 	known := map[string]Source{}
@@ -87,10 +105,51 @@ func (x *Index) syncConnDir(ctx context.Context, b *batcher, dir string, rebuild
 	if err := b.flush(); err != nil {
 		return err
 	}
-	if !sigOK {
+	switch {
+	case !dOK:
 		sig = ""
+	case !jOK:
+		sig = dsig + "," // trusted deliveries, journals walked again next time
 	}
 	return writeErr(x.b.SetMeta(ctx, sigPrefix+dir, sig))
+}
+
+// syncJournals syncs only the journals of a connection directory whose
+// deliveries did not change since the last sync (their part of the
+// signature, dsig, is the same and trusted): the sources of the
+// deliveries are neither read nor listed.
+func (x *Index) syncJournals(ctx context.Context, b *batcher, dir, dsig, jsig string, jOK bool, st *Stats) error {
+	known := map[string]Source{}
+	for _, name := range []string{"uploads.jsonl", "seen.jsonl"} {
+		m, err := x.b.Sources(ctx, filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		for p, src := range m {
+			known[p] = src
+		}
+	}
+	store, err := spool.Open(filepath.Dir(dir))
+	if err != nil {
+		return err
+	}
+	conn := ""
+	for _, src := range known {
+		if src.Conn != "" {
+			conn = src.Conn
+			break
+		}
+	}
+	if err := x.syncHistory(ctx, b, store, dir, &conn, known, st); err != nil {
+		return err
+	}
+	if err := b.flush(); err != nil {
+		return err
+	}
+	if !jOK {
+		jsig = "" // trusted deliveries, journals walked again next time
+	}
+	return writeErr(x.b.SetMeta(ctx, sigPrefix+dir, dsig+","+jsig))
 }
 
 // syncDeliveries reads the sidecars (and payloads) of dir's deliveries
@@ -205,54 +264,65 @@ func readDelivery(ctx context.Context, ddir string, pd pending) *SourceItems {
 func (x *Index) syncHistory(ctx context.Context, b *batcher, store *spool.Store, dir string, conn *string, known map[string]Source, st *Stats) error {
 	hp := filepath.Join(dir, "uploads.jsonl")
 	sentDir := filepath.Join(dir, "sent")
-	src, ok := statSource(hp, "")
-	if ok {
+	if src, ok := statSource(hp, ""); ok {
 		b.visit(hp)
 		// the sent copies count as part of the history's source
 		if fi, err := os.Stat(sentDir); err == nil {
 			src.MTime ^= fi.ModTime().UnixNano()
 		}
-		if old, had := known[hp]; !had || !same(old, src) {
-			raw, err := os.ReadFile(hp)
-			if err != nil {
-				return fmt.Errorf("track: read %s: %w", hp, err)
+		if old, had := known[hp]; had && same(old, src) {
+			visitParts(b, hp, known)
+			if *conn == "" {
+				*conn = old.Conn
 			}
-			var hist []spool.UploadRecord
-			for _, l := range strings.Split(string(raw), "\n") {
-				var r spool.UploadRecord
-				if strings.TrimSpace(l) != "" && json.Unmarshal([]byte(l), &r) == nil {
-					hist = append(hist, r)
-				}
-			}
+		} else {
 			c := *conn
-			if len(hist) > 0 {
-				c = hist[0].ConnectionID
-				*conn = c
-			}
-			src.Conn = c
-			items := uploadItems(ctx, c, hist, func(sha string) (string, error) { return store.SentPath(c, sha) })
-			if err := b.set(SourceItems{Source: src, Items: items}); err != nil {
+			j := journal[spool.UploadRecord]{path: hp,
+				// an attempt is its key and bytes (spool.Attempts folds by them)
+				id:     func(r *spool.UploadRecord) string { return r.Key + "\x00" + strings.ToLower(r.SHA256) },
+				needle: func(id string) []byte { k, _, _ := strings.Cut(id, "\x00"); return jsonField("key", k) },
+				conn: func(recs []spool.UploadRecord) string {
+					if len(recs) > 0 {
+						return recs[0].ConnectionID
+					}
+					return c
+				},
+				items: func(recs []spool.UploadRecord) []Item {
+					cc := c
+					if len(recs) > 0 && recs[0].ConnectionID != "" {
+						cc = recs[0].ConnectionID
+					}
+					return uploadItems(ctx, cc, recs, func(sha string) (string, error) { return store.SentPath(cc, sha) })
+				}}
+			src.Conn = ""
+			if err := syncJournal(ctx, x, b, j, src, known, conn, st); err != nil {
 				return err
 			}
-			st.Read++
 		}
+	} else if err := x.forgetJournal(ctx, b, hp, known, st); err != nil {
+		return err
 	}
 	sp := filepath.Join(dir, "seen.jsonl")
-	if src, ok := statSource(sp, *conn); ok {
-		b.visit(sp)
-		if old, had := known[sp]; !had || !same(old, src) {
-			recs, err := spool.ReadSeen(sp)
-			if err != nil {
-				return err
-			}
-			if src.Conn == "" && len(recs) > 0 {
-				src.Conn = recs[0].ConnectionID
-			}
-			if err := b.set(SourceItems{Source: src, Items: seenItems(src.Conn, recs)}); err != nil {
-				return err
-			}
-			st.Read++
-		}
+	src, ok := statSource(sp, *conn)
+	if !ok {
+		return x.forgetJournal(ctx, b, sp, known, st)
 	}
-	return nil
+	b.visit(sp)
+	if old, had := known[sp]; had && same(old, src) {
+		visitParts(b, sp, known)
+		return nil
+	}
+	c := *conn
+	j := journal[spool.SeenRecord]{path: sp,
+		// one part per delivery: a new state re-indexes that delivery's
+		id:     func(r *spool.SeenRecord) string { return r.DeliveryAttemptID },
+		needle: func(id string) []byte { return jsonField("deliveryAttemptId", id) },
+		conn: func(recs []spool.SeenRecord) string {
+			if len(recs) > 0 {
+				return recs[0].ConnectionID
+			}
+			return ""
+		},
+		items: func(recs []spool.SeenRecord) []Item { return seenItems(c, recs) }}
+	return syncJournal(ctx, x, b, j, src, known, conn, st)
 }

@@ -19,12 +19,14 @@ import (
 type links struct {
 	store  *spool.Store // nil: the tab has no local store (tests)
 	connID string
-	load   up.Loader          // reads the link input (nil: the store, reusing what the last load read)
-	sla    track.SLA          // the profile's answer deadlines: when an upload is overdue (H)
-	cur    *up.Linked         // the last load; nil before the first
-	err    error              // the last load failed
-	req    uint64             // the load the tab waits for; 0 when none
-	cancel context.CancelFunc // stops that load (a newer one replaces it)
+	load   up.Loader // reads the link input (nil: the store, reusing what the last load read)
+	// loadFor reads the link input of some uploads (the upload screen)
+	loadFor up.SelectLoader
+	sla     track.SLA          // the profile's answer deadlines: when an upload is overdue (H)
+	cur     *up.Linked         // the last load; nil before the first
+	err     error              // the last load failed
+	req     uint64             // the load the tab waits for; 0 when none
+	cancel  context.CancelFunc // stops that load (a newer one replaces it)
 	// pending are deliveries stored while P or W ran: they are linked
 	// once the tab is idle, so parsing them (a 16 MiB ORDRSP takes
 	// ~25 ms of CPU) never competes with a download or an acknowledge.

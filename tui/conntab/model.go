@@ -57,6 +57,10 @@ type Options struct {
 	// upload guard (track.Loader: from the tracking index, not by parsing
 	// every stored answer); nil reads the store.
 	Links up.Loader
+	// LinksFor, if set, reads the link input of only some uploads (the
+	// upload screen's guard and pre-flight history: track.SelectLoader);
+	// nil reads the store.
+	LinksFor up.SelectLoader
 	// Timeline, if set, fills a ticket bundle's timeline.txt (T) from the
 	// tracking index, as `b2bx bundle` does (track.MachineTimeline).
 	Timeline bundle.TimelineFunc
@@ -157,7 +161,7 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 		opts.Name = conn.Target.ConnectionID
 	}
 	m := newModel(c, id, be, opts)
-	m.links.store, m.links.connID, m.conn, m.links.load = conn.Spool, conn.Target.ConnectionID, conn, opts.Links
+	m.links.store, m.links.connID, m.conn, m.links.load, m.links.loadFor = conn.Spool, conn.Target.ConnectionID, conn, opts.Links, opts.LinksFor
 	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
 	m.links.sla = track.SLA{Contrl: contrl, Ordrsp: ordrsp}
 	m.fixBackend = func(l *up.Linked) fix.Backend { return fix.NewBackend(conn, l) }

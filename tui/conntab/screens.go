@@ -128,7 +128,7 @@ func (m Model) openUpload(path string) (Model, tea.Cmd) {
 	if _, ok := upload.FromScreen(m.stack.Top()); ok {
 		m.stack.Pop()
 	}
-	return m, m.stack.Push(upload.New(m.c, m.id, m.conn, upload.Options{Path: path, Links: m.links.load}).Screen())
+	return m, m.stack.Push(upload.New(m.c, m.id, m.conn, upload.Options{Path: path, Links: m.links.loadFor}).Screen())
 }
 
 // openFix acts on a rejected upload for a screen of the stack (H, a

@@ -16,6 +16,7 @@ package upload
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/filepicker"
@@ -46,9 +47,10 @@ func (m OpenMsg) Owner() common.TabID { return m.Tab }
 type Options struct {
 	Dir  string // where the picker starts; "" → the working directory
 	Path string // a file to inspect at once instead of picking one
-	// Links reads the connection's link input for the resend guard
-	// (track.Loader: the tracking index); nil reads the store.
-	Links up.Loader
+	// Links reads the link input of the uploads the resend guard and the
+	// pre-flight's history ask about (track.SelectLoader: the tracking
+	// index); nil reads the store.
+	Links up.SelectLoader
 }
 
 // backend is the domain calls the screen makes (a seam for tests).
@@ -61,7 +63,7 @@ type backend interface {
 // domain runs upload on an open connection.
 type domain struct {
 	conn  *session.Conn
-	links up.Loader
+	links up.SelectLoader
 }
 
 func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
@@ -70,7 +72,7 @@ func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts = opts.WithHistory(ctx, d.conn.Spool, t.ConnectionID)
+	opts = opts.WithHistory(ctx, d.conn.Spool, t.ConnectionID, d.links)
 	p, err := up.PrepareWith(ctx, d.conn.Spool, t.ConnectionID, path, opts)
 	if err != nil || p.Preflight.Blocked() {
 		return p, err
@@ -78,11 +80,14 @@ func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
 	// The seed's rule, as `b2bx upload` applies it: bytes identical to an
 	// upload a partner's answer rejected are refused with the reason (the
 	// app has no --force; E in the uploads screen fixes and resends).
-	load := d.links
-	if load == nil {
-		load = up.StoreLoader
+	var l *up.Linked
+	var lerr error
+	if d.links != nil { // the uploads of these bytes only
+		sha := p.Preflight.SHA256
+		l, lerr = d.links(ctx, d.conn.Spool, t.ConnectionID, func(_, s string) bool { return strings.EqualFold(s, sha) })
+	} else {
+		l, lerr = up.StoreLoader(ctx, d.conn.Spool, t.ConnectionID)
 	}
-	l, lerr := load(ctx, d.conn.Spool, d.conn.Target.ConnectionID)
 	if lerr != nil {
 		return p, nil // no linked answers to check against: as before the rule
 	}
