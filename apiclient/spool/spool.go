@@ -62,7 +62,7 @@ type Store struct {
 	now  func() time.Time
 
 	mu      sync.Mutex
-	cleaned map[string]bool // connection dirs whose stale temps were swept
+	cleaned map[string]bool          // connection dirs whose stale temps were swept
 	hist    map[string]parsedHistory // the last parse of each upload history (Uploads)
 }
 
