@@ -129,6 +129,55 @@ func (s *Store) Uploads(connectionID string) ([]UploadRecord, error) {
 	return slices.Clone(recs), nil
 }
 
+// recentWindow is the first window RecentUploads reads from the end.
+const recentWindow = 256 << 10
+
+// RecentUploads returns the newest records of the connection's upload
+// history, in append order: it reads the file from its end in growing
+// windows until enough says the records suffice or the whole file is read.
+// A question about the last uploads costs what they hold, not what the
+// history holds. A line that cannot be decoded is skipped (the torn first
+// line of a window, a torn last line).
+func (s *Store) RecentUploads(connectionID string, enough func(recs []UploadRecord) bool) ([]UploadRecord, error) {
+	f, err := os.Open(s.historyPath(connectionID))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	size := fi.Size()
+	for w := int64(recentWindow); ; w *= 4 {
+		off := max(size-w, 0)
+		buf := make([]byte, size-off)
+		if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("spool: read upload history: %w", err)
+		}
+		if off > 0 { // the window starts inside a line
+			if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+				buf = buf[i+1:]
+			} else {
+				buf = nil
+			}
+		}
+		var recs []UploadRecord
+		for _, l := range bytes.Split(buf, []byte("\n")) {
+			var r UploadRecord
+			if len(bytes.TrimSpace(l)) > 0 && json.Unmarshal(l, &r) == nil {
+				recs = append(recs, r)
+			}
+		}
+		if off == 0 || enough(recs) {
+			return recs, nil
+		}
+	}
+}
+
 // parseHistory decodes JSON lines. A torn last line (a crash during an
 // append) is ignored; a bad line anywhere else is corruption and fails
 // with its line number, because silently skipping it could reuse a key

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
@@ -31,11 +30,11 @@ func (u *uploadCmd) guardResend(ctx context.Context, store *spool.Store, connect
 	}
 	// the guard asks about the uploads of these bytes and the one fixed:
 	// their conversations only, however many the connection has
-	sha := u.plan.Preflight.SHA256
-	only := func(key, s string) bool {
-		return strings.EqualFold(s, sha) || fixes != nil && (key == fixes.Key || strings.EqualFold(s, fixes.SHA256))
+	sel := orders.Selection{SHAs: []string{u.plan.Preflight.SHA256}}
+	if fixes != nil {
+		sel.Keys, sel.SHAs = []string{fixes.Key}, append(sel.SHAs, fixes.SHA256)
 	}
-	l, err := track.LoadLinkedFor(ctx, session.Env{Getenv: u.e.getenv}, store, connectionID, only)
+	l, err := track.LoadLinkedFor(ctx, session.Env{Getenv: u.e.getenv}, store, connectionID, &sel)
 	if err != nil {
 		return fail(u.e, "upload", u.f.asJSON, exitStorage, fmt.Errorf("reading the partner's answers failed, nothing was sent: %w", err))
 	}

@@ -100,11 +100,39 @@ func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, pr
 // tracking index, StoreLoader from the store's files.
 type Loader func(ctx context.Context, store *spool.Store, connectionID string) (*Linked, error)
 
-// SelectLoader reads a connection's link input with the answers of only
-// the uploads only selects (by key and SHA-256; nil: all). Every upload of
-// the history is in it. track.SelectLoader reads the index, so the cost is
-// what the selected uploads' conversations hold.
-type SelectLoader func(ctx context.Context, store *spool.Store, connectionID string, only func(key, sha string) bool) (*Linked, error)
+// Selection names the uploads a question is about: by idempotency key or
+// by the SHA-256 of the bytes sent. Since, when set, is a time before the
+// oldest of them (on this machine's clock): an index may read every upload
+// since then instead of looking each one up.
+type Selection struct {
+	Keys  []string
+	SHAs  []string
+	Since time.Time
+}
+
+// Has reports whether the upload with key and sha is selected.
+func (s Selection) Has(key, sha string) bool {
+	for _, k := range s.Keys {
+		if k != "" && k == key {
+			return true
+		}
+	}
+	for _, h := range s.SHAs {
+		if h != "" && strings.EqualFold(h, sha) {
+			return true
+		}
+	}
+	return false
+}
+
+// Len is how many keys and SHA-256s the selection names.
+func (s Selection) Len() int { return len(s.Keys) + len(s.SHAs) }
+
+// SelectLoader reads the link input of a connection's selected uploads:
+// the uploads in their conversations, with the stored answers in them
+// (track.SelectLoader reads them from the index, so the cost is what those
+// conversations hold, not the connection's history).
+type SelectLoader func(ctx context.Context, store *spool.Store, connectionID string, sel Selection) (*Linked, error)
 
 // StoreLoader reads the link input from the store itself (LoadLinked):
 // every stored answer is parsed.

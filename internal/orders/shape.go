@@ -1,10 +1,12 @@
 package orders
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
@@ -82,25 +84,40 @@ const MaxHistory = 200
 // cache when it was parsed before). An upload without a CONTRL yet counts
 // as neither.
 func LoadHistory(ctx context.Context, store *spool.Store, connectionID string, load SelectLoader) (*Accepted, error) {
-	hist, err := store.Uploads(connectionID)
+	var sel Selection
+	want := map[string]bool{} // SHA-256 of the newest accepted payloads
+	newest := func(recs []spool.UploadRecord) bool {
+		sel, want = Selection{}, map[string]bool{}
+		atts := spool.Attempts(recs)
+		for i := len(atts) - 1; i >= 0 && len(want) < MaxHistory; i-- {
+			r := atts[i]
+			sha := strings.ToLower(r.SHA256)
+			if r.Outcome != spool.OutcomeAccepted || sha == "" || want[sha] {
+				continue
+			}
+			want[sha] = true
+			sel.SHAs = append(sel.SHAs, sha)
+			if t := cmp.Or(r.Started, r.Time); sel.Since.IsZero() || t.Before(sel.Since) {
+				sel.Since = t
+			}
+		}
+		return len(want) >= MaxHistory
+	}
+	recs, err := store.RecentUploads(connectionID, newest)
 	if err != nil {
 		return nil, err
 	}
-	want := map[string]bool{} // SHA-256 of the newest accepted payloads
-	atts := spool.Attempts(hist)
-	for i := len(atts) - 1; i >= 0 && len(want) < MaxHistory; i-- {
-		if r := atts[i]; r.Outcome == spool.OutcomeAccepted && r.SHA256 != "" {
-			want[strings.ToLower(r.SHA256)] = true
-		}
-	}
+	newest(recs)
+	// the index dates uploads on the server's clock: a day's margin covers
+	// any clock difference the link rule trusts
+	sel.Since = sel.Since.Add(-24 * time.Hour)
 	h := &Accepted{accepted: map[string]int{}, rejected: map[string]int{}}
 	if len(want) == 0 {
 		return h, nil
 	}
-	only := func(_, sha string) bool { return want[strings.ToLower(sha)] }
 	var l *Linked
 	if load != nil {
-		l, err = load(ctx, store, connectionID, only)
+		l, err = load(ctx, store, connectionID, sel)
 	} else {
 		l, err = LoadLinked(ctx, store, connectionID, nil)
 	}

@@ -309,7 +309,7 @@ func BenchmarkLinkInput(b *testing.B) {
 	one := hist[len(hist)-1]
 	b.Run(fmt.Sprintf("index-one-upload/%d", n), func(b *testing.B) { // b2bx upload's guard
 		for b.Loop() {
-			if _, err := x.LinkedFor(b.Context(), s, "conn-a", func(key, sha string) bool { return sha == one.SHA256 }); err != nil {
+			if _, err := x.LinkedFor(b.Context(), s, "conn-a", &orders.Selection{SHAs: []string{one.SHA256}}); err != nil {
 				b.Fatal(err)
 			}
 		}

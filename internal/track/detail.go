@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/edi/answers"
 )
@@ -64,6 +65,10 @@ type uploadDetail struct {
 	HTTP   int    `json:"http,omitempty"`
 	Corr   string `json:"corr,omitempty"`
 	Error  string `json:"err,omitempty"`
+	// Rec is the attempt's record as the history folds it (spool.Attempts):
+	// the link input of a selection is read from the items (LinkedFor).
+	Rec     *spool.UploadRecord `json:"rec,omitempty"`
+	Started time.Time           `json:"started,omitzero"` // Rec.Started (not in the record's JSON)
 }
 
 func mustJSON(v any) string {

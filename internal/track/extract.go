@@ -291,7 +291,7 @@ func uploadItems(ctx context.Context, conn string, hist []spool.UploadRecord, se
 		}
 		var k keySet
 		k.add(KeyKey, r.Key)
-		k.add(KeyID, r.UploadID, r.InterchangeID, r.CorrelationID)
+		k.add(KeyID, r.UploadID, r.InterchangeID, r.CorrelationID, r.SHA256) // the bytes' SHA-256 finds the uploads of a file
 		k.add(KeyICR, r.ControlRef)
 		k.add(KeyGLN, r.SenderID, r.RecipientID)
 		k.add(KeyPO, r.DocNumbers...)
@@ -314,8 +314,9 @@ func uploadItems(ctx context.Context, conn string, hist []spool.UploadRecord, se
 				k.add(key.Kind, key.Value)
 			}
 		}
+		rec := r
 		it.Detail = mustJSON(uploadDetail{Upload: orders.UploadOf(r), SHA256: r.SHA256, File: r.File, HTTP: r.HTTPStatus,
-			Corr: r.CorrelationID, Error: r.ErrorCode})
+			Corr: r.CorrelationID, Error: r.ErrorCode, Rec: &rec, Started: r.Started})
 		it.Keys = k.keys
 		out = append(out, it)
 	}

@@ -1,8 +1,10 @@
 package track
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -21,67 +23,143 @@ func (x *Index) Linked(ctx context.Context, store *spool.Store, conn string) (*o
 	return x.LinkedFor(ctx, store, conn, nil)
 }
 
-// LinkedFor is Linked with the answers of the conversations of only the
-// uploads only selects (nil: every upload): the resend guard asks about
-// the uploads of one file's bytes, so `b2bx upload` reads one
-// conversation however many a connection has. With a selection only
-// the uploads in the selected uploads' conversations are in it (an
-// answer links within its conversation, so no link of theirs changes);
-// without, every upload of the history.
-func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, only func(key, sha string) bool) (*orders.Linked, error) {
-	hist, err := store.Uploads(conn)
-	if err != nil {
-		return nil, err
+// LinkedFor is Linked for the uploads sel selects (nil: every upload):
+// the resend guard asks about the uploads of one file's bytes, the
+// pre-flight's history about the newest accepted ones, so `b2bx upload`
+// reads their conversations however many a connection has. With a
+// selection the link input holds the uploads in the selected uploads'
+// conversations (an answer links within its conversation, so no link of
+// theirs changes), read from the index's upload items: the history file
+// is not read, unless an item was indexed before items carried their
+// record (then the store's history, once). Without, every upload of the
+// history.
+func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, sel *orders.Selection) (*orders.Linked, error) {
+	if sel == nil {
+		hist, err := store.Uploads(conn)
+		if err != nil {
+			return nil, err
+		}
+		ups, err := x.b.ByKind(ctx, KindUpload, time.Time{})
+		if err != nil {
+			return nil, err
+		}
+		var convs []string
+		seen := map[string]bool{}
+		for _, u := range ups {
+			if u.Conn == conn {
+				convs = addConvs(convs, seen, &u)
+			}
+		}
+		ds, _, err := x.convItems(ctx, conn, convs)
+		if err != nil {
+			return nil, err
+		}
+		return orders.NewLinked(hist, ds), nil
 	}
-	ups, err := x.uploadsFor(ctx, hist, conn, only)
+	ups, err := x.uploadsFor(ctx, conn, *sel)
 	if err != nil {
 		return nil, err
 	}
 	var convs []string
 	seen := map[string]bool{}
-	for _, u := range ups {
-		if u.Conn != conn {
-			continue
-		}
-		if only != nil {
-			if d, ok := u.upload(); !ok || !only(d.Key, d.SHA256) {
-				continue
-			}
-		}
-		for _, k := range u.Keys {
-			if k.Kind == KeyConv && !seen[k.Value] {
-				seen[k.Value] = true
-				convs = append(convs, k.Value)
+	for i := range ups {
+		if u := &ups[i]; u.Conn == conn {
+			if d, ok := u.upload(); ok && sel.Has(d.Key, d.SHA256) {
+				convs = addConvs(convs, seen, u)
 			}
 		}
 	}
-	if only != nil {
-		hist = inConvs(hist, seen)
+	ds, upItems, err := x.convItems(ctx, conn, convs)
+	if err != nil {
+		return nil, err
 	}
-	var ds []orders.Delivery
-	if len(convs) > 0 {
-		items, err := x.b.ByConv(ctx, convs)
+	hist, ok := recordsOf(upItems)
+	if !ok { // an index written before items carried their record
+		all, err := store.Uploads(conn)
 		if err != nil {
 			return nil, err
 		}
-		have := map[string]bool{}
-		for i := range items {
-			it := &items[i]
-			if it.Kind != KindDelivery || it.Conn != conn || have[it.Ref] {
-				continue
-			}
-			have[it.Ref] = true
-			st := spool.Stored{Path: strings.TrimSuffix(it.Path, ".json") + ".edi",
-				Meta: spool.Meta{ConnectionID: conn, DeliveryAttemptID: it.Ref, MessageType: it.Type, CreatedAt: it.At}}
-			ds = append(ds, orders.DeliveryWith(st, it.Answers()))
-		}
+		hist = inConvs(all, seen)
 	}
 	return orders.NewLinked(hist, ds), nil
 }
 
-// inConvs keeps the records of hist in one of the conversations convs:
-// an answer links only within its conversation, so the uploads of the
-// others change no link of the selection.
+func addConvs(convs []string, seen map[string]bool, it *Item) []string {
+	for _, k := range it.Keys {
+		if k.Kind == KeyConv && !seen[k.Value] {
+			seen[k.Value] = true
+			convs = append(convs, k.Value)
+		}
+	}
+	return convs
+}
+
+// convItems reads the conversations' items of connection conn: the stored
+// deliveries with their answers as the index keeps them, and the upload
+// items.
+func (x *Index) convItems(ctx context.Context, conn string, convs []string) (ds []orders.Delivery, ups []Item, err error) {
+	if len(convs) == 0 {
+		return nil, nil, nil
+	}
+	items, err := x.b.ByConv(ctx, convs)
+	if err != nil {
+		return nil, nil, err
+	}
+	have := map[string]bool{}
+	seenUp := map[int64]bool{}
+	for i := range items {
+		it := &items[i]
+		if it.Conn != conn {
+			continue
+		}
+		if it.Kind == KindUpload && !seenUp[it.ID] {
+			seenUp[it.ID] = true
+			ups = append(ups, *it)
+		}
+		if it.Kind != KindDelivery || have[it.Ref] {
+			continue
+		}
+		have[it.Ref] = true
+		st := spool.Stored{Path: strings.TrimSuffix(it.Path, ".json") + ".edi",
+			Meta: spool.Meta{ConnectionID: conn, DeliveryAttemptID: it.Ref, MessageType: it.Type, CreatedAt: it.At}}
+		ds = append(ds, orders.DeliveryWith(st, it.Answers()))
+	}
+	return ds, ups, nil
+}
+
+// recordsOf is the upload records the items carry (one folded attempt
+// each), in the order they were reserved (the history's append order);
+// false when an item carries none.
+func recordsOf(items []Item) ([]spool.UploadRecord, bool) {
+	type at struct {
+		rec spool.UploadRecord
+		id  int64
+	}
+	var out []at
+	for i := range items {
+		d, ok := items[i].upload()
+		if !ok || d.Rec == nil {
+			return nil, false
+		}
+		rec := *d.Rec
+		rec.Started = d.Started
+		out = append(out, at{rec, items[i].ID})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ti, tj := cmp.Or(out[i].rec.Started, out[i].rec.Time), cmp.Or(out[j].rec.Started, out[j].rec.Time)
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return out[i].id < out[j].id
+	})
+	recs := make([]spool.UploadRecord, len(out))
+	for i := range out {
+		recs[i] = out[i].rec
+	}
+	return recs, true
+}
+
+// inConvs keeps the records of hist in one of the conversations convs.
 func inConvs(hist []spool.UploadRecord, convs map[string]bool) []spool.UploadRecord {
 	var out []spool.UploadRecord
 	for _, r := range hist {
@@ -95,44 +173,35 @@ func inConvs(hist []spool.UploadRecord, convs map[string]bool) []spool.UploadRec
 	return out
 }
 
-// matchKeysMax is how many selected keys LinkedFor looks up one by one;
-// more are read as every upload since the oldest of them.
-const matchKeysMax = 256
+// matchKeysMax is how many keys and SHA-256s of a selection are looked up
+// one by one; more are read as every upload since the selection's Since.
+const matchKeysMax = 32
 
-// uploadsFor reads the upload items LinkedFor needs: every one (only nil),
-// those with the keys of the few selected records of hist, or those since
-// the oldest selected record. It reads what the selection holds, not every
-// upload of every connection.
-func (x *Index) uploadsFor(ctx context.Context, hist []spool.UploadRecord, conn string, only func(key, sha string) bool) ([]Item, error) {
-	if only == nil {
-		return x.b.ByKind(ctx, KindUpload, time.Time{})
-	}
-	keys := map[string]bool{}
-	var oldest time.Time
-	for _, r := range hist {
-		if r.Key == "" || !only(r.Key, r.SHA256) {
-			continue
-		}
-		keys[r.Key] = true
-		if t := orders.UploadOf(r).Time(); oldest.IsZero() || t.Before(oldest) {
-			oldest = t
-		}
-	}
-	if len(keys) == 0 {
-		return nil, nil
-	}
-	if len(keys) > matchKeysMax {
-		// an item is dated on the server's clock (UploadOf), the record on
-		// this machine's: a day's margin covers any clock the link rule trusts
-		return x.b.ByKind(ctx, KindUpload, oldest.Add(-24*time.Hour))
+// uploadsFor reads the upload items a selection may name: each key and
+// SHA-256 looked up, or every upload since sel.Since. It reads what the
+// selection holds, not every upload of every connection.
+func (x *Index) uploadsFor(ctx context.Context, conn string, sel orders.Selection) ([]Item, error) {
+	if sel.Len() > matchKeysMax {
+		return x.b.ByKind(ctx, KindUpload, sel.Since)
 	}
 	var out []Item
-	for k := range keys {
-		its, err := x.b.Match(ctx, Match{Value: norm(k), Kinds: []KeyKind{KeyKey}, Conn: conn})
-		if err != nil {
+	look := func(kind KeyKind, v string) error {
+		if v == "" {
+			return nil
+		}
+		its, err := x.b.Match(ctx, Match{Value: norm(v), Kinds: []KeyKind{kind}, Conn: conn})
+		out = append(out, its...)
+		return err
+	}
+	for _, k := range sel.Keys {
+		if err := look(KeyKey, k); err != nil {
 			return nil, err
 		}
-		out = append(out, its...)
+	}
+	for _, h := range sel.SHAs {
+		if err := look(KeyID, h); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -149,10 +218,10 @@ func LoadLinked(ctx context.Context, env session.Env, store *spool.Store, conn s
 
 // LoadLinkedFor is LoadLinked with LinkedFor's selection: the answers of
 // the conversations of the uploads only selects (by key and SHA-256).
-func LoadLinkedFor(ctx context.Context, env session.Env, store *spool.Store, conn string, only func(key, sha string) bool) (*orders.Linked, error) {
+func LoadLinkedFor(ctx context.Context, env session.Env, store *spool.Store, conn string, sel *orders.Selection) (*orders.Linked, error) {
 	inflight.Add(1)
 	defer inflight.Done()
-	if l, err := indexLinked(ctx, env, store, conn, only); err == nil {
+	if l, err := indexLinked(ctx, env, store, conn, sel); err == nil {
 		return l, nil
 	}
 	return orders.LoadLinked(ctx, store, conn, nil)
@@ -170,12 +239,12 @@ func Loader(env session.Env) orders.Loader {
 // upload guard and the pre-flight's history read the conversations of the
 // uploads they ask about, not the whole connection.
 func SelectLoader(env session.Env) orders.SelectLoader {
-	return func(ctx context.Context, store *spool.Store, conn string, only func(key, sha string) bool) (*orders.Linked, error) {
-		return LoadLinkedFor(ctx, env, store, conn, only)
+	return func(ctx context.Context, store *spool.Store, conn string, sel orders.Selection) (*orders.Linked, error) {
+		return LoadLinkedFor(ctx, env, store, conn, &sel)
 	}
 }
 
-func indexLinked(ctx context.Context, env session.Env, store *spool.Store, conn string, only func(key, sha string) bool) (*orders.Linked, error) {
+func indexLinked(ctx context.Context, env session.Env, store *spool.Store, conn string, sel *orders.Selection) (*orders.Linked, error) {
 	m, err := LoadMachine(env)
 	if err != nil {
 		return nil, err
@@ -191,7 +260,7 @@ func indexLinked(ctx context.Context, env session.Env, store *spool.Store, conn 
 	if _, err := x.SyncConn(ctx, store.Root(), conn); err != nil {
 		return nil, err
 	}
-	return x.LinkedFor(ctx, store, conn, only)
+	return x.LinkedFor(ctx, store, conn, sel)
 }
 
 var errNeedsRebuild = errors.New("the tracking index needs a rebuild")

@@ -261,7 +261,7 @@ func TestPropertyLinksTimelinesAndStatesAgree(t *testing.T) {
 					require.Equal(t, StateOf(fromStore.Index, i, sla, w.end), StateOf(fromIndex.Index, i, sla, w.end))
 					// the guard's narrow read: that upload's conversations only
 					rec := fromStore.Uploads[i]
-					one, err := x.LinkedFor(t.Context(), w.store, conn, func(key, sha string) bool { return key == rec.Key })
+					one, err := x.LinkedFor(t.Context(), w.store, conn, &orders.Selection{Keys: []string{rec.Key}})
 					require.NoError(t, err)
 					// it holds the uploads of that upload's conversations
 					at := slices.IndexFunc(one.Uploads, func(r spool.UploadRecord) bool {

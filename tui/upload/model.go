@@ -16,7 +16,6 @@ package upload
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/filepicker"
@@ -84,7 +83,7 @@ func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
 	var lerr error
 	if d.links != nil { // the uploads of these bytes only
 		sha := p.Preflight.SHA256
-		l, lerr = d.links(ctx, d.conn.Spool, t.ConnectionID, func(_, s string) bool { return strings.EqualFold(s, sha) })
+		l, lerr = d.links(ctx, d.conn.Spool, t.ConnectionID, up.Selection{SHAs: []string{sha}})
 	} else {
 		l, lerr = up.StoreLoader(ctx, d.conn.Spool, t.ConnectionID)
 	}
