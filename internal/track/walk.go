@@ -16,21 +16,13 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 )
 
-// dirSignature summarises a connection directory's files cheaply: the
-// modification times and sizes of the deliveries directory (it changes
-// with every stored delivery and every rewritten sidecar: both are
-// renames into it), the upload history, the seen journal and the sent
-// copies. ok is false when a time is too recent to trust (a change in the
-// same clock tick would not show).
-func (x *Index) dirSignature(connDir string) (sig string, ok bool) {
-	d, j, dOK, jOK := x.dirSignatures(connDir)
-	return d + "," + j, dOK && jOK
-}
-
-// dirSignatures is dirSignature in two: the deliveries directory's part
-// and the journals' (upload history, seen journal, sent copies), each
-// with whether it can be trusted. An upload changes only the second, so
-// the deliveries are not walked for it.
+// dirSignatures summarises a connection directory's files cheaply, in
+// two parts: the deliveries directory (it changes with every stored
+// delivery and every rewritten sidecar: both are renames into it), and
+// the journals (the upload history, the seen journal and the sent
+// copies), each with whether it can be trusted (false when a time is too
+// recent: a change in the same clock tick would not show). An upload
+// changes only the second, so the deliveries are not walked for it.
 func (x *Index) dirSignatures(connDir string) (deliveries, journals string, dOK, jOK bool) {
 	var parts []string
 	dOK, jOK = true, true
