@@ -280,15 +280,9 @@ func (x *Index) IndexHistory(ctx context.Context, root, connectionID string) (er
 	if err != nil {
 		return err
 	}
-	known := map[string]Source{}
-	for _, name := range []string{"uploads.jsonl", "seen.jsonl"} {
-		m, err := x.b.Sources(ctx, filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		for p, src := range m {
-			known[p] = src
-		}
+	known, err := x.journalSources(ctx, dir)
+	if err != nil {
+		return err
 	}
 	b := &batcher{ctx: ctx, x: x}
 	conn := connectionID

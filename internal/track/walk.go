@@ -106,20 +106,31 @@ func (x *Index) syncConnDir(ctx context.Context, b *batcher, dir string, rebuild
 	return writeErr(x.b.SetMeta(ctx, sigPrefix+dir, sig))
 }
 
+// journalSources are the recorded sources of a connection directory's
+// journals (the files themselves; their parts are read when a journal is
+// read whole).
+func (x *Index) journalSources(ctx context.Context, dir string) (map[string]Source, error) {
+	known := map[string]Source{}
+	for _, name := range []string{"uploads.jsonl", "seen.jsonl"} {
+		m, err := x.b.Sources(ctx, filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		for p, src := range m {
+			known[p] = src
+		}
+	}
+	return known, nil
+}
+
 // syncJournals syncs only the journals of a connection directory whose
 // deliveries did not change since the last sync (their part of the
 // signature, dsig, is the same and trusted): the sources of the
 // deliveries are neither read nor listed.
 func (x *Index) syncJournals(ctx context.Context, b *batcher, dir, dsig, jsig string, jOK bool, st *Stats) error {
-	known := map[string]Source{}
-	for _, name := range []string{"uploads.jsonl", "seen.jsonl"} {
-		m, err := x.b.Sources(ctx, filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		for p, src := range m {
-			known[p] = src
-		}
+	known, err := x.journalSources(ctx, dir)
+	if err != nil {
+		return err
 	}
 	store, err := spool.Open(filepath.Dir(dir))
 	if err != nil {
