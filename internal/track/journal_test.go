@@ -187,3 +187,27 @@ func TestJournalAppendsAcrossSyncs(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 }
+
+// TestUploadFoundBySHA256: the SHA-256 of the bytes sent finds the
+// upload (the resend guard's lookup), and the item carries its record
+// with the time its bytes began to leave.
+func TestUploadFoundBySHA256(t *testing.T) {
+	dir := t.TempDir()
+	s, err := spool.Open(dir)
+	require.NoError(t, err)
+	rec := uploaded(t, s, "conn-a", "R0001", "PO-0001", ordersIC("R0001", "PO-0001"), t0, spool.OutcomeAccepted)
+	x, err := Open(t.Context(), Options{Dir: dir, Now: func() time.Time { return t0 }})
+	require.NoError(t, err)
+	defer x.Close()
+	_, err = x.Sync(t.Context())
+	require.NoError(t, err)
+	got, err := x.Backend().Match(t.Context(), Match{Value: norm(rec.SHA256), Kinds: []KeyKind{KeyID}, Conn: "conn-a"})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	d, ok := got[0].upload()
+	require.True(t, ok)
+	require.NotNil(t, d.Rec)
+	assert.Equal(t, rec.Key, d.Rec.Key)
+	assert.Equal(t, "up-PO-0001", d.Rec.UploadID)
+	assert.True(t, d.Started.Equal(t0), "the pending record's time")
+}
