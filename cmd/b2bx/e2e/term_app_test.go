@@ -38,6 +38,23 @@ func (a *appScreens) waitScreen(what string, timeout time.Duration, cond func(sc
 	}
 }
 
+// waitScreenFor is waitScreen that gives up quietly: "" when cond did
+// not hold within timeout.
+func (a *appScreens) waitScreenFor(timeout time.Duration, cond func(screen string) bool) string {
+	deadline := time.Now().Add(timeout)
+	for {
+		s := a.p.screen()
+		if cond(s) {
+			a.seen = append(a.seen, s)
+			return s
+		}
+		if time.Now().After(deadline) {
+			return ""
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
 // uploadByCommand sends the demo's file path with `:upload PATH`, waits
 // for the pre-flight showing every string of preflight, sends it (y),
 // waits for the 202 showing every string of accepted, and goes back to
@@ -66,11 +83,31 @@ func (a *appScreens) uploadByCommand(path string, preflight, accepted []string) 
 // returns the type and that screen; acknowledging is the caller's.
 func (a *appScreens) claimNewest(types string, verified ...string) (typ, screen string) {
 	a.p.t.Helper()
-	a.p.key("A")
-	a.waitScreen("the backlog", 20*time.Second, contains("backlog:"))
-	a.p.key("G")
-	row := regexp.MustCompile(`(?m)^>\s+\d+ .*(` + types + `) `)
-	s := a.waitScreen("the newest entry ("+types+") selected", 20*time.Second, row.MatchString)
+	// The answer is created by the simulator after the upload's 202, so
+	// a listing read too soon does not have it yet: the newest row must
+	// be minutes old at most (the demo's own entries are hours old), and
+	// the backlog is read again (A) until it is.
+	row := regexp.MustCompile(`(?m)^>\s+\d+ \S+ \S+\s+(?:\d+s|\dm) +(` + types + `) `)
+	var s string
+	deadline := time.Now().Add(30 * time.Second)
+	header := regexp.MustCompile(`(?m)^\S+  backlog: \d+ entries`) // the tab's header line, not the status bar
+	loaded := func(s string) bool {
+		return header.MatchString(s) && !strings.Contains(s, "loading every page")
+	}
+	for try := 0; s == ""; try++ {
+		if try > 0 { // A goes back to the page; the next A reads the backlog anew
+			a.p.key("A")
+			a.waitScreen("the page view", 20*time.Second, func(s string) bool { return !header.MatchString(s) })
+			time.Sleep(200 * time.Millisecond)
+		}
+		a.p.key("A")
+		a.waitScreen("the backlog", 20*time.Second, loaded)
+		a.p.key("G")
+		s = a.waitScreenFor(2*time.Second, row.MatchString)
+		if s == "" && time.Now().After(deadline) {
+			a.p.t.Fatalf("timed out after 30s waiting for a new entry (%s) as the newest row; the pane shows:\n%s", types, a.p.screen())
+		}
+	}
 	typ = row.FindStringSubmatch(s)[1]
 	a.p.key("c")
 	a.waitScreen("the not-the-head question", 10*time.Second, contains("Claim it anyway?"))
