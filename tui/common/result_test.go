@@ -11,7 +11,6 @@ import (
 type resultScreen struct {
 	fakeScreen
 	res     string
-	reports bool
 	pending string
 }
 
