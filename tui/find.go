@@ -54,9 +54,8 @@ func (m Model) openFind(query string) (Model, tea.Cmd) {
 	case m.finder == nil:
 		return m.showError(common.ErrorMsg{Text: ":find needs the tracking index, which this session has not got"}), nil
 	}
-	s, cmd := find.New(m.c, common.RootOwner, m.finder, query, m.openers())
-	m, push := m.push(s)
-	return m, tea.Batch(push, cmd)
+	return m.push(find.New(m.c, common.RootOwner, m.finder, query, m.openers())) // its Init runs the query
+
 }
 
 // openers build the screens a timeline step opens, on the root stack.
@@ -96,20 +95,7 @@ func (m Model) findMsg(msg common.Owned) (Model, tea.Cmd, bool) {
 		}
 		return m, cmd, true
 	}
-	// a find's results come back to the results screen that asked (it
-	// checks its request), wherever it is on the root stack
-	var cmds []tea.Cmd
-	handled := false
-	m.screens.Map(func(s common.Screen) common.Screen {
-		if r, ok := s.(*find.Results); ok {
-			handled = true
-			ns, cmd := r.Update(msg)
-			cmds = append(cmds, cmd)
-			return ns
-		}
-		return s
-	})
-	return m, tea.Batch(cmds...), handled
+	return m, nil, false
 }
 
 // showDelivery is a mailbox step: the find screens close, the tab of its
@@ -121,7 +107,7 @@ func (m Model) showDelivery(r selectReq) (Model, tea.Cmd) {
 		if t.conn == nil || t.conn.Target.ConnectionID != r.conn {
 			continue
 		}
-		m.popFind()
+		m.screens.PopWhile(find.Owns) // the results and timelines on top
 		m.active = i + 1
 		id := t.id
 		return m.layout(), func() tea.Msg { return conntab.SelectMsg{Tab: id, Delivery: r.delivery} }
@@ -130,19 +116,6 @@ func (m Model) showDelivery(r selectReq) (Model, tea.Cmd) {
 	return m, func() tea.Msg {
 		name, err := f.ProfileOf(context.Background(), r.conn)
 		return profileMsg{name: name, delivery: r.delivery, err: err}
-	}
-}
-
-// popFind takes the find screens (results, timelines) off the top of the
-// root stack.
-func (m *Model) popFind() {
-	for {
-		switch m.screens.Top().(type) {
-		case *find.Results, *find.Timeline:
-			m.screens.Pop()
-			continue
-		}
-		return
 	}
 }
 

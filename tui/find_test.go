@@ -186,3 +186,37 @@ func TestFindMailboxStepShowsTheDelivery(t *testing.T) {
 	sel := collect(cmd)
 	require.Equal(t, []tea.Msg{conntab.SelectMsg{Tab: m.tabs[0].id, Delivery: "d1"}}, sel)
 }
+
+// TestFindAnswersComeBackThroughTheStack: a query's answer is the
+// results screen's own message (common.ScreenMsg, owner and screen): it
+// reaches the find that asked even under another find, never the other
+// one, and an answer to an older query of the same screen (r) is
+// dropped. No app-wide counter is involved.
+func TestFindAnswersComeBackThroughTheStack(t *testing.T) {
+	m, f, _ := newFindModel(t)
+	m, cmdA := m.openFind("PO-4711")
+	msgA := cmdA()
+	sm, ok := msgA.(common.ScreenMsg)
+	require.True(t, ok, "the answer comes back tagged by the stack: %T", msgA)
+	require.Equal(t, common.RootOwner, sm.Owner())
+
+	m, cmdB := m.openFind("PO-4712")
+	msgB := cmdB()
+	require.Equal(t, []string{"PO-4711", "PO-4712"}, f.queries)
+	under := func(m Model) string { return m.screens.Screens()[0].View() }
+
+	m = update(t, m, msgA)
+	require.Contains(t, under(m), "2 conversations", "the first find got its answer")
+	require.Contains(t, m.View(), "searching", "the second still waits for its own")
+
+	m, again := updateCmd(t, m, keyMsg("r")) // the second searches again
+	m = update(t, m, msgB)
+	require.Contains(t, m.View(), "searching", "the answer to its older query is dropped")
+	m = update(t, m, again())
+	require.Contains(t, m.View(), "2 conversations")
+
+	m = press(t, m, "q", "q")
+	require.Nil(t, m.screens.Top())
+	m = update(t, m, msgA)
+	require.Nil(t, m.screens.Top(), "an answer for a find that left is dropped")
+}

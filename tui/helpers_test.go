@@ -234,7 +234,7 @@ const (
 
 func mode(m Model) string {
 	switch s := m.screens.Top().(type) {
-	case cmdScreen, promptScreen, helpScreen:
+	case cmdScreen, common.Prompt, helpScreen:
 		return s.Title()
 	}
 	if _, ok := logview.FromScreen(m.screens.Top()); ok {

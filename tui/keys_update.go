@@ -55,7 +55,7 @@ func (m Model) handleKey(k tea.KeyMsg) (Model, tea.Cmd) {
 func (m Model) splitKeys(k tea.KeyMsg) []tea.KeyMsg {
 	switch top := m.screens.Top(); {
 	case top != nil:
-		if _, answer := top.(promptScreen); top.Capturing() && !answer {
+		if !common.SplitsKeys(top) {
 			return nil
 		}
 	case m.capturing():

@@ -403,3 +403,29 @@ func TestStatusBarShowsTheActiveTab(t *testing.T) {
 	require.Contains(t, sb, "DEMO │ acme-de conn-1 │ page 1 │ ! claim da-1 lease 0:42")
 	require.Contains(t, lines(m.View())[0], "DEMO")
 }
+
+// TestClosePromptHandsBackItsAction: ctrl+w on a tab that would lose
+// something asks; the prompt's action (close this tab) travels with it
+// and comes back to the root only on y; N says nothing changed.
+func TestClosePromptHandsBackItsAction(t *testing.T) {
+	m, be := newTestModel(t)
+	m = open(t, m, "acme-de")
+	m = open(t, m, "acme-fr")
+	st := be.state("acme-de")
+	st.pending = "an active claim on da-1"
+	m = press(t, m, "1", "ctrl+w")
+	require.Equal(t, modePrompt, mode(m))
+	require.Contains(t, m.footerView(), "Close acme-de? an active claim on da-1.")
+
+	m = press(t, m, "n")
+	require.Equal(t, modeNormal, mode(m))
+	require.Equal(t, "nothing changed", m.foot.info)
+	require.Len(t, m.tabs, 2)
+	require.Zero(t, st.closed)
+
+	m = press(t, m, "ctrl+w", "y")
+	require.Equal(t, modeNormal, mode(m))
+	require.Len(t, m.tabs, 1, "y closed the tab the prompt was asked for")
+	require.Equal(t, "acme-fr", m.tabs[0].name)
+	require.Equal(t, 1, st.closed)
+}

@@ -11,58 +11,17 @@ import (
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
-// action is what a y answer does.
-type action int
-
-const (
-	actQuit  action = iota // quit the app
-	actClose               // close prompt.tab
+// The root's y/N questions are common.Prompts in the footer: y hands
+// the root the request below, any other key "nothing changed".
+type (
+	quitReq  struct{}                   // quit, leases released
+	closeReq struct{ tab common.TabID } // close tab
 )
 
-// promptScreen is a y/N question in the footer (pug's prompts), a
-// screen on the root stack: the next key answers it; y does the action,
-// every other key keeps things as they are.
-type promptScreen struct {
-	common.Base
-	question string
-	action   action
-	tab      common.TabID
-	yes      bool
-	done     bool
-}
-
-func (p promptScreen) footer() bool { return true }
-func (p promptScreen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
-	if k, ok := msg.(tea.KeyMsg); ok {
-		p.yes, p.done = k.String() == "y" || k.String() == "Y", true
-	}
-	return p, nil
-}
-func (p promptScreen) View() string                   { return p.question }
-func (p promptScreen) SetSize(int, int) common.Screen { return p }
-func (p promptScreen) Capturing() bool                { return true }
-func (p promptScreen) Closes(tea.KeyMsg) bool         { return false }
-func (p promptScreen) Title() string                  { return "prompt" }
-func (p promptScreen) Done() bool                     { return p.done }
-
-func (m Model) ask(p promptScreen) Model {
-	m.screens.Push(p)
+// ask puts a y/N question in the footer; yes is what y hands back.
+func (m Model) ask(question string, yes tea.Msg) Model {
+	m.screens.Push(common.NewPrompt(question, yes, common.Info{Text: "nothing changed"}))
 	return m.layout()
-}
-
-// answer does what the prompt was answered.
-func (m Model) answer(p promptScreen) (Model, tea.Cmd) {
-	if !p.yes {
-		m.foot.info = "nothing changed"
-		return m.layout(), nil
-	}
-	switch p.action {
-	case actQuit:
-		return m.quit(true)
-	case actClose:
-		return m.closeTab(p.tab), nil
-	}
-	return m.layout(), nil
 }
 
 // footer is the bottom line's state: an error stays until esc dismisses

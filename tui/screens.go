@@ -17,9 +17,10 @@ import (
 	"github.com/nutrab2b/b2bx/tui/viewer"
 )
 
-// The root stack's screens of their own: the help, the : line and the
-// y/N prompt (the last two draw in the footer, the page stays in view).
-// The others come from their packages: logview, eventview, viewer.
+// The root stack's screens of their own: the help and the : line (it
+// draws in the footer, the page stays in view). The y/N prompt is
+// common.Prompt; the others come from their packages: logview,
+// eventview, viewer, find.
 
 // helpScreen is `?`: the keys of what is under it, the shell's, the
 // commands and the close rule, rendered when it opens.
@@ -43,8 +44,8 @@ func (h helpScreen) Closes(k tea.KeyMsg) bool {
 	return false
 }
 
-// cmdScreen is the `:` line; enter or esc ends it (Done), the root runs
-// what was entered.
+// cmdScreen is the `:` line; enter or esc ends it (Done); enter hands
+// the root what was entered (cmdEntered), which it runs.
 type cmdScreen struct {
 	common.Base
 	in      textinput.Model
@@ -92,20 +93,29 @@ func (c cmdScreen) Closes(tea.KeyMsg) bool { return false }
 func (c cmdScreen) Title() string          { return "command" }
 func (c cmdScreen) Done() bool             { return c.done }
 func (c cmdScreen) Value() string          { return c.in.Value() }
-func (c cmdScreen) footer() bool           { return true }
-
-// inFooter reports whether s draws in the footer (the : line, a prompt).
-func inFooter(s common.Screen) bool {
-	f, ok := s.(interface{ footer() bool })
-	return ok && f.footer()
+func (c cmdScreen) Inline() bool           { return true }
+func (c cmdScreen) InlineView(*common.Styles, int) []string {
+	return []string{c.View()}
 }
 
+// Result implements common.Resulter: the line entered (enter), nothing
+// (esc).
+func (c cmdScreen) Result() tea.Msg {
+	if c.entered {
+		return cmdEntered{text: c.in.Value()}
+	}
+	return nil
+}
+
+// cmdEntered is the : line's result: the root runs text.
+type cmdEntered struct{ text string }
+
 // page is the screen the body shows: the highest root screen that is not
-// a footer one, nil when the active page (list or tab) shows.
+// drawn in the footer, nil when the active page (list or tab) shows.
 func (m Model) page() common.Screen {
 	ss := m.screens.Screens()
 	for i := len(ss) - 1; i >= 0; i-- {
-		if !inFooter(ss[i]) {
+		if !common.IsInline(ss[i]) {
 			return ss[i]
 		}
 	}
@@ -136,21 +146,24 @@ func (m Model) rootMsg(msg common.Owned) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// finished acts on a root screen that left the stack: the : line runs
-// what was entered, a prompt does what was answered.
-func (m Model) finished(done common.Screen, cmd tea.Cmd) (Model, tea.Cmd) {
+// finished acts on what a root screen handed back (common.Resulter):
+// the : line's text is run, a prompt's answer is done. The root reads
+// messages here, never the screen.
+func (m Model) finished(res tea.Msg, cmd tea.Cmd) (Model, tea.Cmd) {
 	m = m.layout()
-	switch d := done.(type) {
-	case cmdScreen:
-		if d.entered {
-			var run tea.Cmd
-			m, run = m.run(d.in.Value())
-			return m, tea.Batch(cmd, run)
-		}
-	case promptScreen:
-		return m.answer(d)
+	var then tea.Cmd
+	switch r := res.(type) {
+	case cmdEntered:
+		m, then = m.run(r.text)
+	case quitReq:
+		m, then = m.quit(true)
+	case closeReq:
+		m = m.closeTab(r.tab)
+	case common.Info:
+		m.foot = m.foot.withInfo(r)
+		m = m.layout()
 	}
-	return m, cmd
+	return m, tea.Batch(cmd, then)
 }
 
 // openView is :view PATH: in a connection tab the tab opens it (next to
@@ -188,13 +201,11 @@ func (m Model) openEventsLive(addr string) (Model, tea.Cmd) {
 }
 
 func (m Model) openEventsWith(opts eventview.Options) (Model, tea.Cmd) {
-	if _, ok := eventview.FromScreen(m.screens.Top()); ok {
-		m.screens.Pop()
-	}
 	if t := m.activeTab(); t != nil {
 		opts.Profile, opts.Store = t.name, m.secretStore()
 	}
-	return m.push(eventview.New(m.c, opts).Screen())
+	_, cmd := m.screens.Replace(eventview.New(m.c, opts).Screen()) // a fresh inspector replaces the one on top
+	return m.layout(), cmd
 }
 
 // openLog is L: the session log.

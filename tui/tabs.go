@@ -91,10 +91,7 @@ func (m Model) closeActive(force bool) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if p := t.tab.Pending(); p != "" && !force {
-		return m.ask(promptScreen{
-			question: "Close " + t.tab.Title() + "? " + p + ".",
-			action:   actClose, tab: t.id,
-		}), nil
+		return m.ask("Close "+t.tab.Title()+"? "+p+".", closeReq{tab: t.id}), nil
 	}
 	return m.closeTab(t.id), nil
 }
@@ -149,7 +146,7 @@ func (m Model) pending() string {
 func (m Model) quit(force bool) (Model, tea.Cmd) {
 	if !force {
 		if p := m.pending(); p != "" {
-			return m.ask(promptScreen{question: "Quit b2bx? " + p + ".", action: actQuit}), nil
+			return m.ask("Quit b2bx? "+p+".", quitReq{}), nil
 		}
 	}
 	st := m.State() // what to remember, read before the tabs close

@@ -89,7 +89,7 @@ func (m Model) statusBar() string {
 	}
 	ss := m.screens.Screens()
 	for i := len(ss) - 1; i >= 0; i-- {
-		if !inFooter(ss[i]) {
+		if !common.IsInline(ss[i]) {
 			segs = append(segs, ss[i].Title())
 		}
 	}
@@ -134,51 +134,33 @@ func (m Model) errLines() []string {
 	return lines
 }
 
-func (m Model) footerHeight() int { return len(m.errLines()) + len(m.promptLines()) }
+func (m Model) footerHeight() int { return len(m.errLines()) + max(len(m.inlineLines()), 1) }
 
-// promptLines is the y/N question, wrapped, at most maxErrLines, with
-// "[y/N]" always visible at its end; one line when there is no prompt.
-func (m Model) promptLines() []string {
-	p, ok := m.screens.Top().(promptScreen)
-	if !ok {
-		return []string{""}
+// inlineLines are the lines of the root's top screen when it draws in
+// the footer (the : line, a y/N question), nil when it does not.
+func (m Model) inlineLines() []string {
+	top := m.screens.Top()
+	if top == nil {
+		return nil
 	}
-	st := m.c.Styles
-	const answer = " [y/N]"
-	w := max(m.c.Width, 20)
-	lines := common.Wrap(st.Marks.Warn+" "+p.question, w)
-	if len(lines) > maxErrLines {
-		lines = lines[:maxErrLines]
-		lines[maxErrLines-1] += "…"
-	}
-	last := len(lines) - 1
-	if ansi.StringWidth(lines[last])+len(answer) > w {
-		lines[last] = ansi.Truncate(lines[last], w-len(answer)-1, "") + "…"
-	}
-	for i, l := range lines {
-		lines[i] = st.Warn.Render(l)
-	}
-	lines[last] += st.Key.Render(answer)
-	return lines
+	return common.InlineLines(top, m.c.Styles, m.c.Width)
 }
 
-// footerView is the error block, then the y/N prompt, or one line: the
-// command line, a note, or the short help.
+// footerView is the error block, then the screen drawn in the footer (the
+// : line, a y/N question), or one line: a note, or the short help.
 func (m Model) footerView() string {
 	lines := m.errLines()
-	var last string
-	top := m.screens.Top()
-	switch c, isCmd := top.(cmdScreen); {
-	case inFooter(top) && !isCmd:
-		return strings.Join(append(lines, m.promptLines()...), "\n")
-	case isCmd:
-		last = c.View()
+	last := m.inlineLines()
+	switch {
+	case last != nil:
 	case m.foot.info != "":
-		last = m.foot.info
+		last = []string{m.foot.info}
 	default:
-		last = m.help.ShortHelpView(m.shortHelp())
+		last = []string{m.help.ShortHelpView(m.shortHelp())}
 	}
-	lines = append(lines, ansi.Truncate(last, m.c.Width, "…"))
+	for _, l := range last {
+		lines = append(lines, ansi.Truncate(l, m.c.Width, "…"))
+	}
 	return strings.Join(lines, "\n")
 }
 

@@ -38,7 +38,8 @@ func BenchmarkKeypressWhileBuilding(b *testing.B) {
 	c := common.New()
 	c.Width, c.Height = 160, 48
 	src := staticSource{res}
-	r, cmd := find.New(c, 1, src, "gln:4012345000009", find.Openers{})
+	r := find.New(c, 1, src, "gln:4012345000009", find.Openers{})
+	cmd := r.Init() // the query runs from Init, as on a stack
 	r.SetSize(160, 46)
 	r.Update(cmd())
 

@@ -45,7 +45,48 @@
 // way; the stack then drops (and closes) one whose Req is no longer the
 // request it waits for: a newer open, esc, or the owner closing
 // (Opened.Drop). Footer notes (Info, ErrorMsg) and messages that already
-// name an owner (Owned) pass a stack unchanged.
+// name an owner (Owned) pass a stack unchanged. A screen's own async
+// work (find's query, a directory read) comes back this way too: start
+// it from Init or Update, number your own requests if a newer one must
+// win, and never keep an app-wide counter.
+//
+// # Screens hand back results
+//
+// What happens when a screen leaves is decided by a message the screen
+// hands back, never by its owner looking at what kind of screen it was.
+// Every Stack method that gives a screen a message (Key, Update,
+// Deliver) returns res next to the command: when the screen left (q or
+// esc by the close rule, Done, or Pop, PopWhile and Replace by the
+// owner) res is its Result() (Resulter), or Left{Title} when it has
+// none, handed back once, after its Close; while it stays, res is its
+// Report() (Reporter: the tab's filter as it is typed), else nil.
+// CloseAll hands nothing back: the owner is leaving too. The owner acts
+// on res with a switch over message types (the root's finished, the
+// tab's afterScreen): cmdEntered, a prompt's action, upload.Left,
+// fix.Left, ... A test (tui/screentypes_test.go) fails on a type switch
+// or assertion on a concrete screen type in tui/*.go or tui/conntab.
+//
+// Capabilities the owners need are interfaces here, asked by the stack
+// or by a helper: Inline (drawn below the page: the : line, a question,
+// the filter), Listener (takes the owner's news: new links), Pending and
+// Busy (an upload on its way), Exporter, Initer, Finisher.
+//
+// Prompt is the one y/N question: NewPrompt(question, yes, no) in the
+// root's footer or a tab's pane (the next key answers it), NewPreview
+// for a page that lists what y would run (a bulk run, marked uploads).
+// Its action travels with it: y hands back yes, every other way of
+// leaving hands back no.
+//
+// # Value or pointer screens
+//
+// One rule for both: the stack keeps the Screen that Update and SetSize
+// return, and nothing else. A value screen (most: the viewer's adapter,
+// Prompt, the tab's screens) returns its changed copy; a pointer screen
+// (find.Results, find.Timeline, the copy menu) changes itself and
+// returns itself, and must then be on one stack only and not be kept by
+// anyone else, since a copy of the stack shares it. Pick a value unless
+// the screen holds something that must not be copied (a cancel func,
+// a large result it grows in place).
 package common
 
 import (

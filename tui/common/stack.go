@@ -104,9 +104,10 @@ func (s *Stack) Push(sc Screen) tea.Cmd {
 	return nil
 }
 
-// Pop closes the top screen and takes it off; it returns it (nil when
-// the stack was empty).
-func (s *Stack) Pop() Screen {
+// Pop closes the top screen and takes it off; it returns what the
+// screen hands its owner (Result, or Left), nil when the stack was
+// empty.
+func (s *Stack) Pop() tea.Msg {
 	n := len(s.items)
 	if n == 0 {
 		return nil
@@ -114,11 +115,33 @@ func (s *Stack) Pop() Screen {
 	top := s.items[n-1].s
 	top.Close()
 	s.items = s.items[: n-1 : n-1]
-	return top
+	return result(top)
+}
+
+// PopWhile pops the screens on top for which leave is true (a mailbox
+// step takes find's screens off); it returns what they hand back, top
+// first.
+func (s *Stack) PopWhile(leave func(Screen) bool) []tea.Msg {
+	var out []tea.Msg
+	for top := s.Top(); top != nil && leave(top); top = s.Top() {
+		out = append(out, s.Pop())
+	}
+	return out
+}
+
+// Replace puts sc on top like Push; a screen of the same kind on top (a
+// second u, :events again) is closed first and what it hands back is
+// returned (nil when none was replaced).
+func (s *Stack) Replace(sc Screen) (res tea.Msg, cmd tea.Cmd) {
+	if sameKind(s.Top(), sc) {
+		res = s.Pop()
+	}
+	return res, s.Push(sc)
 }
 
 // CloseAll closes every screen (the owner closes) and stops what is
-// being prepared.
+// being prepared. What they would hand back goes nowhere: the owner is
+// leaving too.
 func (s *Stack) CloseAll() {
 	s.StopPreparing()
 	for s.Len() > 0 {
@@ -127,9 +150,10 @@ func (s *Stack) CloseAll() {
 }
 
 // Key gives a key to the top screen: the close rule first (Closes →
-// pop), then its Update. done is the screen that left the stack (closed
-// by the key or finished by it), nil when none.
-func (s *Stack) Key(k tea.KeyMsg) (done Screen, cmd tea.Cmd) {
+// pop), then its Update. res is what the stack hands the owner: the
+// result of the screen that left (closed by the key or finished by it:
+// Result, or Left), else the top screen's Report, else nil.
+func (s *Stack) Key(k tea.KeyMsg) (res tea.Msg, cmd tea.Cmd) {
 	top := s.Top()
 	if top == nil {
 		return nil, nil
@@ -140,51 +164,81 @@ func (s *Stack) Key(k tea.KeyMsg) (done Screen, cmd tea.Cmd) {
 	return s.update(len(s.items)-1, k)
 }
 
-// Update gives msg to the top screen (no close rule); done as for Key.
-func (s *Stack) Update(msg tea.Msg) (done Screen, cmd tea.Cmd) {
+// Update gives msg to the top screen (no close rule); res as for Key.
+func (s *Stack) Update(m tea.Msg) (res tea.Msg, cmd tea.Cmd) {
 	if len(s.items) == 0 {
 		return nil, nil
 	}
-	return s.update(len(s.items)-1, msg)
+	return s.update(len(s.items)-1, m)
 }
 
 // Deliver gives a screen's own message back to it, wherever it is on the
-// stack; a message of a screen that left is dropped.
-func (s *Stack) Deliver(msg ScreenMsg) (done Screen, cmd tea.Cmd) {
+// stack; a message of a screen that left is dropped. res as for Key.
+func (s *Stack) Deliver(m ScreenMsg) (res tea.Msg, cmd tea.Cmd) {
 	for i, it := range s.items {
-		if it.id == msg.Screen {
-			return s.update(i, msg.Msg)
+		if it.id == m.Screen {
+			return s.update(i, m.Msg)
 		}
 	}
 	return nil, nil
 }
 
-func (s *Stack) update(i int, msg tea.Msg) (Screen, tea.Cmd) {
+func (s *Stack) update(i int, m tea.Msg) (tea.Msg, tea.Cmd) {
 	it := s.items[i]
-	ns, cmd := it.s.Update(msg)
+	ns, cmd := it.s.Update(m)
 	cmd = s.wrap(it.id, cmd)
 	items := slices.Clone(s.items)
 	items[i].s = ns
 	if f, ok := ns.(Finisher); ok && f.Done() {
 		ns.Close()
 		s.items = slices.Delete(items, i, i+1)
-		return ns, cmd
+		return result(ns), cmd
 	}
 	s.items = items
-	return nil, cmd
+	return report(ns), cmd
 }
 
-// Map replaces every screen by fn's result (the owner's news, e.g. new
-// links for the uploads screen).
-func (s *Stack) Map(fn func(Screen) Screen) {
+// Listener is a screen that takes its owner's news while it is on the
+// stack, anywhere on it (new links for the uploads screen).
+type Listener interface {
+	Notice(msg tea.Msg) Screen
+}
+
+// Notify gives msg to every screen of the stack that is a Listener. News
+// never closes a screen.
+func (s *Stack) Notify(m tea.Msg) {
 	if len(s.items) == 0 {
 		return
 	}
 	items := slices.Clone(s.items)
 	for i := range items {
-		items[i].s = fn(items[i].s)
+		if l, ok := items[i].s.(Listener); ok {
+			items[i].s = l.Notice(m)
+		}
 	}
 	s.items = items
+}
+
+// Pending is why a screen of the stack must not be left now (an upload
+// on its way: closing would leave the outcome unknown), "" when none.
+func (s Stack) Pending() string {
+	for _, it := range s.items {
+		if p, ok := it.s.(pender); ok && p.Pending() != "" {
+			return p.Pending()
+		}
+	}
+	return ""
+}
+
+// Busy is the status words of the first screen with work running that
+// says so (the upload screen sending), "" when none.
+func (s Stack) Busy() string {
+	for _, it := range s.items {
+		if b, ok := it.s.(buser); ok {
+			return b.Busy()
+		}
+	}
+	return ""
 }
 
 // Prepare starts waiting for a screen prepared in the background (a file

@@ -62,7 +62,7 @@ func TestStackCloseRule(t *testing.T) {
 	require.Equal(t, []string{"b key j"}, log)
 
 	done, _ = s.Key(keyOf("q"))
-	require.Equal(t, "b", done.Title())
+	require.Equal(t, Left{Title: "b"}, done, "b left; it has no result of its own")
 	require.Equal(t, []string{"b key j", "b closed"}, log)
 	require.Equal(t, "a", s.Top().Title())
 
@@ -76,7 +76,7 @@ func TestStackCloseRule(t *testing.T) {
 
 	// A screen that finishes by itself leaves after that Update.
 	done, _ = s.Key(keyOf("!"))
-	require.Equal(t, "c", done.Title())
+	require.Equal(t, Left{Title: "c"}, done)
 	require.Equal(t, "c closed", log[len(log)-1])
 	require.Equal(t, "a", s.Top().Title())
 

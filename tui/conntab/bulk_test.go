@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	up "github.com/nutrab2b/b2bx/internal/orders"
+	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab/table"
 )
 
@@ -19,13 +20,13 @@ func TestBulkProcessPreviewThenRun(t *testing.T) {
 	m, be, _ := newTest(t, 5, 50)
 	m, _ = pressAll(t, m, " ", "j", " ") // da-00000 and da-00002
 	m, _ = pressAll(t, m, "P")
-	p, ok := m.stack.Top().(previewScreen)
+	p, ok := m.stack.Top().(common.Prompt)
 	require.True(t, ok, "a preview first: %T", m.stack.Top())
 	require.Empty(t, be.claimed(), "nothing runs before y")
 	v := flat(m.View())
 	require.Contains(t, v, "da-00000")
 	require.Contains(t, v, "da-00002")
-	require.NotNil(t, p.yes)
+	require.NotNil(t, p.Yes())
 
 	m, _ = pressAll(t, m, "y")
 	require.Equal(t, []string{"da-00000", "da-00002"}, be.claimed())
@@ -57,7 +58,7 @@ func TestBulkUploadsPreviewThenSend(t *testing.T) {
 	m, _ = pressAll(t, m, "H", " ")
 	require.Contains(t, m.View(), table.MarkMark)
 	m, _ = pressAll(t, m, "S")
-	_, ok := m.stack.Top().(previewScreen)
+	_, ok := m.stack.Top().(common.Prompt)
 	require.True(t, ok, "a preview first: %T", m.stack.Top())
 	next := strings.TrimSuffix(key, "1") + "2"
 	v := flat(m.View())

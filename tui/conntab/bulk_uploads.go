@@ -102,14 +102,14 @@ func (a answersScreen) previewUploads(asNew bool) tea.Cmd {
 		}
 		steps := up.UploadPlan(marked, up.UploadInput{History: hist,
 			Rejected: func(sha string) bool { return rejected[strings.ToLower(sha)] }}, mode)
-		p := previewScreen{c: c, title: title, lines: up.UploadPreview(steps)}
+		var yes tea.Msg // nil: every step is refused, nothing to send
 		for _, st := range steps {
 			if st.Key != "" {
-				p.yes = bulkUploadReq{msgBase: msgBase{tab: tab}, steps: steps}
+				yes = bulkUploadReq{msgBase: msgBase{tab: tab}, steps: steps}
 				break
 			}
 		}
-		return common.Opened{Tab: tab, Screen: p}
+		return common.Opened{Tab: tab, Screen: common.NewPreview(c.Styles, title, up.UploadPreview(steps), yes, nothingRun)}
 	}
 }
 
@@ -128,7 +128,7 @@ func (m Model) runBulkUploads(req bulkUploadReq) (Model, tea.Cmd) {
 		lines := sendSteps(ctx, req.steps, func(ctx context.Context, st up.UploadStep) (*up.Outcome, error) {
 			return up.SendStep(ctx, conn.Spool, conn.Client, conn.Target.ConnectionID, st)
 		})
-		return common.Opened{Tab: tab, Req: reqID, Screen: previewScreen{c: c, title: "Marked uploads sent", lines: lines, reload: true}}
+		return common.Opened{Tab: tab, Req: reqID, Screen: common.NewPreview(c.Styles, "Marked uploads sent", lines, nil, reloadReq{msgBase{tab: tab}})} // leaving it links the answers again
 	}
 }
 

@@ -138,13 +138,20 @@ func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
 			capText(termsafe.String(msg.err.Error())), action: "check the store directory's permissions and the history file"})
 	}
 	m.links.cur, m.links.err = msg.linked, nil
-	m.stack.Map(func(s common.Screen) common.Screen {
-		if a, ok := s.(answersScreen); ok {
-			return a.withLinked(msg.linked)
-		}
-		return s
-	})
+	m.stack.Notify(linkedNews{msg.linked}) // the uploads screen shows them
 	return m, nil
+}
+
+// linkedNews are new links for the screens of the stack that show them
+// (common.Listener).
+type linkedNews struct{ linked *up.Linked }
+
+// Notice implements common.Listener: the uploads screen takes new links.
+func (a answersScreen) Notice(msg tea.Msg) common.Screen {
+	if n, ok := msg.(linkedNews); ok {
+		return a.withLinked(n.linked)
+	}
+	return a
 }
 
 // linkLines say what a delivery answers, for the details pane and the

@@ -10,23 +10,14 @@ import (
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
-// The tab's y/N prompt and its filter are screens on its stack too, but
-// drawn in the bottom pane under the mailbox, which stays in view: the
-// next key answers a prompt; the filter takes the keys until enter keeps
-// it or esc clears it. They capture every key, so the close rule and the
-// shell's keys step aside.
-
-// paneScreen is a screen drawn in the tab's bottom pane.
-type paneScreen interface {
-	common.Screen
-	pane(st *common.Styles) []string
-}
+// The tab's y/N prompt (common.Prompt) and its filter are screens on
+// its stack too, but drawn in the bottom pane under the mailbox, which
+// stays in view (common.Inline): the next key answers a prompt; the
+// filter takes the keys until enter keeps it or esc clears it. They
+// capture every key, so the close rule and the shell's keys step aside.
 
 // inPane reports whether s draws in the pane (the mailbox shows).
-func inPane(s common.Screen) bool {
-	_, ok := s.(paneScreen)
-	return ok
-}
+func inPane(s common.Screen) bool { return common.IsInline(s) }
 
 // promptKind is what a y/N prompt confirms.
 type promptKind int
@@ -36,43 +27,22 @@ const (
 	promptDrop                    // drop an active claim
 )
 
-// prompt is a y/N question.
+// prompt is a y/N question of the tab: what y confirms, on which entry.
 type prompt struct {
-	common.Base
 	kind  promptKind
 	entry apiclient.Entry
 	text  string
-	keys  []key.Binding // y, N
-	yes   bool
-	done  bool
 }
 
-// ask puts a y/N question on the tab's stack.
+// promptYes is what a prompt hands the tab on y: the prompt, to do.
+type promptYes struct{ p prompt }
+
+// ask puts a y/N question on the tab's stack; y hands back promptYes
+// (after.go), any other key nothing.
 func (m Model) ask(p prompt) Model {
-	p.keys = []key.Binding{m.keys.Yes, m.keys.No}
-	m.stack.Push(p)
+	m.stack.Push(common.NewPrompt(p.text, promptYes{p}, nil).WithKeys(m.keys.Yes, m.keys.No))
 	return m.layout()
 }
-
-func (p prompt) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
-	if k, ok := msg.(tea.KeyMsg); ok {
-		p.yes, p.done = key.Matches(k, p.keys[0]), true
-	}
-	return p, nil
-}
-
-func (p prompt) pane(st *common.Styles) []string {
-	return []string{st.Warn.Render(st.Marks.Warn + " " + p.text), st.Key.Render("  y") + " yes   " + st.Key.Render("N") + " no"}
-}
-
-func (p prompt) View() string                   { return p.text }
-func (p prompt) SetSize(int, int) common.Screen { return p }
-func (p prompt) ShortHelp() []key.Binding       { return p.keys }
-func (p prompt) FullHelp() [][]key.Binding      { return [][]key.Binding{p.ShortHelp()} }
-func (p prompt) Capturing() bool                { return true }
-func (p prompt) Closes(tea.KeyMsg) bool         { return false }
-func (p prompt) Title() string                  { return "prompt" }
-func (p prompt) Done() bool                     { return p.done }
 
 // filterScreen is the / filter's input.
 type filterScreen struct {
@@ -119,8 +89,22 @@ func (f filterScreen) Value() string {
 	return f.in.Value()
 }
 
-func (f filterScreen) pane(*common.Styles) []string   { return []string{common.InputView(f.in)} }
-func (f filterScreen) View() string                   { return common.InputView(f.in) }
+func (f filterScreen) Inline() bool { return true }
+func (f filterScreen) InlineView(*common.Styles, int) []string {
+	return []string{common.InputView(f.in)}
+}
+func (f filterScreen) View() string { return common.InputView(f.in) }
+
+// Report implements common.Reporter: the filter applies as it is typed.
+func (f filterScreen) Report() tea.Msg { return filterMsg{f.Value()} }
+
+// Result implements common.Resulter: the filter kept (enter) or cleared
+// (esc).
+func (f filterScreen) Result() tea.Msg { return filterMsg{f.Value()} }
+
+// filterMsg is the filter as typed, for the table.
+type filterMsg struct{ value string }
+
 func (f filterScreen) SetSize(int, int) common.Screen { return f }
 func (f filterScreen) ShortHelp() []key.Binding       { return f.keys }
 func (f filterScreen) FullHelp() [][]key.Binding      { return [][]key.Binding{f.ShortHelp()} }

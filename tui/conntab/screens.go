@@ -49,33 +49,11 @@ type (
 	reloadReq struct{ msgBase }
 )
 
-// stackKey gives a key to the top screen: the filter applies as it is
-// typed, a prompt does what it was answered, and the upload screen
-// leaving means something may have been sent: the answers are linked
-// again.
+// stackKey gives a key to the top screen; what the stack hands back
+// (the filter as typed, a prompt's answer, a screen that left) is acted
+// on by afterScreen (after.go).
 func (m Model) stackKey(k tea.KeyMsg) (Model, tea.Cmd) {
-	done, cmd := m.stack.Key(k)
-	if f, ok := m.stack.Top().(filterScreen); ok {
-		m.table.SetFilter(f.Value())
-	}
-	switch d := done.(type) {
-	case filterScreen:
-		m.table.SetFilter(d.Value())
-	case prompt:
-		return m.answer(d)
-	}
-	return m.afterScreen(done, cmd)
-}
-
-func (m Model) afterScreen(done common.Screen, cmd tea.Cmd) (Model, tea.Cmd) {
-	_, fixed := done.(fix.Model)
-	sent, _ := done.(previewScreen)
-	if _, ok := upload.FromScreen(done); ok || fixed || sent.reload {
-		var links tea.Cmd
-		m, links = m.loadLinks()
-		return m, tea.Batch(cmd, links)
-	}
-	return m, cmd
+	return m.afterScreen(m.stack.Key(k))
 }
 
 // Closes reports whether k closes the screen on top of the tab's stack
@@ -125,10 +103,8 @@ func (m Model) openPath(path string) (Model, tea.Cmd) {
 // openUpload is u and :upload PATH: a fresh upload screen, on path or on
 // the file picker when path is "".
 func (m Model) openUpload(path string) (Model, tea.Cmd) {
-	if _, ok := upload.FromScreen(m.stack.Top()); ok {
-		m.stack.Pop()
-	}
-	return m, m.stack.Push(upload.New(m.c, m.id, m.conn, upload.Options{Path: path, Links: m.links.loadFor}).Screen())
+	res, cmd := m.stack.Replace(upload.New(m.c, m.id, m.conn, upload.Options{Path: path, Links: m.links.loadFor}).Screen()) // a fresh one replaces the one on top
+	return m.afterScreen(res, cmd)
 }
 
 // openFix acts on a rejected upload for a screen of the stack (H, a
@@ -153,25 +129,13 @@ func (m Model) openFix(msg fix.OpenMsg) (Model, tea.Cmd) {
 	return m, func() tea.Msg { return fix.OpenPinned(ctx, c, tab, req, store, l, rec) }
 }
 
-// uploadPending is why the upload screen must not be left now, or "".
-func (m Model) uploadPending() string {
-	for _, s := range m.stack.Screens() {
-		if u, ok := upload.FromScreen(s); ok && u.Pending() != "" {
-			return u.Pending()
-		}
-	}
-	return ""
-}
+// uploadPending is why a screen of the stack (the upload screen) must
+// not be left now, or "".
+func (m Model) uploadPending() string { return m.stack.Pending() }
 
-// uploadBusy is the upload screen's status words, or "".
-func (m Model) uploadBusy() string {
-	for _, s := range m.stack.Screens() {
-		if u, ok := upload.FromScreen(s); ok {
-			return u.Busy()
-		}
-	}
-	return ""
-}
+// uploadBusy is the status words of the screen with work running (the
+// upload screen), or "".
+func (m Model) uploadBusy() string { return m.stack.Busy() }
 
 // Preparing reports what the tab is preparing to show ("opening the
 // viewer", "comparing"), or "".

@@ -233,11 +233,8 @@ func (m Model) escape() (Model, tea.Cmd) {
 	return m, nil
 }
 
-// answer does what a prompt was answered.
+// answer does what a prompt was answered y to.
 func (m Model) answer(p prompt) (Model, tea.Cmd) {
-	if !p.yes {
-		return m, nil
-	}
 	switch p.kind {
 	case promptClaim:
 		if cmd := m.refuseClaim(p.entry); cmd != nil {

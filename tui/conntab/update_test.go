@@ -116,13 +116,13 @@ func TestClaimAsksWhenTheEntryIsNotTheHead(t *testing.T) {
 	m, be, _ := newTest(t, 30, 50)
 	m, _ = press(t, m, "down")
 	m, _ = press(t, m, "c")
-	require.NotNil(t, topOf[prompt](m))
+	require.NotNil(t, topOf[common.Prompt](m))
 	require.True(t, m.Capturing())
 	require.Contains(t, m.View(), "da-00001 (#2) is not the head of the mailbox")
 	require.Empty(t, be.claimed())
 
 	m, _ = press(t, m, "n") // no
-	require.Nil(t, topOf[prompt](m))
+	require.Nil(t, topOf[common.Prompt](m))
 	require.Empty(t, be.claimed())
 
 	m, _ = press(t, m, "c")
@@ -135,14 +135,14 @@ func TestClaimAsksWhenTheEntryIsNotTheHead(t *testing.T) {
 func TestClaimOnTheHeadNeedsNoConfirmation(t *testing.T) {
 	m, be, _ := newTest(t, 30, 50)
 	m, _ = press(t, m, "c")
-	require.Nil(t, topOf[prompt](m))
+	require.Nil(t, topOf[common.Prompt](m))
 	require.Equal(t, []string{"da-00000"}, be.claimed())
 
 	// on page 2 no entry is the head
 	m2, be2, _ := newTest(t, 30, 10)
 	m2, _ = press(t, m2, "n")
 	m2, _ = press(t, m2, "c")
-	require.NotNil(t, topOf[prompt](m2))
+	require.NotNil(t, topOf[common.Prompt](m2))
 	require.Empty(t, be2.claimed())
 }
 
@@ -164,7 +164,7 @@ func TestTheHeadPassesOverOurLeases(t *testing.T) {
 	require.True(t, m.isHead("da-00001"), "a dropped lease still runs")
 	m, _ = press(t, m, "down")
 	m, _ = press(t, m, "c")
-	require.Nil(t, topOf[prompt](m), "no question for the real head")
+	require.Nil(t, topOf[common.Prompt](m), "no question for the real head")
 	require.Equal(t, []string{"da-00000", "da-00001"}, be.claimed())
 
 	clk.Advance(6 * time.Minute)
@@ -177,7 +177,7 @@ func TestAtMostOneClaimPerConnection(t *testing.T) {
 	require.NotEmpty(t, m.Pending())
 	m, _ = press(t, m, "down")
 	m, notes := press(t, m, "c")
-	require.Nil(t, topOf[prompt](m), "refused before asking")
+	require.Nil(t, topOf[common.Prompt](m), "refused before asking")
 	require.Contains(t, infoText(notes), "one claim per connection: da-00000 is claimed until")
 	m, notes = press(t, m, "P")
 	require.Contains(t, infoText(notes), "finish the current claim first")
@@ -186,7 +186,7 @@ func TestAtMostOneClaimPerConnection(t *testing.T) {
 	// dropping asks, then forgets the token; the entry stays blocked
 	// during its lease, another one may be claimed
 	m, _ = press(t, m, "x")
-	require.NotNil(t, topOf[prompt](m))
+	require.NotNil(t, topOf[common.Prompt](m))
 	require.Contains(t, m.View(), "Drop the claim on da-00000?")
 	m, _ = press(t, m, "y")
 	require.True(t, be.lastLease().released)

@@ -131,8 +131,8 @@ func (m Model) titleLine() string {
 func (m Model) paneLines() []string {
 	s := m.c.Styles
 	var lines []string
-	if p, ok := m.stack.Top().(paneScreen); ok {
-		lines = append(lines, p.pane(s)...)
+	if top := m.stack.Top(); top != nil {
+		lines = append(lines, common.InlineLines(top, s, m.width)...) // a prompt, the filter
 	}
 	for _, j := range []*job{m.work, m.list} {
 		if j != nil && j.retry != nil {

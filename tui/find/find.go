@@ -5,20 +5,22 @@
 // detail). Both are common.Screen values for the screen stacks.
 //
 // How the root opens it (wired by the app shell, not here): on `F`, or
-// `:find QUERY` on the command line, the root calls
+// `:find QUERY` on the command line, the root pushes
 //
-//	s, cmd := find.New(c, owner, find.FromIndex(idx, machine.SLA()), query, openers)
-//	return common.Push(owner, s), cmd   // or tea.Batch of both
+//	find.New(c, owner, find.FromIndex(idx, machine.SLA()), query, openers)
 //
-// with idx the machine's track.Index (track.LoadMachine(env).Open) and
-// openers building the step screens (see Openers); New runs the query in
-// a tea.Cmd, so the first frame never waits for the index.
+// on its stack, with idx the machine's track.Index
+// (track.LoadMachine(env).Open) and openers building the step screens
+// (see Openers). The screen's Init runs the query in a tea.Cmd, so the
+// first frame never waits for the index; its answer comes back through
+// the stack like every screen's own message (common.ScreenMsg: the
+// owner and the screen), and the screen drops an answer to an older
+// query of its own (r searches again).
 package find
 
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -113,21 +115,26 @@ func newKeyMap() keyMap {
 // out.
 const Timeout = 30 * time.Second
 
-// resultMsg is a finished query, for the screen that asked (Req).
+// resultMsg is a finished query. It is the results screen's own
+// message: the stack brings it back to the screen that asked, which
+// keeps it only when req is its latest query.
 type resultMsg struct {
-	owner common.TabID
 	req   uint64
 	res   track.Result
 	stats track.Stats
 	err   error
 }
 
-func (m resultMsg) Owner() common.TabID { return m.owner }
-
-// reqs numbers requests app-wide, so a late answer is told from a new one.
-var reqs atomic.Uint64
-
-func nextReq() uint64 { return reqs.Add(1) }
+// Owns reports whether s is one of find's screens (the results, a
+// timeline): a mailbox step takes them off the stack when it brings the
+// connection's tab to the front.
+func Owns(s common.Screen) bool {
+	switch s.(type) {
+	case *Results, *Timeline:
+		return true
+	}
+	return false
+}
 
 // safe is the one sanitiser, for every string from the index.
 func safe(s string) string { return termsafe.String(s) }

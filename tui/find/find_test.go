@@ -79,7 +79,8 @@ func TestResultsShowConversationsAndOpenTimeline(t *testing.T) {
 			return func() tea.Msg { return nil }
 		},
 	}
-	r, cmd := New(c, 7, src, "po:PO-47*", open)
+	r := New(c, 7, src, "po:PO-47*", open)
+	cmd := r.Init()
 	r.SetSize(120, 20)
 	require.Contains(t, r.View(), "searching every connection")
 	_, _ = r.Update(run(t, cmd))
@@ -131,24 +132,28 @@ func TestResultsShowConversationsAndOpenTimeline(t *testing.T) {
 func TestResultsDropStaleAndShowErrors(t *testing.T) {
 	c := common.New()
 	src := &fakeSource{res: conversations()}
-	r, first := New(c, 1, src, "PO-4711", Openers{})
+	r := New(c, 1, src, "PO-4711", Openers{})
+	first := r.Init()
 	_, second := r.Update(press("r")) // search again: the first answer is stale
 	_, _ = r.Update(run(t, first))
 	require.Contains(t, r.View(), "searching", "the older answer is dropped")
 	_, _ = r.Update(run(t, second))
 	require.Contains(t, r.View(), "3 conversations")
 
-	bad, cmd := New(c, 1, src, "po:", Openers{})
+	bad := New(c, 1, src, "po:", Openers{})
+	cmd := bad.Init()
 	require.Nil(t, cmd)
 	require.Contains(t, bad.View(), "has no value to look for")
 
 	src.err = errors.New("disk \x1b[2J gone")
-	e, cmd := New(c, 1, src, "x", Openers{})
+	e := New(c, 1, src, "x", Openers{})
+	cmd = e.Init()
 	_, _ = e.Update(run(t, cmd))
 	require.Contains(t, e.View(), "disk ^[[2J gone")
 
 	src.err, src.res = nil, track.Result{}
-	empty, cmd := New(c, 1, src, "nothing", Openers{})
+	empty := New(c, 1, src, "nothing", Openers{})
+	cmd = empty.Init()
 	_, _ = empty.Update(run(t, cmd))
 	require.Contains(t, empty.View(), "nothing stored matches nothing")
 	_, cmd = empty.Update(press("enter"))

@@ -35,13 +35,16 @@ type Results struct {
 	top     int
 }
 
-// New makes the results screen for query and the command that runs it.
+// New makes the results screen for query; its Init runs the query.
 // owner is the stack the screen (and the timeline it opens) belongs to.
 // A query that does not parse is shown as the error, with what to type.
-func New(c *common.Common, owner common.TabID, src Source, query string, open Openers) (*Results, tea.Cmd) {
-	r := &Results{c: c, owner: owner, src: src, open: open, keys: newKeyMap(), query: query}
-	return r, r.search()
+func New(c *common.Common, owner common.TabID, src Source, query string, open Openers) *Results {
+	return &Results{c: c, owner: owner, src: src, open: open, keys: newKeyMap(), query: query}
 }
+
+// Init implements common.Initer: the query runs once the screen is on
+// its stack.
+func (r *Results) Init() tea.Cmd { return r.search() }
 
 // search runs the query in a command, bounded by Timeout.
 func (r *Results) search() tea.Cmd {
@@ -55,15 +58,15 @@ func (r *Results) search() tea.Cmd {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	r.cancel, r.loading, r.err = cancel, true, nil
-	r.req = nextReq()
-	owner, req, src := r.owner, r.req, r.src
+	r.req++ // this screen's latest query; the stack routes the answer here
+	req, src := r.req, r.src
 	return func() tea.Msg {
 		defer cancel()
 		res, st, err := src.Find(ctx, q)
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("the index did not answer within %s: try again, or run b2bx index on the command line", Timeout)
 		}
-		return resultMsg{owner: owner, req: req, res: res, stats: st, err: err}
+		return resultMsg{req: req, res: res, stats: st, err: err}
 	}
 }
 

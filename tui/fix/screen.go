@@ -387,3 +387,11 @@ func (m Model) resultLines() []string {
 	}
 	return append(lines, "", s.Key.Render("y")+" copy the new key or an ID · "+s.Key.Render("esc")+" back to the uploads")
 }
+
+// Left is what the fix flow hands its owner when it leaves its stack
+// (common.Resulter): a resend may have been made, so the owner links its
+// answers again.
+type Left struct{}
+
+// Result implements common.Resulter.
+func (m Model) Result() tea.Msg { return Left{} }

@@ -37,3 +37,11 @@ func (s screen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 }
 
 func (s screen) SetSize(w, h int) common.Screen { return screen{s.Model.SetSize(w, h)} }
+
+// Left is what the upload screen hands its owner when it leaves its
+// stack (common.Resulter): something may have been sent, so the owner
+// links its answers again.
+type Left struct{}
+
+// Result implements common.Resulter.
+func (screen) Result() tea.Msg { return Left{} }
