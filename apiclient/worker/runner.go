@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -97,6 +98,15 @@ type RunnerOptions struct {
 	// Now is the clock blocked leases are counted on (time.Now if nil);
 	// it should be the leases' clock.
 	Now func() time.Time
+	// Journal, if set, gets the seen-journal line of every entry the
+	// runner claimed or tried and did not store and acknowledge (see
+	// SeenRecord), for ConnectionID, once the step is over: both faces
+	// write it, so the timeline shows the app's claims and refusals too.
+	Journal      Journal
+	ConnectionID string
+	// SeenError, if set, is told when the journal could not be written
+	// (a line of the story is lost, nothing else).
+	SeenError func(error)
 }
 
 // Runner is the contract's worker order for one connection, entry after
@@ -131,7 +141,12 @@ type Runner struct {
 	now   func() time.Time
 	limit int
 
+	journal Journal
+	conn    string
+	seenErr func(error)
+
 	mu      sync.Mutex
+	seen    []spool.SeenRecord // journal lines not written yet (FlushSeen)
 	cur     *current
 	blocked map[string]time.Time // our released leases that may still run: ID → local end
 	done    map[string]string    // acknowledged in this run: ID → receipt ID
@@ -156,7 +171,8 @@ func NewRunner(be Backend, opts RunnerOptions) *Runner {
 	if now == nil {
 		now = time.Now
 	}
-	return &Runner{be: be, now: now, limit: limit, blocked: map[string]time.Time{}, done: map[string]string{}}
+	return &Runner{be: be, now: now, limit: limit, blocked: map[string]time.Time{}, done: map[string]string{},
+		journal: opts.Journal, conn: opts.ConnectionID, seenErr: opts.SeenError}
 }
 
 // Claim is a snapshot of the runner's current claim, for display.

@@ -45,6 +45,7 @@ func (r *Runner) Claim(ctx context.Context, opts ClaimOptions) (Held, error) {
 	r.mu.Unlock()
 
 	held, err := r.be.Claim(ctx, e, opts)
+	defer r.FlushSeen() // after the unlock: the step is over
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// A lease nobody will use: its token is forgotten at once, and the
@@ -76,6 +77,7 @@ func (r *Runner) Claim(ctx context.Context, opts ClaimOptions) (Held, error) {
 		} else {
 			c.res = &Result{Entry: e, FailedStep: StepClaim, Err: err}
 		}
+		r.noteSeenLocked(c.res)
 		return nil, err
 	}
 	c.held, c.phase, c.err = held, PhaseClaimed, nil
@@ -126,11 +128,13 @@ func (r *Runner) Fetch(ctx context.Context, opts FetchOptions) (*Result, error) 
 	defer cancel()
 	res, err := held.Fetch(ctx, opts)
 
+	defer r.FlushSeen()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c.res, c.err = res, err
 	if err != nil {
 		c.phase = PhaseFetchFailed
+		r.noteSeenLocked(res)
 		return res, err
 	}
 	c.phase = PhaseFetched
@@ -169,6 +173,7 @@ func (r *Runner) Ack(ctx context.Context) (*Result, error) {
 	defer cancel()
 	res, err := held.Ack(ctx)
 
+	defer r.FlushSeen()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if res != nil {
@@ -177,6 +182,7 @@ func (r *Runner) Ack(ctx context.Context) (*Result, error) {
 	c.err = err
 	if res == nil || !res.Acknowledged {
 		c.phase = PhaseAckFailed
+		r.noteSeenLocked(res)
 		return res, err
 	}
 	c.phase = PhaseAcked
@@ -213,6 +219,10 @@ func (r *Runner) dropLocked() {
 		return
 	}
 	c.held.Release()
+	if c.phase == PhaseClaimed {
+		// Claimed and never downloaded: the lease runs out unused.
+		r.noteSeenLocked(unusedLease(c.entry, c.held))
+	}
 	if left := c.held.Remaining(); left > 0 && c.phase != PhaseAcked {
 		r.blocked[c.entry.DeliveryAttemptID] = r.now().Add(left)
 	}
@@ -252,8 +262,12 @@ type ProcessOptions struct {
 // (also returned) names the failed step. Without Ack the lease is
 // released after the fetch (it runs out; the entry stays blocked).
 func (r *Runner) Process(ctx context.Context, e apiclient.Entry, opts ProcessOptions) (*Result, error) {
+	defer r.FlushSeen() // Drop's line, when the fetch did not start
 	if err := r.Begin(e); err != nil {
 		res := &Result{Entry: e, FailedStep: StepClaim, Err: &StepError{Step: StepClaim, DeliveryAttemptID: e.DeliveryAttemptID, Err: err}}
+		r.mu.Lock()
+		r.noteSeenLocked(res)
+		r.mu.Unlock()
 		return res, res.Err
 	}
 	if _, err := r.Claim(ctx, opts.Claim); err != nil {

@@ -123,7 +123,12 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	}
 	w := worker.New(ac.client, store, ac.log)
 	f := &fetcher{e: e, store: store, ack: *ack, outDir: *out, asJSON: *asJSON,
-		r: worker.NewRunner(w.Backend(), worker.RunnerOptions{}), reported: map[string]bool{}, conn: t.ConnectionID}
+		reported: map[string]bool{}, conn: t.ConnectionID}
+	// The runner writes the seen journal after each step (never between
+	// download, checks, store and acknowledge), as the app's does.
+	f.r = worker.NewRunner(w.Backend(), worker.RunnerOptions{Journal: store, ConnectionID: t.ConnectionID, SeenError: func(err error) {
+		fmt.Fprintf(e.stderr, "b2bx fetch: the seen journal was not written: %s\n", termsafe.String(err.Error()))
+	}})
 	// The index learns what was stored after the acknowledge and the
 	// output: never on the download path.
 	defer func() { indexAfter(ctx, e, "fetch", t, f.stored...) }()
@@ -172,7 +177,7 @@ type fetcher struct {
 	outDir   string
 	asJSON   bool
 	reported map[string]bool // refused entries already named on stderr
-	conn     string          // the connection ID, for the seen journal
+	conn     string          // the connection ID
 	stored   []*spool.Stored // what this command stored, for the index after it
 }
 
@@ -333,7 +338,6 @@ func (f *fetcher) result(er *entryRun, res *worker.Result) (fetchJSON, int) {
 		er.stopProgress()
 		er.stopProgress = nil
 	}
-	noteSeen(f.e, f.store, f.conn, res) // after the worker's steps: never between download, checks, store and acknowledge
 	if res != nil && res.Stored != nil {
 		st := res.Stored
 		if l, err := f.store.Lookup(f.conn, st.Meta.DeliveryAttemptID); err == nil {
@@ -448,41 +452,5 @@ func printFetch(e *env, j fetchJSON, ackRequested bool) {
 		fmt.Fprintf(w, "acknowledged  no (not requested: the lease expires at %s, then the delivery is due again; fetch it with --ack)\n", j.LeaseExpiresAt.Format(time.RFC3339))
 	default:
 		fmt.Fprintln(w, "acknowledged  no")
-	}
-}
-
-// noteSeen records in the seen journal what the worker saw of an entry it
-// did not store and acknowledge: the lease taken, the payload refused by
-// a check, the step that failed. A stored delivery's own sidecar tells
-// the rest. Failing to write the journal loses a line of the story only.
-func noteSeen(e *env, store *spool.Store, conn string, res *worker.Result) {
-	if res == nil || res.Acknowledged || res.Entry.DeliveryAttemptID == "" {
-		return
-	}
-	rec := spool.SeenRecord{ConnectionID: conn, DeliveryAttemptID: res.Entry.DeliveryAttemptID, InterchangeID: res.Entry.InterchangeID,
-		MessageType: res.Entry.MessageType, CreatedAt: res.Entry.CreatedAt, LeaseExpiresAt: res.LeaseExpiresAt}
-	switch {
-	case res.Report != nil && len(res.Report.Failed()) > 0:
-		rec.State, rec.Step = spool.SeenRefused, string(res.FailedStep)
-		for _, f := range res.Report.Failed() {
-			rec.Checks = append(rec.Checks, f.Name)
-		}
-	case res.FailedStep != "":
-		rec.State, rec.Step = spool.SeenFailed, string(res.FailedStep)
-	case res.Stored != nil:
-		return // stored, not acknowledged (no --ack): the sidecar says so
-	case !res.LeaseExpiresAt.IsZero():
-		rec.State = spool.SeenClaimed
-	default:
-		return
-	}
-	if res.Err != nil {
-		rec.Error = res.Err.Error()
-	}
-	if rec.ConnectionID == "" {
-		return
-	}
-	if err := store.NoteSeen(rec); err != nil {
-		fmt.Fprintf(e.stderr, "b2bx fetch: the seen journal was not written: %s\n", termsafe.String(err.Error()))
 	}
 }

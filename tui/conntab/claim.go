@@ -316,6 +316,13 @@ func (m Model) release() Model {
 	return m
 }
 
+// flushSeen writes the seen-journal lines the runner queued in a step
+// that does no I/O (Drop, Clear), off Update.
+func (m Model) flushSeen() tea.Cmd {
+	run := m.run
+	return func() tea.Msg { run.FlushSeen(); return nil }
+}
+
 // process is P (and enter on the head): find the runner's head from the
 // mailbox's first page on, then claim, download, verify, store and
 // acknowledge it.

@@ -65,6 +65,12 @@ type Options struct {
 	// Filter is the filter the tab starts with (remembered from the
 	// last run).
 	Filter string
+
+	// journal is the seen journal the runner writes for journalConn
+	// (New: the connection's spool), so the timeline shows the tab's
+	// claims and refusals as it shows the CLI's.
+	journal     worker.Journal
+	journalConn string
 }
 
 // backend is the domain calls the tab makes: the runner's (pages and
@@ -156,6 +162,7 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	if opts.Name == "" {
 		opts.Name = conn.Target.ConnectionID
 	}
+	opts.journal, opts.journalConn = conn.Spool, conn.Target.ConnectionID
 	m := newModel(c, id, be, opts)
 	m.links.store, m.links.connID, m.conn, m.links.load = conn.Spool, conn.Target.ConnectionID, conn, opts.Links
 	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
@@ -176,7 +183,8 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 	}
 	m := Model{
 		c: c, id: id, name: termsafe.String(opts.Name), be: be, keys: DefaultKeyMap(), export: opts.Export,
-		run:        worker.NewRunner(be, worker.RunnerOptions{PageSize: size, Now: c.Now}),
+		run: worker.NewRunner(be, worker.RunnerOptions{PageSize: size, Now: c.Now,
+			Journal: opts.journal, ConnectionID: opts.journalConn}),
 		table:      table.New(c.Styles, c.Now),
 		pager:      pager{limit: size, stack: []pageRef{{first: 1}}},
 		tick:       tea.Tick,
@@ -255,6 +263,7 @@ func (m Model) Close() {
 		}
 	}
 	m.run.Close()
+	m.run.FlushSeen() // a claim left unused: the tab closes with its connection
 }
 
 // nextReq hands out a request id.

@@ -249,7 +249,7 @@ func (m Model) answer(p prompt) (Model, tea.Cmd) {
 			return m, nil
 		}
 		m = m.release()
-		return m, infoCmd("claim dropped: the token is forgotten; the entry becomes due again when its lease runs out")
+		return m, tea.Batch(m.flushSeen(), infoCmd("claim dropped: the token is forgotten; the entry becomes due again when its lease runs out"))
 	}
 	return m, nil
 }
