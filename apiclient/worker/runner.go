@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"sync"
 	"time"
 
@@ -150,6 +151,16 @@ type Runner struct {
 	cur     *current
 	blocked map[string]time.Time // our released leases that may still run: ID → local end
 	done    map[string]string    // acknowledged in this run: ID → receipt ID
+	view    headView             // what the runner knows of the head (HeadID)
+}
+
+// headView is the runner's current view of the head: the mailbox's
+// listing from its start as a face last read it (NoteListing), or the
+// page the last head search found the head on, from the head on —
+// whichever came last.
+type headView struct {
+	listed []apiclient.Entry
+	more   bool // more pages follow listed
 }
 
 // current is the claim the runner works on (at most one).
@@ -321,6 +332,42 @@ func (r *Runner) Acknowledged(id string) (receipt string, ok bool) {
 	return receipt, ok
 }
 
+// NoteListing tells the runner what a face read of the mailbox from its
+// start: the entries of page 1 (or of every page, the backlog) and
+// whether more pages follow. It replaces the last head search's answer.
+// search is true when the head is not among them (page 1 holds only
+// refused entries, or only ones the runner passes over) while more pages
+// follow: then only a head search (Head) can tell the head.
+func (r *Runner) NoteListing(entries []apiclient.Entry, more bool) (search bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.view = headView{listed: slices.Clone(entries), more: more}
+	_, ok := r.headIDLocked()
+	return !ok && more
+}
+
+// HeadID is the head as the runner knows it now, the one P takes: the
+// first entry of the listing a face read from the mailbox's start
+// (NoteListing) that the runner does not pass over, or, after a head
+// search, the first such entry on the head's page from the head on (so
+// after the head is acknowledged, the next one on its page: NextOnPage). False when it is not known
+// (nothing listed yet, or a search is needed) or nothing is due. A face's
+// head marker and its enter key follow it, so they agree with P.
+func (r *Runner) HeadID() (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.headIDLocked()
+}
+
+func (r *Runner) headIDLocked() (string, bool) {
+	for _, e := range r.view.listed {
+		if !r.passesOverLocked(e.DeliveryAttemptID) {
+			return e.DeliveryAttemptID, true
+		}
+	}
+	return "", false
+}
+
 // PageRef is one page a head search read: the cursor it was read with
 // ("" for the first page) and how many entries it listed, refused ones
 // included (so a face can number the entries of the next page).
@@ -365,6 +412,7 @@ func (r *Runner) Head(ctx context.Context) (Choice, error) {
 			id := e.DeliveryAttemptID
 			if !r.PassesOver(id) {
 				c.Entry = e
+				r.noteHead(page, e)
 				return c, nil
 			}
 			if _, acked := r.Acknowledged(id); acked {
@@ -373,7 +421,21 @@ func (r *Runner) Head(ctx context.Context) (Choice, error) {
 		}
 		c.Skipped = append(c.Skipped, skipped...)
 	}
+	r.noteHead(nil, apiclient.Entry{})
 	return c, ErrEmpty
+}
+
+// noteHead makes a head search's answer the runner's view of the head:
+// head's page from head on (none when nothing is due).
+func (r *Runner) noteHead(page *apiclient.Page, head apiclient.Entry) {
+	var v headView
+	if page != nil {
+		i := slices.IndexFunc(page.Entries, func(e apiclient.Entry) bool { return e.DeliveryAttemptID == head.DeliveryAttemptID })
+		v = headView{listed: slices.Clone(page.Entries[max(i, 0):]), more: page.HasMore}
+	}
+	r.mu.Lock()
+	r.view = v
+	r.mu.Unlock()
 }
 
 // Refuse is nil when a claim on e may start now, else why not: one claim

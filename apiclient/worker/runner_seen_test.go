@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 )
@@ -92,4 +93,37 @@ func TestRunnerWritesTheSeenJournal(t *testing.T) {
 	_, err = r2.Process(t.Context(), bad2, ProcessOptions{Ack: true})
 	require.Error(t, err)
 	require.EqualError(t, told, "disk full")
+}
+
+// TestRunnerHeadID: the head the runner knows is the first listed entry
+// it does not pass over; a listing with none but more pages asks for a
+// search, whose answer is then the head, and after the head is
+// acknowledged the next entry of its page.
+func TestRunnerHeadID(t *testing.T) {
+	e := newEnv(t, false)
+	e.addRaw(t, "da-huge", payload(100), partnersim.PayloadFault{AnnounceSize: 1 << 40})
+	e.addRaw(t, "da-head", payload(100), partnersim.PayloadFault{})
+	e.addRaw(t, "da-next", payload(100), partnersim.PayloadFault{})
+	r := NewRunner(e.w.Backend(), RunnerOptions{PageSize: 1})
+	_, ok := r.HeadID()
+	require.False(t, ok, "nothing read yet")
+	require.True(t, r.NoteListing(nil, true), "page 1 of refused entries: search")
+	_, ok = r.HeadID()
+	require.False(t, ok)
+	c, err := r.Head(t.Context())
+	require.NoError(t, err)
+	id, ok := r.HeadID()
+	require.True(t, ok)
+	require.Equal(t, c.Entry.DeliveryAttemptID, id)
+	res, err := r.Process(t.Context(), c.Entry, ProcessOptions{Ack: true})
+	require.NoError(t, err, res)
+	_, ok = r.HeadID()
+	require.False(t, ok, "page size 1: the head's page has nothing after it")
+
+	c2, err := r.Head(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, "da-next", c2.Entry.DeliveryAttemptID)
+	require.False(t, r.NoteListing([]apiclient.Entry{c.Entry, c2.Entry}, false), "the head is listed")
+	id, _ = r.HeadID()
+	require.Equal(t, "da-next", id, "the acknowledged one is passed over")
 }

@@ -36,22 +36,49 @@ func (m Model) cur() worker.Claim {
 // neither acknowledged nor dropped and has not run out.
 func (m Model) hasActiveClaim() bool { return m.run.Active() }
 
-// isHead reports whether id is the head of the mailbox as loaded: on the
-// first page, or in the backlog, the first row the runner does not pass
-// over (worker.Runner.PassesOver: rows whose lease this tab holds or
+// isHead reports whether id is the runner's head (worker.Runner.HeadID):
+// the entry P takes. It is the first entry of page 1 (or of the backlog)
+// the runner does not pass over (rows whose lease this tab holds or
 // dropped — the server lists those as due only once the lease ran out;
 // the table keeps them to show what happened — and rows acknowledged in
-// this session). It allocates nothing: View asks it on every frame.
+// this session), or, when page 1 holds none, the one the runner's head
+// search found on a later page. The marker and enter follow it, so they
+// never disagree with P. It allocates nothing: View asks it on every
+// frame.
 func (m Model) isHead(id string) bool {
-	if m.view == viewPage && len(m.pager.stack) != 1 {
-		return false
-	}
-	for _, r := range m.table.Rows() {
-		if !m.run.PassesOver(r.ID()) {
-			return r.ID() == id
+	head, ok := m.run.HeadID()
+	return ok && head == id
+}
+
+// lookupHead runs the runner's head search in the background, as a list
+// job, without changing the page shown: the runner keeps the head it
+// finds (HeadID), and the marker shows on the page it is on.
+func (m Model) lookupHead() (Model, tea.Cmd) {
+	m.list.finish()
+	j := m.newJob(whatHead)
+	m.list = j
+	m.run.SetPageSize(m.pager.limit)
+	run, tab := m.run, m.id
+	return m, j.run(tab, func(ctx context.Context) tea.Msg {
+		_, err := run.Head(ctx)
+		if errors.Is(err, worker.ErrEmpty) {
+			err = nil
 		}
+		return headMsg{msgBase{tab, j.req}, err}
+	})
+}
+
+func (m Model) onHeadLookup(msg headMsg) (Model, tea.Cmd) {
+	if !m.list.is(msg.msgBase) {
+		return m, nil
 	}
-	return false
+	j := m.list
+	j.finish()
+	m.list = nil
+	if msg.err != nil {
+		return m, m.jobFailed(j, msg.err, "")
+	}
+	return m, nil
 }
 
 // claimSelected is the c key.
