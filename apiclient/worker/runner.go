@@ -152,6 +152,7 @@ type Runner struct {
 	blocked map[string]time.Time // our released leases that may still run: ID → local end
 	done    map[string]string    // acknowledged in this run: ID → receipt ID
 	view    headView             // what the runner knows of the head (HeadID)
+	ord     *orderState          // the running order (Start, Next), nil without one
 }
 
 // headView is the runner's current view of the head: the mailbox's

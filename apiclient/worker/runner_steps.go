@@ -257,37 +257,33 @@ type ProcessOptions struct {
 	Fetch FetchOptions
 }
 
-// Process runs Begin, Claim, Fetch and (with opts.Ack) Ack on e, which
-// must come from the mailbox listing. The Result is never nil; its Err
-// (also returned) names the failed step. Without Ack the lease is
-// released after the fetch (it runs out; the entry stays blocked).
+// Process runs the worker order on e, which must come from the mailbox
+// listing: Run with an OrderEntry — Begin, Claim, Fetch and (with
+// opts.Ack) Ack. The Result is never nil; its Err (also returned) names
+// the failed step. Without Ack the lease is released after the fetch (it
+// runs out; the entry stays blocked).
 func (r *Runner) Process(ctx context.Context, e apiclient.Entry, opts ProcessOptions) (*Result, error) {
-	defer r.FlushSeen() // Drop's line, when the fetch did not start
-	if err := r.Begin(e); err != nil {
-		res := &Result{Entry: e, FailedStep: StepClaim, Err: &StepError{Step: StepClaim, DeliveryAttemptID: e.DeliveryAttemptID, Err: err}}
-		r.mu.Lock()
-		r.noteSeenLocked(res)
-		r.mu.Unlock()
-		return res, res.Err
+	var res *Result
+	err := r.Run(ctx, Order{Kind: OrderEntry, Entries: []apiclient.Entry{e}, NoAck: !opts.Ack},
+		func(apiclient.Entry) ProcessOptions { return opts },
+		func(_ Choice, got *Result, _ error) { res = got })
+	if res == nil {
+		// Start refused it (one claim per connection, an order runs).
+		if err == nil {
+			err = errors.New("not processed")
+		}
+		res = &Result{Entry: e, FailedStep: StepClaim, Err: &StepError{Step: StepClaim, DeliveryAttemptID: e.DeliveryAttemptID, Err: err}}
 	}
-	if _, err := r.Claim(ctx, opts.Claim); err != nil {
-		c, _ := r.Current()
-		return c.Result, c.Result.Err
-	}
-	res, err := r.Fetch(ctx, opts.Fetch)
-	if err != nil || !opts.Ack {
-		r.Drop()
-		return res, err
-	}
-	return r.Ack(ctx)
+	return res, res.Err
 }
 
-// All runs the worker order entry after entry: Head, then Process with
-// opts(entry) (nil: just Ack), until the mailbox has no due entry it may
-// process (it returns nil) or an entry did not pass (GoOn is false; it
-// returns that entry's error, or the listing's). each, if set, is called
-// after every entry with its Result, and once at the end with a nil
-// Result and the head search's error (ErrEmpty when the mailbox was
+// All runs the worker order entry after entry (Run with an OrderWorker
+// that takes the next entry from the page read): Head, then each entry
+// with opts(entry) (nil: just Ack), until the mailbox has no due entry
+// it may process (it returns nil) or an entry did not pass (GoOn is
+// false; it returns that entry's error, or the listing's). each, if set,
+// is called after every entry with its Result, and once at the end with
+// a nil Result and the head search's error (ErrEmpty when the mailbox was
 // emptied). Every entry's options must acknowledge: without it every
 // entry would be claimed and left to its lease, so All refuses before
 // claiming one.
@@ -303,46 +299,7 @@ func (r *Runner) Process(ctx context.Context, e apiclient.Entry, opts ProcessOpt
 // head (the same entry, if still listed, is claimed once more and a
 // failure then stops the run as usual).
 func (r *Runner) All(ctx context.Context, opts func(apiclient.Entry) ProcessOptions, each func(Choice, *Result, error)) error {
-	if opts == nil {
-		opts = func(apiclient.Entry) ProcessOptions { return ProcessOptions{Ack: true} }
-	}
-	var last Choice
-	for {
-		c, onPage := r.NextOnPage(last)
-		if !onPage {
-			var err error
-			if c, err = r.Head(ctx); err != nil {
-				if each != nil {
-					each(c, nil, err)
-				}
-				if errors.Is(err, ErrEmpty) {
-					return nil
-				}
-				return err
-			}
-		}
-		o := opts(c.Entry)
-		if !o.Ack {
-			return errors.New("a run over the whole mailbox acknowledges each entry: without it every entry would be claimed and left to its lease")
-		}
-		res, err := r.Process(ctx, c.Entry, o)
-		if onPage && claimGone(res) {
-			r.Clear()
-			last = Choice{}
-			continue
-		}
-		if each != nil {
-			each(c, res, err)
-		}
-		if !r.GoOn() {
-			if err == nil {
-				err = errors.New("the run stopped after an entry that did not pass")
-			}
-			return err
-		}
-		r.Clear()
-		last = c
-	}
+	return r.Run(ctx, Order{Kind: OrderWorker, FromPage: true}, opts, each)
 }
 
 // claimGone: the claim failed because the entry is no longer there to
@@ -359,6 +316,12 @@ func claimGone(res *Result) bool {
 // The Choice keeps prev's pages and relisted entries; Skipped are the
 // page's refused entries listed before the new head.
 func (r *Runner) NextOnPage(prev Choice) (Choice, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.nextOnPageLocked(prev)
+}
+
+func (r *Runner) nextOnPageLocked(prev Choice) (Choice, bool) {
 	if prev.Page == nil || prev.Entry.DeliveryAttemptID == "" {
 		return Choice{}, false
 	}
@@ -378,7 +341,7 @@ func (r *Runner) NextOnPage(prev Choice) (Choice, bool) {
 			after = e.DeliveryAttemptID == prev.Entry.DeliveryAttemptID
 			continue
 		}
-		if !r.PassesOver(e.DeliveryAttemptID) {
+		if !r.passesOverLocked(e.DeliveryAttemptID) {
 			c.Entry = e
 			return c, true
 		}

@@ -136,11 +136,36 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 		return f.all(ctx)
 	}
 
-	var choice worker.Choice
+	var (
+		choice worker.Choice
+		res    *worker.Result
+		er     *entryRun
+	)
+	opts := func(en apiclient.Entry) worker.ProcessOptions {
+		var o worker.ProcessOptions
+		o, er = f.options(ctx, en)
+		return o
+	}
+	note := func(c worker.Choice, r *worker.Result, rerr error) {
+		choice = c
+		if r != nil {
+			res = r
+		} else {
+			err = rerr
+		}
+	}
 	if *next {
-		choice, err = f.r.Head(ctx)
-	} else {
-		choice, err = w.Choose(ctx, pos[0])
+		// The runner's order: the head, once.
+		err = nil
+		if rerr := f.r.Run(ctx, worker.Order{Kind: worker.OrderHead, NoAck: !*ack}, opts, note); res == nil && err == nil {
+			err = rerr
+		}
+	} else if choice, err = f.r.Find(ctx, pos[0]); err == nil {
+		var rerr error
+		if rerr = f.r.Run(ctx, worker.Order{Kind: worker.OrderEntry, Entries: []apiclient.Entry{choice.Entry}, NoAck: !*ack}, opts,
+			func(_ worker.Choice, r *worker.Result, _ error) { res = r }); res == nil {
+			err = rerr
+		}
 	}
 	f.reportSkipped(choice.Skipped)
 	if errors.Is(err, worker.ErrEmpty) {
@@ -150,10 +175,11 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 		}
 		return exitOK
 	}
-	if err != nil {
+	if res == nil {
 		return fail(e, "fetch", *asJSON, exitAPI, err)
 	}
-	j, code, err := f.entry(ctx, choice.Entry)
+	j, code := f.result(er, res)
+	err = res.Err
 	j.Skipped = choice.Skipped
 	if *asJSON {
 		if c := emitJSON(e, "fetch", j); c != exitOK && code == exitOK {
@@ -279,15 +305,6 @@ func reportSkipped(e *env, name string, skipped []apiclient.SkippedEntry) {
 		}
 		fmt.Fprintf(e.stderr, "  %s: %s\n", id, termsafe.String(s.Reason))
 	}
-}
-
-// entry runs the runner's worker order on one listed entry: the JSON
-// view of its result, the exit code, and the error to print.
-func (f *fetcher) entry(ctx context.Context, entry apiclient.Entry) (fetchJSON, int, error) {
-	opts, er := f.options(ctx, entry)
-	res, err := f.r.Process(ctx, entry, opts)
-	j, code := f.result(er, res)
-	return j, code, err
 }
 
 // entryRun is what the options of one entry collect while it runs.
