@@ -19,7 +19,7 @@ var ErrNotListed = errors.New("not in the mailbox listing")
 // (apiclient.Page.Skipped): it cannot be checked or stored safely.
 var ErrUnusable = errors.New("listed, but the client cannot process it safely")
 
-// Choice is what Choose found: the entry to process and the listed
+// Choice is what a head search (Runner.Head) or Runner.Find found: the entry to process and the listed
 // entries passed over on the pages read before it.
 type Choice struct {
 	Entry apiclient.Entry
