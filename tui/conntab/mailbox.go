@@ -117,7 +117,7 @@ func (m Model) onPage(msg pageMsg) (Model, tea.Cmd) {
 // and W when they were waiting for it.
 func (m Model) listFailed(j *job, err error, stopsWork bool) (Model, tea.Cmd) {
 	if stopsWork {
-		m.auto, m.workerMode, m.stopAfter = false, false, false
+		m.run.StopOrder()
 	}
 	return m, m.jobFailed(j, err, "")
 }

@@ -120,13 +120,11 @@ type Model struct {
 
 	// run is the worker order for this connection: the head, the one
 	// claim, our leases, the phases (worker.Runner); claim is what the
-	// tab shows of its current claim (nil when none).
+	// tab shows of its current claim (nil when none). What P, W and the
+	// marked entries do next is the runner's order (Start, Next): the tab
+	// keeps no flags of its own about it.
 	run   *worker.Runner
 	claim *claimState
-
-	auto       bool // P: go on claim → fetch → ack by itself
-	workerMode bool // W: after an acknowledged entry, take the next head
-	stopAfter  bool // W pressed again: stop after this entry
 
 	tick      func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests replace it
 	tickGen   uint64
@@ -141,9 +139,8 @@ type Model struct {
 	stack      common.Stack        // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
 	conn       *session.Conn       // for the upload screen; nil in tests
 
-	bulk       []apiclient.Entry // the marked entries still to process after the current one (bulk.go)
-	marks      map[string]bool   // rows marked with space or * (marks.go); nil when none
-	bundlePath string            // the last ticket bundle T wrote ("" before); y offers it
+	marks      map[string]bool // rows marked with space or * (marks.go); nil when none
+	bundlePath string          // the last ticket bundle T wrote ("" before); y offers it
 
 	getenv     func(string) string            // $VISUAL/$EDITOR for E (os.Getenv)
 	fixBackend func(l *up.Linked) fix.Backend // the E flow's domain calls

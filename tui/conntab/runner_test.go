@@ -46,7 +46,7 @@ func TestWorkerModeNeverProcessesAnEntryTwice(t *testing.T) {
 	text := infoText(notes)
 	require.Contains(t, text, "the server still lists da-00000, acknowledged in this session (receipt rcpt-da-00000): passed over, not processed again")
 	require.Contains(t, text, "no due entries: worker mode stopped")
-	require.False(t, m.workerMode)
+	require.False(t, m.ordering(), "worker mode is off: the runner holds no order")
 
 	m, notes = press(t, m, "c")
 	require.Contains(t, infoText(notes), "already acknowledged in this run")
