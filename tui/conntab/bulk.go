@@ -8,11 +8,10 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
-	"github.com/nutrab2b/b2bx/bulk"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
-// previewScreen shows what a bulk action would do (bulk.Preview) and
+// previewScreen shows what a bulk action would do (worker.ProcessPlan.Preview) and
 // runs it only on y: yes is the request it then sends to the tab.
 type previewScreen struct {
 	common.Base
@@ -81,7 +80,7 @@ func (m Model) previewProcess() (Model, tea.Cmd) {
 			marked = append(marked, r.ID())
 		}
 	}
-	plan := bulk.PlanProcess(listing, marked, bulk.ProcessOptions{Done: m.run.Acknowledged, PassesOver: m.run.PassesOver})
+	plan := m.run.PlanMarked(listing, marked)
 	p := previewScreen{c: m.c, title: "Process the marked entries", lines: plan.Preview()}
 	if runs := plan.Runs(); len(runs) > 0 {
 		entries := make([]apiclient.Entry, len(runs))
