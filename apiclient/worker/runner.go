@@ -128,11 +128,14 @@ type RunnerOptions struct {
 //   - the lease bounds the work in flight; nothing is acknowledged on an
 //     expired lease (Lease);
 //   - a run goes on only after an acknowledged entry and stops at the
-//     first failure: a failed entry is never skipped (GoOn, All).
+//     first failure: a failed entry is never skipped (GoOn, Next);
+//   - what comes next in a face's order (P, W, the marked entries, fetch
+//     --next/ID/--all) is decided here (Start, Next; order.go).
 //
 // The steps are separate methods (Begin, Claim, Fetch, Ack, Drop,
-// Clear) so an interactive face can run each in its own command and show
-// it; Process and All chain them for a face that waits. Every
+// Clear) so an interactive face can run each move of its order in its
+// own command and show it; Run performs them for a face that waits
+// (Process and All are Run). Every
 // method is safe for concurrent use: a face's display may read Current
 // while a step runs on another goroutine. Per-chunk progress is never an
 // event: the transfer counts into an apiclient.Progress that the face

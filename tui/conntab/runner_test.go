@@ -48,7 +48,7 @@ func TestWorkerModeNeverProcessesAnEntryTwice(t *testing.T) {
 	require.Contains(t, text, "no due entries: worker mode stopped")
 	require.False(t, m.ordering(), "worker mode is off: the runner holds no order")
 
-	m, notes = press(t, m, "c")
+	_, notes = press(t, m, "c")
 	require.Contains(t, infoText(notes), "already acknowledged in this run")
 	require.Len(t, be.claimed(), 1)
 
