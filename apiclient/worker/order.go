@@ -47,7 +47,7 @@ type Order struct {
 	// OrderEntry only.
 	NoAck bool
 	// FromPage lets OrderWorker take the next entry from the page the
-	// last head search read (NextOnPage) instead of reading the mailbox
+	// last head search read (as All does) instead of reading the mailbox
 	// again for every entry (see All).
 	FromPage bool
 }
@@ -109,7 +109,7 @@ type orderState struct {
 	awaiting bool   // MoveHead handed out: waiting for Headed
 	pause    bool   // OrderWorker: end after the current entry
 	choice   Choice // how the current entry was chosen
-	onPage   bool   // the current entry was taken from an earlier page (NextOnPage)
+	onPage   bool   // the current entry was taken from an earlier page (as All does)
 }
 
 // Start makes o the runner's order. It refuses while another order runs

@@ -354,9 +354,10 @@ func (r *Runner) NoteListing(entries []apiclient.Entry, more bool) (search bool)
 // first entry of the listing a face read from the mailbox's start
 // (NoteListing) that the runner does not pass over, or, after a head
 // search, the first such entry on the head's page from the head on (so
-// after the head is acknowledged, the next one on its page: NextOnPage). False when it is not known
-// (nothing listed yet, or a search is needed) or nothing is due. A face's
-// head marker and its enter key follow it, so they agree with P.
+// after the head is acknowledged, the next one on its page, as All takes
+// it). False when it is not known (nothing listed yet, or a search is
+// needed) or nothing is due. A face's head marker and its enter key
+// follow it, so they agree with P.
 func (r *Runner) HeadID() (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

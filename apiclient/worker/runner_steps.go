@@ -289,7 +289,7 @@ func (r *Runner) Process(ctx context.Context, e apiclient.Entry, opts ProcessOpt
 // claiming one.
 //
 // The mailbox is read again only when the last page read has no entry
-// left to process (NextOnPage): the entries after an acknowledged one on
+// left to process: the entries after an acknowledged one on
 // that page are the next ones in the order given, and listing the same
 // page for each of them would cost a request per delivery (a quarter of
 // the client's rate limit). One claim at a time and the order of the
@@ -309,18 +309,12 @@ func claimGone(res *Result) bool {
 		(errors.Is(res.Err, apiclient.ErrNotFound) || errors.Is(res.Err, apiclient.ErrConflict))
 }
 
-// NextOnPage is the head after prev's entry on the page prev's head
-// search read: the first later entry on prev.Page that the head search
-// would not pass over (see PassesOver). False when prev has no page or
-// the page has no such entry: then the mailbox must be read again (Head).
-// The Choice keeps prev's pages and relisted entries; Skipped are the
-// page's refused entries listed before the new head.
-func (r *Runner) NextOnPage(prev Choice) (Choice, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.nextOnPageLocked(prev)
-}
-
+// nextOnPageLocked is the head after prev's entry on the page prev's
+// head search read: the first later entry on prev.Page that the head
+// search would not pass over (see PassesOver). False when prev has no
+// page or the page has no such entry: then the mailbox must be read again
+// (Head). The Choice keeps prev's pages and relisted entries; Skipped are
+// the page's refused entries listed before the new head.
 func (r *Runner) nextOnPageLocked(prev Choice) (Choice, bool) {
 	if prev.Page == nil || prev.Entry.DeliveryAttemptID == "" {
 		return Choice{}, false
