@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"log/slog"
 	"net/http/httptest"
@@ -79,7 +80,7 @@ func (e *env) add(t testing.TB, payload []byte, f partnersim.PayloadFault) apicl
 	t.Helper()
 	id, err := e.sim.AddEntry(testConn, partnersim.Delivery{MessageType: "ORDRSP", Payload: payload, Fault: f})
 	require.NoError(t, err)
-	entry, err := e.w.Find(t.Context(), id)
+	entry, err := e.find(t.Context(), id)
 	require.NoError(t, err)
 	return entry
 }
@@ -143,4 +144,37 @@ func payload(n int) []byte {
 	}
 	b.WriteString("UNT+4+1'UNZ+1+IC0001'")
 	return b.Bytes()
+}
+
+// runner is a fresh runner over the env's worker: what Worker.Process,
+// Next, Find and Select were, each call on its own.
+func (e *env) runner() *Runner { return NewRunner(e.w.Backend(), RunnerOptions{Now: e.w.now}) }
+
+// head is the runner's head (fetch --next's entry).
+func (e *env) head(ctx context.Context) (apiclient.Entry, error) {
+	c, err := e.runner().Head(ctx)
+	return c.Entry, err
+}
+
+// find is the runner's listed entry id (fetch ID's entry).
+func (e *env) find(ctx context.Context, id string) (apiclient.Entry, error) {
+	c, err := e.runner().Find(ctx, id)
+	return c.Entry, err
+}
+
+// procOpts are one entry's options, as the old Worker.Process took them.
+type procOpts struct {
+	Ack             bool
+	OnEvent         func(Event)
+	Progress        *apiclient.Progress
+	Export          func(st *spool.Stored) error
+	PreflightExport func() error
+}
+
+// process is the runner's worker order on one entry (Runner.Process on
+// a fresh runner).
+func (e *env) process(ctx context.Context, entry apiclient.Entry, o procOpts) (*Result, error) {
+	return e.runner().Process(ctx, entry, ProcessOptions{Ack: o.Ack,
+		Claim: ClaimOptions{PreflightExport: o.PreflightExport, OnEvent: o.OnEvent},
+		Fetch: FetchOptions{Progress: o.Progress, Export: o.Export}})
 }

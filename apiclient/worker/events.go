@@ -12,9 +12,9 @@ import (
 type Step string
 
 // The steps of Process, in order. Reading the mailbox (step 1 of the
-// contract) is the caller's, see Next and Find.
+// contract) is the Runner's, see Runner.Head and Runner.Find.
 const (
-	StepList        Step = "list"        // reading the mailbox (Next, Find)
+	StepList        Step = "list"        // reading the mailbox (Runner.Head, Runner.Find)
 	StepClaim       Step = "claim"       // leasing the entry
 	StepDownload    Step = "download"    // no payload answer, or the stream broke
 	StepVerify      Step = "verify"      // byte count, SHA-256 or trailer did not match

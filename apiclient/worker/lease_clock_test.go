@@ -18,7 +18,7 @@ func TestLeaseIsCountedOnTheServersClock(t *testing.T) {
 		e := newEnv(t, false)
 		entry := e.add(t, payload(4096), partnersim.PayloadFault{})
 		e.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointClaim, LeaseAnnounced: -30 * time.Second, Times: 1})
-		res, err := e.w.Process(t.Context(), entry, Options{Ack: true})
+		res, err := e.process(t.Context(), entry, procOpts{Ack: true})
 		require.ErrorIs(t, err, ErrLeaseExpired)
 		require.Equal(t, StepClaim, res.FailedStep)
 		require.ErrorContains(t, err, "is not after the server's own time")

@@ -19,7 +19,7 @@ var ErrNotListed = errors.New("not in the mailbox listing")
 // (apiclient.Page.Skipped): it cannot be checked or stored safely.
 var ErrUnusable = errors.New("listed, but the client cannot process it safely")
 
-// Choice is what Choose found: the entry to process and the listed
+// Choice is what a head search (Runner.Head) or Runner.Find found: the entry to process and the listed
 // entries passed over on the pages read before it.
 type Choice struct {
 	Entry apiclient.Entry
@@ -38,23 +38,21 @@ type Choice struct {
 	Page *apiclient.Page
 }
 
-// Select returns the entry to process: the first due one when id is ""
-// (see Next), else the listed entry id (see Find).
-func (w *Worker) Select(ctx context.Context, id string) (apiclient.Entry, error) {
-	c, err := w.Choose(ctx, id)
-	return c.Entry, err
-}
-
-// Choose is Select that also reports the entries it passed over, so a
-// face can say that the mailbox holds entries the client refuses. The
-// Choice's Skipped is filled on error too.
-func (w *Worker) Choose(ctx context.Context, id string) (Choice, error) {
-	if id == "" {
-		// The head has one definition: the Runner's.
-		return NewRunner(w.Backend(), RunnerOptions{Now: w.now}).Head(ctx)
-	}
+// Find pages through the mailbox until it meets id: fetch ID's entry.
+// The listing's size and hash are what the download is checked against,
+// so an ID typed by the operator must be found there first; an entry
+// that is claimed, acknowledged or failed is not listed and fails with
+// ErrNotListed, one the client refused with ErrUnusable. The Choice's
+// Skipped (the refused entries listed before it) is filled on error too.
+func (r *Runner) Find(ctx context.Context, id string) (Choice, error) {
 	var c Choice
-	for page, err := range w.client.Pages(ctx, apiclient.MaxListLimit) {
+	if id == "" {
+		return c, fmt.Errorf("delivery \"\": %w", ErrNotListed)
+	}
+	r.mu.Lock()
+	limit := r.limit
+	r.mu.Unlock()
+	for page, err := range r.be.Pages(ctx, limit) {
 		if err != nil {
 			return c, err
 		}
@@ -73,23 +71,4 @@ func (w *Worker) Choose(ctx context.Context, id string) (Choice, error) {
 	}
 	return c, fmt.Errorf("delivery %s: %w: it may be claimed right now (lease active), already acknowledged, or failed; run 'b2bx mailbox ls' to see what is due",
 		termsafe.String(id), ErrNotListed)
-}
-
-// Next returns the first due entry the client can process, in the
-// mailbox's order: the contract's "process in the order given". Entries
-// the client refuses (apiclient.Page.Skipped, e.g. listed above
-// apiclient.MaxPayloadSize) are passed over, so one bad entry does not
-// block the mailbox. It fails with ErrEmpty when nothing processable is due.
-func (w *Worker) Next(ctx context.Context) (apiclient.Entry, error) { return w.Select(ctx, "") }
-
-// Find pages through the mailbox until it meets id. The listing's size and
-// hash are what the download is checked against, so an ID typed by the
-// operator must be found there first; an entry that is claimed,
-// acknowledged or failed is not listed and fails with ErrNotListed, one
-// the client refused with ErrUnusable.
-func (w *Worker) Find(ctx context.Context, id string) (apiclient.Entry, error) {
-	if id == "" {
-		return apiclient.Entry{}, fmt.Errorf("delivery \"\": %w", ErrNotListed)
-	}
-	return w.Select(ctx, id)
 }

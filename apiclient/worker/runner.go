@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -97,6 +99,15 @@ type RunnerOptions struct {
 	// Now is the clock blocked leases are counted on (time.Now if nil);
 	// it should be the leases' clock.
 	Now func() time.Time
+	// Journal, if set, gets the seen-journal line of every entry the
+	// runner claimed or tried and did not store and acknowledge (see
+	// SeenRecord), for ConnectionID, once the step is over: both faces
+	// write it, so the timeline shows the app's claims and refusals too.
+	Journal      Journal
+	ConnectionID string
+	// SeenError, if set, is told when the journal could not be written
+	// (a line of the story is lost, nothing else).
+	SeenError func(error)
 }
 
 // Runner is the contract's worker order for one connection, entry after
@@ -117,11 +128,14 @@ type RunnerOptions struct {
 //   - the lease bounds the work in flight; nothing is acknowledged on an
 //     expired lease (Lease);
 //   - a run goes on only after an acknowledged entry and stops at the
-//     first failure: a failed entry is never skipped (GoOn, All).
+//     first failure: a failed entry is never skipped (GoOn, Next);
+//   - what comes next in a face's order (P, W, the marked entries, fetch
+//     --next/ID/--all) is decided here (Start, Next; order.go).
 //
 // The steps are separate methods (Begin, Claim, Fetch, Ack, Drop,
-// Clear) so an interactive face can run each in its own command and show
-// it; Process and All chain them for a face that waits. Every
+// Clear) so an interactive face can run each move of its order in its
+// own command and show it; Run performs them for a face that waits
+// (Process and All are Run). Every
 // method is safe for concurrent use: a face's display may read Current
 // while a step runs on another goroutine. Per-chunk progress is never an
 // event: the transfer counts into an apiclient.Progress that the face
@@ -131,10 +145,26 @@ type Runner struct {
 	now   func() time.Time
 	limit int
 
+	journal Journal
+	conn    string
+	seenErr func(error)
+
 	mu      sync.Mutex
+	seen    []spool.SeenRecord // journal lines not written yet (FlushSeen)
 	cur     *current
 	blocked map[string]time.Time // our released leases that may still run: ID → local end
 	done    map[string]string    // acknowledged in this run: ID → receipt ID
+	view    headView             // what the runner knows of the head (HeadID)
+	ord     *orderState          // the running order (Start, Next), nil without one
+}
+
+// headView is the runner's current view of the head: the mailbox's
+// listing from its start as a face last read it (NoteListing), or the
+// page the last head search found the head on, from the head on —
+// whichever came last.
+type headView struct {
+	listed []apiclient.Entry
+	more   bool // more pages follow listed
 }
 
 // current is the claim the runner works on (at most one).
@@ -156,7 +186,8 @@ func NewRunner(be Backend, opts RunnerOptions) *Runner {
 	if now == nil {
 		now = time.Now
 	}
-	return &Runner{be: be, now: now, limit: limit, blocked: map[string]time.Time{}, done: map[string]string{}}
+	return &Runner{be: be, now: now, limit: limit, blocked: map[string]time.Time{}, done: map[string]string{},
+		journal: opts.Journal, conn: opts.ConnectionID, seenErr: opts.SeenError}
 }
 
 // Claim is a snapshot of the runner's current claim, for display.
@@ -305,6 +336,43 @@ func (r *Runner) Acknowledged(id string) (receipt string, ok bool) {
 	return receipt, ok
 }
 
+// NoteListing tells the runner what a face read of the mailbox from its
+// start: the entries of page 1 (or of every page, the backlog) and
+// whether more pages follow. It replaces the last head search's answer.
+// search is true when the head is not among them (page 1 holds only
+// refused entries, or only ones the runner passes over) while more pages
+// follow: then only a head search (Head) can tell the head.
+func (r *Runner) NoteListing(entries []apiclient.Entry, more bool) (search bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.view = headView{listed: slices.Clone(entries), more: more}
+	_, ok := r.headIDLocked()
+	return !ok && more
+}
+
+// HeadID is the head as the runner knows it now, the one P takes: the
+// first entry of the listing a face read from the mailbox's start
+// (NoteListing) that the runner does not pass over, or, after a head
+// search, the first such entry on the head's page from the head on (so
+// after the head is acknowledged, the next one on its page, as All takes
+// it). False when it is not known (nothing listed yet, or a search is
+// needed) or nothing is due. A face's head marker and its enter key
+// follow it, so they agree with P.
+func (r *Runner) HeadID() (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.headIDLocked()
+}
+
+func (r *Runner) headIDLocked() (string, bool) {
+	for _, e := range r.view.listed {
+		if !r.passesOverLocked(e.DeliveryAttemptID) {
+			return e.DeliveryAttemptID, true
+		}
+	}
+	return "", false
+}
+
 // PageRef is one page a head search read: the cursor it was read with
 // ("" for the first page) and how many entries it listed, refused ones
 // included (so a face can number the entries of the next page).
@@ -349,6 +417,7 @@ func (r *Runner) Head(ctx context.Context) (Choice, error) {
 			id := e.DeliveryAttemptID
 			if !r.PassesOver(id) {
 				c.Entry = e
+				r.noteHead(page, e)
 				return c, nil
 			}
 			if _, acked := r.Acknowledged(id); acked {
@@ -357,7 +426,21 @@ func (r *Runner) Head(ctx context.Context) (Choice, error) {
 		}
 		c.Skipped = append(c.Skipped, skipped...)
 	}
+	r.noteHead(nil, apiclient.Entry{})
 	return c, ErrEmpty
+}
+
+// noteHead makes a head search's answer the runner's view of the head:
+// head's page from head on (none when nothing is due).
+func (r *Runner) noteHead(page *apiclient.Page, head apiclient.Entry) {
+	var v headView
+	if page != nil {
+		i := slices.IndexFunc(page.Entries, func(e apiclient.Entry) bool { return e.DeliveryAttemptID == head.DeliveryAttemptID })
+		v = headView{listed: slices.Clone(page.Entries[max(i, 0):]), more: page.HasMore}
+	}
+	r.mu.Lock()
+	r.view = v
+	r.mu.Unlock()
 }
 
 // Refuse is nil when a claim on e may start now, else why not: one claim

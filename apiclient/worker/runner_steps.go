@@ -45,6 +45,7 @@ func (r *Runner) Claim(ctx context.Context, opts ClaimOptions) (Held, error) {
 	r.mu.Unlock()
 
 	held, err := r.be.Claim(ctx, e, opts)
+	defer r.FlushSeen() // after the unlock: the step is over
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// A lease nobody will use: its token is forgotten at once, and the
@@ -76,6 +77,7 @@ func (r *Runner) Claim(ctx context.Context, opts ClaimOptions) (Held, error) {
 		} else {
 			c.res = &Result{Entry: e, FailedStep: StepClaim, Err: err}
 		}
+		r.noteSeenLocked(c.res)
 		return nil, err
 	}
 	c.held, c.phase, c.err = held, PhaseClaimed, nil
@@ -126,11 +128,13 @@ func (r *Runner) Fetch(ctx context.Context, opts FetchOptions) (*Result, error) 
 	defer cancel()
 	res, err := held.Fetch(ctx, opts)
 
+	defer r.FlushSeen()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c.res, c.err = res, err
 	if err != nil {
 		c.phase = PhaseFetchFailed
+		r.noteSeenLocked(res)
 		return res, err
 	}
 	c.phase = PhaseFetched
@@ -169,6 +173,7 @@ func (r *Runner) Ack(ctx context.Context) (*Result, error) {
 	defer cancel()
 	res, err := held.Ack(ctx)
 
+	defer r.FlushSeen()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if res != nil {
@@ -177,6 +182,7 @@ func (r *Runner) Ack(ctx context.Context) (*Result, error) {
 	c.err = err
 	if res == nil || !res.Acknowledged {
 		c.phase = PhaseAckFailed
+		r.noteSeenLocked(res)
 		return res, err
 	}
 	c.phase = PhaseAcked
@@ -213,6 +219,10 @@ func (r *Runner) dropLocked() {
 		return
 	}
 	c.held.Release()
+	if c.phase == PhaseClaimed {
+		// Claimed and never downloaded: the lease runs out unused.
+		r.noteSeenLocked(unusedLease(c.entry, c.held))
+	}
 	if left := c.held.Remaining(); left > 0 && c.phase != PhaseAcked {
 		r.blocked[c.entry.DeliveryAttemptID] = r.now().Add(left)
 	}
@@ -247,39 +257,39 @@ type ProcessOptions struct {
 	Fetch FetchOptions
 }
 
-// Process runs Begin, Claim, Fetch and (with opts.Ack) Ack on e, which
-// must come from the mailbox listing. The Result is never nil; its Err
-// (also returned) names the failed step. Without Ack the lease is
-// released after the fetch (it runs out; the entry stays blocked).
+// Process runs the worker order on e, which must come from the mailbox
+// listing: Run with an OrderEntry — Begin, Claim, Fetch and (with
+// opts.Ack) Ack. The Result is never nil; its Err (also returned) names
+// the failed step. Without Ack the lease is released after the fetch (it
+// runs out; the entry stays blocked).
 func (r *Runner) Process(ctx context.Context, e apiclient.Entry, opts ProcessOptions) (*Result, error) {
-	if err := r.Begin(e); err != nil {
-		res := &Result{Entry: e, FailedStep: StepClaim, Err: &StepError{Step: StepClaim, DeliveryAttemptID: e.DeliveryAttemptID, Err: err}}
-		return res, res.Err
+	var res *Result
+	err := r.Run(ctx, Order{Kind: OrderEntry, Entries: []apiclient.Entry{e}, NoAck: !opts.Ack},
+		func(apiclient.Entry) ProcessOptions { return opts },
+		func(_ Choice, got *Result, _ error) { res = got })
+	if res == nil {
+		// Start refused it (one claim per connection, an order runs).
+		if err == nil {
+			err = errors.New("not processed")
+		}
+		res = &Result{Entry: e, FailedStep: StepClaim, Err: &StepError{Step: StepClaim, DeliveryAttemptID: e.DeliveryAttemptID, Err: err}}
 	}
-	if _, err := r.Claim(ctx, opts.Claim); err != nil {
-		c, _ := r.Current()
-		return c.Result, c.Result.Err
-	}
-	res, err := r.Fetch(ctx, opts.Fetch)
-	if err != nil || !opts.Ack {
-		r.Drop()
-		return res, err
-	}
-	return r.Ack(ctx)
+	return res, res.Err
 }
 
-// All runs the worker order entry after entry: Head, then Process with
-// opts(entry) (nil: just Ack), until the mailbox has no due entry it may
-// process (it returns nil) or an entry did not pass (GoOn is false; it
-// returns that entry's error, or the listing's). each, if set, is called
-// after every entry with its Result, and once at the end with a nil
-// Result and the head search's error (ErrEmpty when the mailbox was
+// All runs the worker order entry after entry (Run with an OrderWorker
+// that takes the next entry from the page read): Head, then each entry
+// with opts(entry) (nil: just Ack), until the mailbox has no due entry
+// it may process (it returns nil) or an entry did not pass (GoOn is
+// false; it returns that entry's error, or the listing's). each, if set,
+// is called after every entry with its Result, and once at the end with
+// a nil Result and the head search's error (ErrEmpty when the mailbox was
 // emptied). Every entry's options must acknowledge: without it every
 // entry would be claimed and left to its lease, so All refuses before
 // claiming one.
 //
 // The mailbox is read again only when the last page read has no entry
-// left to process (NextOnPage): the entries after an acknowledged one on
+// left to process: the entries after an acknowledged one on
 // that page are the next ones in the order given, and listing the same
 // page for each of them would cost a request per delivery (a quarter of
 // the client's rate limit). One claim at a time and the order of the
@@ -289,46 +299,7 @@ func (r *Runner) Process(ctx context.Context, e apiclient.Entry, opts ProcessOpt
 // head (the same entry, if still listed, is claimed once more and a
 // failure then stops the run as usual).
 func (r *Runner) All(ctx context.Context, opts func(apiclient.Entry) ProcessOptions, each func(Choice, *Result, error)) error {
-	if opts == nil {
-		opts = func(apiclient.Entry) ProcessOptions { return ProcessOptions{Ack: true} }
-	}
-	var last Choice
-	for {
-		c, onPage := r.NextOnPage(last)
-		if !onPage {
-			var err error
-			if c, err = r.Head(ctx); err != nil {
-				if each != nil {
-					each(c, nil, err)
-				}
-				if errors.Is(err, ErrEmpty) {
-					return nil
-				}
-				return err
-			}
-		}
-		o := opts(c.Entry)
-		if !o.Ack {
-			return errors.New("a run over the whole mailbox acknowledges each entry: without it every entry would be claimed and left to its lease")
-		}
-		res, err := r.Process(ctx, c.Entry, o)
-		if onPage && claimGone(res) {
-			r.Clear()
-			last = Choice{}
-			continue
-		}
-		if each != nil {
-			each(c, res, err)
-		}
-		if !r.GoOn() {
-			if err == nil {
-				err = errors.New("the run stopped after an entry that did not pass")
-			}
-			return err
-		}
-		r.Clear()
-		last = c
-	}
+	return r.Run(ctx, Order{Kind: OrderWorker, FromPage: true}, opts, each)
 }
 
 // claimGone: the claim failed because the entry is no longer there to
@@ -338,13 +309,13 @@ func claimGone(res *Result) bool {
 		(errors.Is(res.Err, apiclient.ErrNotFound) || errors.Is(res.Err, apiclient.ErrConflict))
 }
 
-// NextOnPage is the head after prev's entry on the page prev's head
-// search read: the first later entry on prev.Page that the head search
-// would not pass over (see PassesOver). False when prev has no page or
-// the page has no such entry: then the mailbox must be read again (Head).
-// The Choice keeps prev's pages and relisted entries; Skipped are the
-// page's refused entries listed before the new head.
-func (r *Runner) NextOnPage(prev Choice) (Choice, bool) {
+// nextOnPageLocked is the head after prev's entry on the page prev's
+// head search read: the first later entry on prev.Page that the head
+// search would not pass over (see PassesOver). False when prev has no
+// page or the page has no such entry: then the mailbox must be read again
+// (Head). The Choice keeps prev's pages and relisted entries; Skipped are
+// the page's refused entries listed before the new head.
+func (r *Runner) nextOnPageLocked(prev Choice) (Choice, bool) {
 	if prev.Page == nil || prev.Entry.DeliveryAttemptID == "" {
 		return Choice{}, false
 	}
@@ -364,7 +335,7 @@ func (r *Runner) NextOnPage(prev Choice) (Choice, bool) {
 			after = e.DeliveryAttemptID == prev.Entry.DeliveryAttemptID
 			continue
 		}
-		if !r.PassesOver(e.DeliveryAttemptID) {
+		if !r.passesOverLocked(e.DeliveryAttemptID) {
 			c.Entry = e
 			return c, true
 		}

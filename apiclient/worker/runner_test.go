@@ -47,7 +47,7 @@ func TestRunnerHeadPagesPastRefusedEntries(t *testing.T) {
 	require.Equal(t, "da-head", c.Page.Entries[0].DeliveryAttemptID)
 
 	// The worker's own choice is the same head, at any page size.
-	wc, err := e.w.Choose(t.Context(), "")
+	wc, err := e.runner().Head(t.Context())
 	require.NoError(t, err)
 	require.Equal(t, c.Entry, wc.Entry)
 	require.Equal(t, c.Skipped, wc.Skipped)
@@ -359,4 +359,61 @@ func TestRunnerAckInFlightEndsWithTheLease(t *testing.T) {
 	require.False(t, r.GoOn())
 	_, acked := r.Acknowledged("da-slow")
 	require.False(t, acked)
+}
+
+// Moved from the Worker tests: Worker.Select/Choose/Next/Find are the
+// runner's Head and Find now.
+
+func TestRunnerHeadAndFind(t *testing.T) {
+	e := newEnv(t, false)
+	_, err := e.head(t.Context())
+	require.ErrorIs(t, err, ErrEmpty)
+	big, err := e.sim.AddEntry(testConn, partnersim.Delivery{MessageType: "ORDRSP", Payload: make([]byte, apiclient.MaxPayloadSize+1)})
+	require.NoError(t, err)
+	noSize, err := e.sim.AddEntry(testConn, partnersim.Delivery{MessageType: "ORDRSP", Payload: []byte("x"), Fault: partnersim.PayloadFault{OmitListingSize: true}})
+	require.NoError(t, err)
+	c, err := e.runner().Head(t.Context())
+	require.ErrorIs(t, err, ErrEmpty, "entries the client would refuse are passed over")
+	require.Len(t, c.Skipped, 2)
+
+	ok := e.add(t, payload(100), partnersim.PayloadFault{})
+	_, err = e.sim.AddEntry(testConn, partnersim.Delivery{MessageType: "ORDRSP", Payload: []byte("x"), Fault: partnersim.PayloadFault{MalformedListingHash: true}})
+	require.NoError(t, err)
+	c, err = e.runner().Head(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, ok.DeliveryAttemptID, c.Entry.DeliveryAttemptID, "the next processable entry, despite the bad ones before it")
+	require.Equal(t, []string{big, noSize}, []string{c.Skipped[0].DeliveryAttemptID, c.Skipped[1].DeliveryAttemptID}, "only those before it")
+	require.Len(t, c.Skipped, 2)
+	require.Contains(t, c.Skipped[0].Reason, "16 MiB")
+
+	got, err := e.find(t.Context(), ok.DeliveryAttemptID)
+	require.NoError(t, err)
+	require.Equal(t, ok, got)
+	_, err = e.find(t.Context(), "nope")
+	require.ErrorIs(t, err, ErrNotListed)
+	_, err = e.find(t.Context(), big)
+	require.ErrorIs(t, err, ErrUnusable, "listed but refused: said so, not 'not listed'")
+	require.ErrorContains(t, err, "16 MiB")
+	require.Zero(t, e.sim.RequestCount(partnersim.EndpointClaim, ""))
+}
+
+func TestRunnerHeadAndFindPaging(t *testing.T) {
+	e := newEnv(t, false)
+	_, err := e.head(t.Context())
+	require.ErrorIs(t, err, ErrEmpty)
+	var ids []string
+	for range 230 {
+		id, err := e.sim.AddEntry(testConn, partnersim.Delivery{MessageType: "CONTRL", Payload: []byte("x")})
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	first, err := e.head(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, ids[0], first.DeliveryAttemptID)
+	last, err := e.find(t.Context(), ids[229])
+	require.NoError(t, err, "found on the third page")
+	require.Equal(t, ids[229], last.DeliveryAttemptID)
+	_, err = e.find(t.Context(), "no-such-id\x1b[2J")
+	require.ErrorIs(t, err, ErrNotListed)
+	require.NotContains(t, err.Error(), "\x1b")
 }

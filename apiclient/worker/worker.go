@@ -16,7 +16,6 @@
 //     lease is counted on the server's clock (expiresAt − the answer's
 //     Date), bounds the work in flight, and is never acknowledged once
 //     over.
-//   - Worker.Process: one entry, claim to acknowledge, in one call.
 //   - Runner: the worker order for a connection, entry after entry. It
 //     is the one implementation behind the app's P and W keys and the
 //     CLI's fetch --next and fetch --all: which entry is the head, one
@@ -33,9 +32,16 @@
 // "a" run?), LeaseLeft, GoOn (does W take the next entry?). A face keeps
 // no copy of the phase; it renders Current.
 //
-// The steps are separate methods (Begin, Claim, Fetch, Ack, Drop, Clear)
-// so an interactive face runs each in its own command, shows it, and can
-// cancel it; Process and All chain them for a face that waits.
+// Every worker order a face gives — P, W, the marked entries, fetch
+// --next, fetch ID, fetch --all — is an Order the Runner holds (Start).
+// The Runner decides each move (Next: search the head, claim this entry,
+// fetch, acknowledge, or the end and why); a face never keeps flags of
+// its own about where a run stands. The steps are separate methods
+// (Head, Claim, Fetch, Ack, Drop, Clear) so an interactive face performs
+// each move in its own command, shows it, and can cancel it; Run performs
+// them all for a face that waits (Process and All are Run). The Runner
+// also knows the head a face shows (NoteListing, HeadID) and writes the
+// seen journal (RunnerOptions.Journal) for both faces.
 // Begin does no I/O, so a face calls it in its update function and the
 // claim is visible as "claiming" at once. The Runner is safe for
 // concurrent use: the display reads it while a step runs elsewhere.
@@ -54,7 +60,6 @@
 package worker
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -80,26 +85,6 @@ func New(client *apiclient.Client, store *spool.Store, logger *slog.Logger) *Wor
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Worker{client: client, store: store, log: logger, now: time.Now}
-}
-
-// Options controls one Process call.
-type Options struct {
-	// Ack requests the acknowledge step. Without it the entry is stored
-	// and its lease left to expire.
-	Ack bool
-	// OnEvent, if set, receives each step event on the worker's goroutine;
-	// it must return quickly.
-	OnEvent func(Event)
-	// Progress receives the download's progress; nil: a fresh one (still
-	// reachable through the Downloading event).
-	Progress *apiclient.Progress
-	// Export, if set, runs after the durable store and before the
-	// acknowledge, e.g. to copy the verified file where the operator's
-	// processing picks it up. Its failure is a StepExport failure, and
-	// then nothing is acknowledged.
-	Export func(st *spool.Stored) error
-	// PreflightExport, if set, runs before claiming (see ClaimOptions).
-	PreflightExport func() error
 }
 
 // Result is what happened to one entry.
@@ -159,24 +144,3 @@ func (e *StepError) Error() string {
 
 // Unwrap gives the step's cause.
 func (e *StepError) Unwrap() error { return e.Err }
-
-// Process runs claim, download, verify, store and (with opts.Ack)
-// acknowledge for entry, which must come from the mailbox listing: its
-// size and hash are the listing values the download is checked against.
-// It is Claim, Lease.Fetch and (with opts.Ack) Lease.Ack in one call. The
-// returned Result is never nil; Result.Err (also returned) is a
-// *StepError naming the failed step. Cancelling ctx stops the current step;
-// nothing is acknowledged after a failure. A correlation ID the caller put
-// on ctx is kept.
-func (w *Worker) Process(ctx context.Context, entry apiclient.Entry, opts Options) (*Result, error) {
-	l, res := w.claim(ctx, entry, ClaimOptions{PreflightExport: opts.PreflightExport, OnEvent: opts.OnEvent})
-	if l == nil {
-		return res, res.Err
-	}
-	defer l.Release() // without --ack the lease is left to expire
-	res, err := l.Fetch(ctx, FetchOptions{Progress: opts.Progress, Export: opts.Export})
-	if err != nil || !opts.Ack {
-		return res, err
-	}
-	return l.Ack(ctx)
-}

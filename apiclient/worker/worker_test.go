@@ -38,7 +38,7 @@ func TestProcessAcknowledgesVerifiedStoredEntry(t *testing.T) {
 			entry := e.add(t, data, partnersim.PayloadFault{})
 			var evs []Event
 			var sawProgress *apiclient.Progress
-			res, err := e.w.Process(t.Context(), entry, Options{Ack: true, OnEvent: func(ev Event) {
+			res, err := e.process(t.Context(), entry, procOpts{Ack: true, OnEvent: func(ev Event) {
 				evs = append(evs, ev)
 				if d, ok := ev.(Downloading); ok {
 					sawProgress = d.Progress
@@ -76,7 +76,7 @@ func TestProcessAcknowledgesVerifiedStoredEntry(t *testing.T) {
 func TestProcessWithoutAckLeavesLease(t *testing.T) {
 	e := newEnv(t, false)
 	entry := e.add(t, payload(4096), partnersim.PayloadFault{})
-	res, err := e.w.Process(t.Context(), entry, Options{})
+	res, err := e.process(t.Context(), entry, procOpts{})
 	require.NoError(t, err)
 	require.False(t, res.Acknowledged)
 	require.NotNil(t, res.Stored)
@@ -86,10 +86,10 @@ func TestProcessWithoutAckLeavesLease(t *testing.T) {
 	// nothing new and may acknowledge.
 	e.clock.Advance(partnersim.LeaseDuration + time.Second)
 	entry = e.add(t, nil, partnersim.PayloadFault{}) // a second entry, to prove order
-	first, err := e.w.Next(t.Context())
+	first, err := e.head(t.Context())
 	require.NoError(t, err)
 	require.Equal(t, res.Entry.DeliveryAttemptID, first.DeliveryAttemptID, "the expired entry is listed first again")
-	again, err := e.w.Process(t.Context(), first, Options{Ack: true})
+	again, err := e.process(t.Context(), first, procOpts{Ack: true})
 	require.NoError(t, err)
 	require.True(t, again.Stored.AlreadyStored)
 	require.True(t, again.Acknowledged)
@@ -134,7 +134,7 @@ func TestFaultMatrix(t *testing.T) {
 				}
 				ctx := t.Context()
 				var events []Event
-				opts := Options{Ack: true, OnEvent: func(ev Event) { events = append(events, ev) }}
+				opts := procOpts{Ack: true, OnEvent: func(ev Event) { events = append(events, ev) }}
 				if tc.cancel {
 					var cancel context.CancelFunc
 					ctx, cancel = context.WithCancel(ctx)
@@ -145,7 +145,7 @@ func TestFaultMatrix(t *testing.T) {
 						}
 					}
 				}
-				res, err := e.w.Process(ctx, entry, opts)
+				res, err := e.process(ctx, entry, opts)
 				require.Error(t, err)
 				var se *StepError
 				require.ErrorAs(t, err, &se)
@@ -191,7 +191,7 @@ func TestStorageFailures(t *testing.T) {
 		_, err = w.Commit(spool.Meta{Size: 9, SHA256: "4a1b13b45c8e2ee3ae8ad0dd8dee1a4c7ac9ef2f6d8ef04dd7be0883b2b12dd2"})
 		require.NoError(t, err)
 
-		res, err := e.w.Process(t.Context(), entry, Options{Ack: true})
+		res, err := e.process(t.Context(), entry, procOpts{Ack: true})
 		require.ErrorIs(t, err, spool.ErrConflict)
 		require.Equal(t, StepStore, res.FailedStep)
 		require.Zero(t, e.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
@@ -201,7 +201,7 @@ func TestStorageFailures(t *testing.T) {
 		e := newEnv(t, false)
 		entry := e.add(t, data, partnersim.PayloadFault{})
 		dir := filepath.Join(e.store.Root(), testConn, "deliveries")
-		res, err := e.w.Process(t.Context(), entry, Options{Ack: true, OnEvent: func(ev Event) {
+		res, err := e.process(t.Context(), entry, procOpts{Ack: true, OnEvent: func(ev Event) {
 			if _, ok := ev.(Downloading); ok {
 				require.NoError(t, os.RemoveAll(dir))
 				require.NoError(t, os.WriteFile(dir, nil, 0o600)) // and something else takes its place
@@ -216,7 +216,7 @@ func TestStorageFailures(t *testing.T) {
 	t.Run("export fails", func(t *testing.T) {
 		e := newEnv(t, false)
 		entry := e.add(t, data, partnersim.PayloadFault{})
-		res, err := e.w.Process(t.Context(), entry, Options{Ack: true, Export: func(st *spool.Stored) error {
+		res, err := e.process(t.Context(), entry, procOpts{Ack: true, Export: func(st *spool.Stored) error {
 			require.FileExists(t, st.Path, "export runs after the durable store")
 			return errors.New("disk full")
 		}})
@@ -229,7 +229,7 @@ func TestStorageFailures(t *testing.T) {
 		entry := e.add(t, data, partnersim.PayloadFault{})
 		require.NoError(t, os.MkdirAll(filepath.Join(e.store.Root(), testConn), 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(e.store.Root(), testConn, "deliveries"), nil, 0o600))
-		res, err := e.w.Process(t.Context(), entry, Options{Ack: true})
+		res, err := e.process(t.Context(), entry, procOpts{Ack: true})
 		require.Error(t, err)
 		require.Equal(t, StepStore, res.FailedStep)
 		require.Zero(t, e.sim.RequestCount(partnersim.EndpointClaim, ""), "no lease wasted")
@@ -242,7 +242,7 @@ func TestAcknowledgeFailureAndReplay(t *testing.T) {
 		e := newEnv(t, false)
 		entry := e.add(t, payload(8192), partnersim.PayloadFault{})
 		e.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointAcknowledge, Status: 500})
-		res, err := e.w.Process(t.Context(), entry, Options{Ack: true})
+		res, err := e.process(t.Context(), entry, procOpts{Ack: true})
 		require.ErrorIs(t, err, apiclient.ErrInternal)
 		require.Equal(t, StepAcknowledge, res.FailedStep)
 		require.NotNil(t, res.Stored)
@@ -255,34 +255,13 @@ func TestAcknowledgeFailureAndReplay(t *testing.T) {
 		e := newEnv(t, true)
 		entry := e.add(t, payload(8192), partnersim.PayloadFault{})
 		e.sim.InjectFault(partnersim.EndpointFault{Endpoint: partnersim.EndpointAcknowledge, DropResponse: true, Times: 1})
-		res, err := e.w.Process(t.Context(), entry, Options{Ack: true})
+		res, err := e.process(t.Context(), entry, procOpts{Ack: true})
 		require.NoError(t, err)
 		require.True(t, res.Acknowledged)
 		require.True(t, res.Receipt.Replay)
 		require.Equal(t, 2, e.sim.RequestCount(partnersim.EndpointAcknowledge, ""))
 		e.requireNoLeak(t)
 	})
-}
-
-func TestNextAndFind(t *testing.T) {
-	e := newEnv(t, false)
-	_, err := e.w.Next(t.Context())
-	require.ErrorIs(t, err, ErrEmpty)
-	var ids []string
-	for range 230 {
-		id, err := e.sim.AddEntry(testConn, partnersim.Delivery{MessageType: "CONTRL", Payload: []byte("x")})
-		require.NoError(t, err)
-		ids = append(ids, id)
-	}
-	first, err := e.w.Next(t.Context())
-	require.NoError(t, err)
-	require.Equal(t, ids[0], first.DeliveryAttemptID)
-	last, err := e.w.Find(t.Context(), ids[229])
-	require.NoError(t, err, "found on the third page")
-	require.Equal(t, ids[229], last.DeliveryAttemptID)
-	_, err = e.w.Find(t.Context(), "no-such-id\x1b[2J")
-	require.ErrorIs(t, err, ErrNotListed)
-	require.NotContains(t, err.Error(), "\x1b")
 }
 
 // BenchmarkProcess16MiB: the whole worker for one 16 MiB entry over
@@ -297,7 +276,7 @@ func BenchmarkProcess16MiB(b *testing.B) {
 		b.StopTimer()
 		entry := e.add(b, data, partnersim.PayloadFault{})
 		b.StartTimer()
-		res, err := e.w.Process(b.Context(), entry, Options{Ack: true})
+		res, err := e.process(b.Context(), entry, procOpts{Ack: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -123,7 +123,12 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	}
 	w := worker.New(ac.client, store, ac.log)
 	f := &fetcher{e: e, store: store, ack: *ack, outDir: *out, asJSON: *asJSON,
-		r: worker.NewRunner(w.Backend(), worker.RunnerOptions{}), reported: map[string]bool{}, conn: t.ConnectionID}
+		reported: map[string]bool{}, conn: t.ConnectionID}
+	// The runner writes the seen journal after each step (never between
+	// download, checks, store and acknowledge), as the app's does.
+	f.r = worker.NewRunner(w.Backend(), worker.RunnerOptions{Journal: store, ConnectionID: t.ConnectionID, SeenError: func(err error) {
+		fmt.Fprintf(e.stderr, "b2bx fetch: the seen journal was not written: %s\n", termsafe.String(err.Error()))
+	}})
 	// The index learns what was stored after the acknowledge and the
 	// output: never on the download path.
 	defer func() { indexAfter(ctx, e, "fetch", t, f.stored...) }()
@@ -131,11 +136,36 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 		return f.all(ctx)
 	}
 
-	var choice worker.Choice
+	var (
+		choice worker.Choice
+		res    *worker.Result
+		er     *entryRun
+	)
+	opts := func(en apiclient.Entry) worker.ProcessOptions {
+		var o worker.ProcessOptions
+		o, er = f.options(ctx, en)
+		return o
+	}
+	note := func(c worker.Choice, r *worker.Result, rerr error) {
+		choice = c
+		if r != nil {
+			res = r
+		} else {
+			err = rerr
+		}
+	}
 	if *next {
-		choice, err = f.r.Head(ctx)
-	} else {
-		choice, err = w.Choose(ctx, pos[0])
+		// The runner's order: the head, once.
+		err = nil
+		if rerr := f.r.Run(ctx, worker.Order{Kind: worker.OrderHead, NoAck: !*ack}, opts, note); res == nil && err == nil {
+			err = rerr
+		}
+	} else if choice, err = f.r.Find(ctx, pos[0]); err == nil {
+		var rerr error
+		if rerr = f.r.Run(ctx, worker.Order{Kind: worker.OrderEntry, Entries: []apiclient.Entry{choice.Entry}, NoAck: !*ack}, opts,
+			func(_ worker.Choice, r *worker.Result, _ error) { res = r }); res == nil {
+			err = rerr
+		}
 	}
 	f.reportSkipped(choice.Skipped)
 	if errors.Is(err, worker.ErrEmpty) {
@@ -145,10 +175,11 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 		}
 		return exitOK
 	}
-	if err != nil {
+	if res == nil {
 		return fail(e, "fetch", *asJSON, exitAPI, err)
 	}
-	j, code, err := f.entry(ctx, choice.Entry)
+	j, code := f.result(er, res)
+	err = res.Err
 	j.Skipped = choice.Skipped
 	if *asJSON {
 		if c := emitJSON(e, "fetch", j); c != exitOK && code == exitOK {
@@ -172,7 +203,7 @@ type fetcher struct {
 	outDir   string
 	asJSON   bool
 	reported map[string]bool // refused entries already named on stderr
-	conn     string          // the connection ID, for the seen journal
+	conn     string          // the connection ID
 	stored   []*spool.Stored // what this command stored, for the index after it
 }
 
@@ -276,15 +307,6 @@ func reportSkipped(e *env, name string, skipped []apiclient.SkippedEntry) {
 	}
 }
 
-// entry runs the runner's worker order on one listed entry: the JSON
-// view of its result, the exit code, and the error to print.
-func (f *fetcher) entry(ctx context.Context, entry apiclient.Entry) (fetchJSON, int, error) {
-	opts, er := f.options(ctx, entry)
-	res, err := f.r.Process(ctx, entry, opts)
-	j, code := f.result(er, res)
-	return j, code, err
-}
-
 // entryRun is what the options of one entry collect while it runs.
 type entryRun struct {
 	exported     string
@@ -333,7 +355,6 @@ func (f *fetcher) result(er *entryRun, res *worker.Result) (fetchJSON, int) {
 		er.stopProgress()
 		er.stopProgress = nil
 	}
-	noteSeen(f.e, f.store, f.conn, res) // after the worker's steps: never between download, checks, store and acknowledge
 	if res != nil && res.Stored != nil {
 		st := res.Stored
 		if l, err := f.store.Lookup(f.conn, st.Meta.DeliveryAttemptID); err == nil {
@@ -448,41 +469,5 @@ func printFetch(e *env, j fetchJSON, ackRequested bool) {
 		fmt.Fprintf(w, "acknowledged  no (not requested: the lease expires at %s, then the delivery is due again; fetch it with --ack)\n", j.LeaseExpiresAt.Format(time.RFC3339))
 	default:
 		fmt.Fprintln(w, "acknowledged  no")
-	}
-}
-
-// noteSeen records in the seen journal what the worker saw of an entry it
-// did not store and acknowledge: the lease taken, the payload refused by
-// a check, the step that failed. A stored delivery's own sidecar tells
-// the rest. Failing to write the journal loses a line of the story only.
-func noteSeen(e *env, store *spool.Store, conn string, res *worker.Result) {
-	if res == nil || res.Acknowledged || res.Entry.DeliveryAttemptID == "" {
-		return
-	}
-	rec := spool.SeenRecord{ConnectionID: conn, DeliveryAttemptID: res.Entry.DeliveryAttemptID, InterchangeID: res.Entry.InterchangeID,
-		MessageType: res.Entry.MessageType, CreatedAt: res.Entry.CreatedAt, LeaseExpiresAt: res.LeaseExpiresAt}
-	switch {
-	case res.Report != nil && len(res.Report.Failed()) > 0:
-		rec.State, rec.Step = spool.SeenRefused, string(res.FailedStep)
-		for _, f := range res.Report.Failed() {
-			rec.Checks = append(rec.Checks, f.Name)
-		}
-	case res.FailedStep != "":
-		rec.State, rec.Step = spool.SeenFailed, string(res.FailedStep)
-	case res.Stored != nil:
-		return // stored, not acknowledged (no --ack): the sidecar says so
-	case !res.LeaseExpiresAt.IsZero():
-		rec.State = spool.SeenClaimed
-	default:
-		return
-	}
-	if res.Err != nil {
-		rec.Error = res.Err.Error()
-	}
-	if rec.ConnectionID == "" {
-		return
-	}
-	if err := store.NoteSeen(rec); err != nil {
-		fmt.Fprintf(e.stderr, "b2bx fetch: the seen journal was not written: %s\n", termsafe.String(err.Error()))
 	}
 }

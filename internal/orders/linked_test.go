@@ -42,7 +42,7 @@ func answered(t *testing.T) (*env, string, map[string]string) {
 	p, err := e.client.ListMailbox(t.Context(), 10, "")
 	require.NoError(t, err)
 	for _, en := range p.Entries {
-		res, err := w.Process(t.Context(), en, worker.Options{Ack: true})
+		res, err := worker.NewRunner(w.Backend(), worker.RunnerOptions{}).Process(t.Context(), en, worker.ProcessOptions{Ack: true})
 		require.NoError(t, err)
 		require.True(t, res.OK())
 		ids[en.MessageType] = en.DeliveryAttemptID

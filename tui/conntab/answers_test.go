@@ -282,7 +282,7 @@ func TestWorkerModeLinksWhenItStops(t *testing.T) {
 	m := e.tab(t)
 	m, n := pressAll(t, m, "W")
 	require.Contains(t, n, "no due entries: worker mode stopped")
-	require.False(t, m.workerMode)
+	require.False(t, m.ordering(), "worker mode is off: the runner holds no order")
 	require.Empty(t, m.links.pending, "linked once worker mode stopped")
 	require.Zero(t, m.links.req)
 	require.NotNil(t, m.links.cur)

@@ -84,6 +84,7 @@ func (m Model) onBacklog(msg backlogMsg) (Model, tea.Cmd) {
 	m.back.cut = cut
 	m.table.SetRows(msg.entries, nil)
 	m.markClaimed()
+	m.run.NoteListing(msg.entries, cut) // the whole listing: the head is among it
 	var cmds []tea.Cmd
 	if cut {
 		_, c := m.listFailed(j, msg.err, false)

@@ -221,7 +221,7 @@ func (h benchHarness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	var cmd tea.Cmd
 	h.tab, cmd = h.tab.Update(msg)
-	if cl := h.tab.claim; cl != nil && cl != h.last && h.tab.work == nil && !h.tab.auto {
+	if cl := h.tab.claim; cl != nil && cl != h.last && h.tab.work == nil && !h.tab.ordering() {
 		switch ph := h.tab.run.Phase(); ph {
 		case worker.PhaseAcked, worker.PhaseFetchFailed, worker.PhaseAckFailed, worker.PhaseClaimFailed:
 			h.last = cl

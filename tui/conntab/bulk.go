@@ -4,7 +4,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient"
-	"github.com/nutrab2b/b2bx/bulk"
+	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -26,7 +26,7 @@ func (m Model) previewProcess() (Model, tea.Cmd) {
 			marked = append(marked, r.ID())
 		}
 	}
-	plan := bulk.PlanProcess(listing, marked, bulk.ProcessOptions{Done: m.run.Acknowledged, PassesOver: m.run.PassesOver})
+	plan := m.run.PlanMarked(listing, marked)
 	var yes tea.Msg // the preview's y (common.Prompt): nil when nothing would run
 	if runs := plan.Runs(); len(runs) > 0 {
 		entries := make([]apiclient.Entry, len(runs))
@@ -38,41 +38,21 @@ func (m Model) previewProcess() (Model, tea.Cmd) {
 	return m, m.stack.Push(common.NewPreview(m.c.Styles, "Process the marked entries", plan.Preview(), yes, nothingRun))
 }
 
-// runBulk processes the marked entries one by one (claim, download,
-// verify, store, acknowledge); the first failure stops it (stopWork).
+// runBulk is y on the process preview: the runner's OrderMarked over
+// the marked entries, one by one (claim, download, verify, store,
+// acknowledge, one claim at a time, never an ID twice); the first
+// failure stops it (stopWork).
 func (m Model) runBulk(req bulkRunReq) (Model, tea.Cmd) {
 	switch {
 	case m.work != nil:
 		return m, infoErrCmd("wait: a " + m.work.what + " is running")
 	case m.hasActiveClaim():
 		return m, infoErrCmd("finish the current claim first: a acknowledges it, x drops it")
+	case m.ordering():
+		return m, infoCmd("already processing")
 	case len(req.entries) == 0:
 		return m, nil
 	}
-	m = m.release()
-	m.run.Clear()
-	m.claim = nil
-	m.auto, m.bulk = true, req.entries[1:]
 	m = m.withMarks(nil)
-	return m.launchClaim(req.entries[0])
-}
-
-// bulkNext takes the next marked entry after an acknowledged one; ok is
-// false when none is left (the bulk run ends).
-func (m Model) bulkNext() (Model, tea.Cmd, bool) {
-	if len(m.bulk) == 0 || !m.auto {
-		m.bulk = nil
-		return m, nil, false
-	}
-	next := m.bulk[0]
-	m.bulk = m.bulk[1:]
-	if cmd := m.refuseClaim(next); cmd != nil {
-		m.bulk = nil
-		m, stop := m.stopWork(cmd)
-		return m, stop, true
-	}
-	m.run.Clear()
-	m.claim = nil
-	m, cmd := m.launchClaim(next)
-	return m, cmd, true
+	return m.startOrder(worker.Order{Kind: worker.OrderMarked, Entries: req.entries})
 }

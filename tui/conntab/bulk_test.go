@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/worker"
 	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/tui/common"
 	"github.com/nutrab2b/b2bx/tui/conntab/table"
@@ -30,8 +32,7 @@ func TestBulkProcessPreviewThenRun(t *testing.T) {
 
 	m, _ = pressAll(t, m, "y")
 	require.Equal(t, []string{"da-00000", "da-00002"}, be.claimed())
-	require.Empty(t, m.bulk)
-	require.False(t, m.auto)
+	require.False(t, m.ordering(), "no marked entries left to process")
 	require.Empty(t, m.marks, "the marks are used up")
 }
 
@@ -45,7 +46,7 @@ func TestBulkProcessStopsAtFirstFailure(t *testing.T) {
 	require.Empty(t, be.claimed(), "N runs nothing")
 	m, _ = pressAll(t, m, "P", "y")
 	require.Equal(t, []string{"da-00000", "da-00001"}, be.claimed(), "stopped at the failure")
-	require.Empty(t, m.bulk)
+	require.False(t, m.ordering(), "no marked entries left to process")
 }
 
 // TestBulkUploadsPreviewThenSend: marked uploads on H, S previews each
@@ -81,4 +82,23 @@ func TestBulkUploadsPreviewThenSend(t *testing.T) {
 	require.Contains(t, v, "replay with key "+key+", expect 200 replay")
 	m, _ = pressAll(t, m, "y")
 	require.Contains(t, flat(m.View()), "under key "+key+" (expected 200 replay)")
+}
+
+// TestBulkProcessGoesThroughTheRunner: y on the preview hands the marked
+// entries to the runner's order (worker.OrderMarked): the tab keeps no
+// list of its own; one claim per connection while it runs, and an ID
+// given twice is claimed once.
+func TestBulkProcessGoesThroughTheRunner(t *testing.T) {
+	m, be, _ := newTest(t, 4, 50)
+	es := testEntries(4)
+	m, cmd := m.Update(bulkRunReq{msgBase: msgBase{tab: testTab}, entries: []apiclient.Entry{es[2], es[0], es[2]}})
+	o, _, ok := m.run.Order()
+	require.True(t, ok)
+	require.Equal(t, worker.OrderMarked, o.Kind)
+	require.ErrorIs(t, m.run.Refuse(es[1]), worker.ErrOneClaim, "one claim per connection")
+	m, _ = settle(t, m, cmd)
+	require.Equal(t, []string{"da-00002", "da-00000"}, be.claimed(), "in the order given, never an ID twice")
+	require.False(t, m.ordering())
+	_, ok = m.run.Acknowledged("da-00002")
+	require.True(t, ok)
 }

@@ -36,22 +36,49 @@ func (m Model) cur() worker.Claim {
 // neither acknowledged nor dropped and has not run out.
 func (m Model) hasActiveClaim() bool { return m.run.Active() }
 
-// isHead reports whether id is the head of the mailbox as loaded: on the
-// first page, or in the backlog, the first row the runner does not pass
-// over (worker.Runner.PassesOver: rows whose lease this tab holds or
+// isHead reports whether id is the runner's head (worker.Runner.HeadID):
+// the entry P takes. It is the first entry of page 1 (or of the backlog)
+// the runner does not pass over (rows whose lease this tab holds or
 // dropped — the server lists those as due only once the lease ran out;
 // the table keeps them to show what happened — and rows acknowledged in
-// this session). It allocates nothing: View asks it on every frame.
+// this session), or, when page 1 holds none, the one the runner's head
+// search found on a later page. The marker and enter follow it, so they
+// never disagree with P. It allocates nothing: View asks it on every
+// frame.
 func (m Model) isHead(id string) bool {
-	if m.view == viewPage && len(m.pager.stack) != 1 {
-		return false
-	}
-	for _, r := range m.table.Rows() {
-		if !m.run.PassesOver(r.ID()) {
-			return r.ID() == id
+	head, ok := m.run.HeadID()
+	return ok && head == id
+}
+
+// lookupHead runs the runner's head search in the background, as a list
+// job, without changing the page shown: the runner keeps the head it
+// finds (HeadID), and the marker shows on the page it is on.
+func (m Model) lookupHead() (Model, tea.Cmd) {
+	m.list.finish()
+	j := m.newJob(whatHead)
+	m.list = j
+	m.run.SetPageSize(m.pager.limit)
+	run, tab := m.run, m.id
+	return m, j.run(tab, func(ctx context.Context) tea.Msg {
+		_, err := run.Head(ctx)
+		if errors.Is(err, worker.ErrEmpty) {
+			err = nil
 		}
+		return headMsg{msgBase{tab, j.req}, err}
+	})
+}
+
+func (m Model) onHeadLookup(msg headMsg) (Model, tea.Cmd) {
+	if !m.list.is(msg.msgBase) {
+		return m, nil
 	}
-	return false
+	j := m.list
+	j.finish()
+	m.list = nil
+	if msg.err != nil {
+		return m, m.jobFailed(j, msg.err, "")
+	}
+	return m, nil
 }
 
 // claimSelected is the c key.
@@ -78,7 +105,11 @@ func (m Model) refuseClaim(e apiclient.Entry) tea.Cmd {
 	if m.work != nil {
 		return infoErrCmd("wait: a " + m.work.what + " is running (esc cancels it)")
 	}
-	err := m.run.Refuse(e)
+	return refusal(m.run.Refuse(e))
+}
+
+// refusal is the note for a claim the runner refused (nil: none).
+func refusal(err error) tea.Cmd {
 	switch {
 	case err == nil:
 		return nil
@@ -88,10 +119,17 @@ func (m Model) refuseClaim(e apiclient.Entry) tea.Cmd {
 	return infoErrCmd(termsafe.String(err.Error()))
 }
 
+// launchClaim is c (and its prompt): claim e, outside any order.
 func (m Model) launchClaim(e apiclient.Entry) (Model, tea.Cmd) {
 	if err := m.run.Begin(e); err != nil {
 		return m.stopWork(infoErrCmd(termsafe.String(err.Error())))
 	}
+	return m.claimJob(e)
+}
+
+// claimJob sends the claim the runner began (Begin, or its order's
+// MoveClaim).
+func (m Model) claimJob(e apiclient.Entry) (Model, tea.Cmd) {
 	j := m.newJob(whatClaim)
 	m.work = j
 	m.claim = &claimState{entry: e}
@@ -120,8 +158,8 @@ func (m Model) onClaim(msg claimMsg) (Model, tea.Cmd) {
 	if skew := msg.lease.ClockSkew(); skew != 0 {
 		note = infoCmd(worker.SkewNote(skew) + ": the lease is counted on the server's clock")
 	}
-	if m.auto {
-		m, cmd := m.startFetch()
+	if m.ordering() {
+		m, cmd := m.step(m.run.Next())
 		return m, tea.Batch(note, cmd)
 	}
 	return m, note
@@ -186,8 +224,8 @@ func (m Model) onFetch(msg fetchMsg) (Model, tea.Cmd) {
 	m.table.SetStatus(id, "verified")
 	// The payload is in the store now: link it (an answer to an upload).
 	m, links := m.storedNow(cl.res.Stored)
-	if m.auto {
-		m, cmd := m.startAck()
+	if m.ordering() {
+		m, cmd := m.step(m.run.Next())
 		return m, tea.Batch(cmd, links)
 	}
 	return m, links
@@ -244,42 +282,116 @@ func (m Model) onAck(msg ackMsg) (Model, tea.Cmd) {
 	if msg.err != nil { // acknowledged, but the receipt could not be recorded locally
 		note = m.errorCmd(msg.err, corr)
 	}
-	if m.workerMode && !m.stopAfter && m.run.GoOn() {
-		return m.loadHead()
+	if m.ordering() {
+		m, cmd := m.step(m.run.Next())
+		return m, tea.Batch(note, cmd)
 	}
-	if next, cmd, ok := m.bulkNext(); ok {
-		return next, tea.Batch(note, cmd)
-	}
-	if m.workerMode {
-		note = tea.Batch(note, infoCmd("worker mode paused"))
-	}
-	m.auto, m.workerMode, m.stopAfter = false, false, false
 	return m, note
 }
 
-// stopWork ends P and W after a failure: a failed entry is never skipped.
-// In worker mode the note (one Info or ErrorMsg) says so, in the same
-// message so the footer cannot show one without the other.
-func (m Model) stopWork(note tea.Cmd) (Model, tea.Cmd) {
-	if m.workerMode && note != nil {
-		inner := note
-		note = func() tea.Msg {
-			const stopped = " — worker mode stopped: this entry did not pass; it is not skipped"
-			switch msg := inner().(type) {
-			case common.ErrorMsg:
-				msg.Text += stopped
-				return msg
-			case common.Info:
-				msg.Text += stopped
-				msg.Err = true
-				return msg
-			default:
-				return msg
-			}
+// ordering reports whether the runner carries out an order of this tab
+// (P, W, the marked entries): the steps go on by themselves.
+func (m Model) ordering() bool {
+	_, _, ok := m.run.Order()
+	return ok
+}
+
+// workerOn reports whether W's order runs, and whether it pauses after
+// the current entry.
+func (m Model) workerOn() (on, pausing bool) {
+	o, pausing, ok := m.run.Order()
+	return ok && o.Kind == worker.OrderWorker, pausing
+}
+
+// startOrder is P, W and y on the marked entries' preview: the runner
+// takes the order and decides each move (step).
+func (m Model) startOrder(o worker.Order) (Model, tea.Cmd) {
+	switch {
+	case m.work != nil:
+		return m, infoErrCmd("wait: a " + m.work.what + " is running")
+	case m.hasActiveClaim():
+		return m, infoErrCmd("finish the current claim first: a acknowledges it, x drops it")
+	case m.ordering():
+		return m, infoCmd("already processing")
+	case len(m.marks) > 0 && o.Kind != worker.OrderMarked:
+		return m.previewProcess()
+	}
+	m = m.release()
+	m.run.Clear()
+	m.claim = nil
+	if err := m.run.Start(o); err != nil {
+		return m, infoErrCmd(termsafe.String(err.Error()))
+	}
+	return m.step(m.run.Next())
+}
+
+// step performs the runner's next move for its order: the tab runs each
+// step in its own job to show it; what comes next is the runner's.
+func (m Model) step(mv worker.Move) (Model, tea.Cmd) {
+	switch mv.Kind {
+	case worker.MoveHead:
+		return m.loadHead()
+	case worker.MoveClaim:
+		return m.claimJob(mv.Entry)
+	case worker.MoveFetch:
+		return m.startFetch()
+	case worker.MoveAck:
+		return m.startAck()
+	case worker.MoveWait:
+		return m, nil
+	}
+	switch mv.End {
+	case worker.EndEmpty:
+		note := "no due entries"
+		if mv.Order == worker.OrderWorker {
+			note += ": worker mode stopped"
+		}
+		return m, infoCmd(note)
+	case worker.EndPaused:
+		return m, infoCmd("worker mode paused")
+	case worker.EndFailed:
+		if mv.Entry.DeliveryAttemptID != "" { // refused before its claim
+			return m, stopNote(mv.Order, refusal(mv.Err))
+		}
+		if mv.Order == worker.OrderWorker { // acknowledged, but its receipt was not recorded
+			return m, infoErrCmd("worker mode stopped: this entry did not pass; it is not skipped")
 		}
 	}
-	m.auto, m.workerMode, m.stopAfter, m.bulk = false, false, false, nil
-	return m, note
+	return m, nil
+}
+
+// stopWork ends the runner's order after a failure: a failed entry is
+// never skipped.
+func (m Model) stopWork(note tea.Cmd) (Model, tea.Cmd) {
+	o, _, ok := m.run.Order()
+	m.run.StopOrder()
+	if !ok {
+		return m, note
+	}
+	return m, stopNote(o.Kind, note)
+}
+
+// stopNote: in worker mode the note (one Info or ErrorMsg) says that it
+// stopped, in the same message so the footer cannot show one without the
+// other.
+func stopNote(kind worker.OrderKind, note tea.Cmd) tea.Cmd {
+	if kind != worker.OrderWorker || note == nil {
+		return note
+	}
+	return func() tea.Msg {
+		const stopped = " — worker mode stopped: this entry did not pass; it is not skipped"
+		switch msg := note().(type) {
+		case common.ErrorMsg:
+			msg.Text += stopped
+			return msg
+		case common.Info:
+			msg.Text += stopped
+			msg.Err = true
+			return msg
+		default:
+			return msg
+		}
+	}
 }
 
 // dropClaim is the x key: asks before forgetting an active lease's token;
@@ -316,25 +428,18 @@ func (m Model) release() Model {
 	return m
 }
 
-// process is P (and enter on the head): find the runner's head from the
-// mailbox's first page on, then claim, download, verify, store and
-// acknowledge it.
+// flushSeen writes the seen-journal lines the runner queued in a step
+// that does no I/O (Drop, Clear), off Update.
+func (m Model) flushSeen() tea.Cmd {
+	run := m.run
+	return func() tea.Msg { run.FlushSeen(); return nil }
+}
+
+// process is P (and enter on the head): the runner's OrderHead — find
+// its head from the mailbox's first page on, then claim, download,
+// verify, store and acknowledge it.
 func (m Model) process() (Model, tea.Cmd) {
-	switch {
-	case m.work != nil:
-		return m, infoErrCmd("wait: a " + m.work.what + " is running")
-	case m.hasActiveClaim():
-		return m, infoErrCmd("finish the current claim first: a acknowledges it, x drops it")
-	case m.auto:
-		return m, infoCmd("already processing")
-	case len(m.marks) > 0:
-		return m.previewProcess()
-	}
-	m = m.release()
-	m.run.Clear()
-	m.claim = nil
-	m.auto = true
-	return m.loadHead()
+	return m.startOrder(worker.Order{Kind: worker.OrderHead})
 }
 
 // loadHead runs the runner's head search (worker.Runner.Head) as the
@@ -371,25 +476,18 @@ type headResult struct {
 	empty  bool // nothing processable is due
 }
 
-// processHead claims the head the search found, on the page now shown.
+// processHead hands the runner the head its search found, on the page
+// now shown; the runner says what comes next (its claim, or the end).
 func (m Model) processHead(h *headResult) (Model, tea.Cmd) {
 	relisted := m.relistedNote(h.choice.Relisted)
+	var err error
 	if h.empty {
-		note := "no due entries"
-		if m.workerMode {
-			note += ": worker mode stopped"
-		}
-		m.auto, m.workerMode, m.stopAfter = false, false, false
-		return m, tea.Batch(relisted, infoCmd(note))
+		err = worker.ErrEmpty
+	} else {
+		m.table.SetFilter("")
+		m.table.Top()
 	}
-	head := h.choice.Entry
-	m.table.SetFilter("")
-	m.table.Top()
-	if cmd := m.refuseClaim(head); cmd != nil {
-		m.auto, m.workerMode, m.stopAfter = false, false, false
-		return m, cmd
-	}
-	m, cmd := m.launchClaim(head)
+	m, cmd := m.step(m.run.Headed(h.choice, err))
 	return m, tea.Batch(relisted, cmd)
 }
 
@@ -408,27 +506,20 @@ func (m Model) relistedNote(ids []string) tea.Cmd {
 	return m.errorMsgCmd(apiErrorMsg{text: text, action: "tell the partner's operator: an acknowledged delivery must leave the mailbox"})
 }
 
-// toggleWorker is W: start worker mode, or stop it after the current
-// entry.
+// toggleWorker is W: start worker mode (the runner's OrderWorker), or
+// pause it after the current entry; during P it goes on after it.
 func (m Model) toggleWorker() (Model, tea.Cmd) {
-	if m.workerMode {
-		if m.auto {
-			m.stopAfter = true
-			return m, infoCmd("worker mode pauses after this entry")
-		}
-		m.workerMode, m.stopAfter = false, false
-		return m, infoCmd("worker mode paused")
-	}
-	if m.auto { // P is running: go on after it
-		m.workerMode = true
+	o, _, ok := m.run.Order()
+	switch {
+	case ok && o.Kind == worker.OrderWorker:
+		m.run.Pause()
+		return m, infoCmd("worker mode pauses after this entry")
+	case ok && m.run.Extend(): // P is running: go on after it
 		return m, infoCmd("worker mode on: entry by entry until W or a failure")
+	case ok:
+		return m, infoCmd("already processing the marked entries; W works once they are done")
 	}
-	m2, cmd := m.process()
-	if !m2.auto {
-		return m2, cmd
-	}
-	m2.workerMode = true
-	return m2, cmd
+	return m.startOrder(worker.Order{Kind: worker.OrderWorker})
 }
 
 // cancelJob is esc on a running job: a download is cancelled (nothing is

@@ -216,10 +216,20 @@ func testEntries(n int) []apiclient.Entry {
 // Ticks are not scheduled (tests deliver tickMsg themselves).
 func newTest(t testing.TB, n, pageSize int) (Model, *fakeBackend, *fakeclock.Clock) {
 	t.Helper()
+	return newTestWith(t, n, pageSize, nil)
+}
+
+// newTestWith is newTest with options changed by opt (nil: none).
+func newTestWith(t testing.TB, n, pageSize int, opt func(*Options)) (Model, *fakeBackend, *fakeclock.Clock) {
+	t.Helper()
 	clk := fakeclock.New(t0)
 	be := &fakeBackend{clock: clk, entries: testEntries(n)}
 	c := &common.Common{Width: 120, Height: 40, Styles: common.NewStyles(true), Now: clk.Now}
-	m := newModel(c, testTab, be, Options{PageSize: pageSize, Name: "acme-de"})
+	o := Options{PageSize: pageSize, Name: "acme-de"}
+	if opt != nil {
+		opt(&o)
+	}
+	m := newModel(c, testTab, be, o)
 	m.tick = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 	m, _ = settle(t, m, m.Init())
 	require.True(t, m.pager.loaded)

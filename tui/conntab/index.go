@@ -62,7 +62,7 @@ func (m Model) noteUpload() Model {
 // or acknowledge running, not in P or W) and no update is running.
 func (m Model) flushIndex() (Model, tea.Cmd) {
 	ix := m.index
-	if ix.fn == nil || ix.running || (len(ix.stored) == 0 && !ix.history) || m.work != nil || m.auto || m.workerMode {
+	if ix.fn == nil || ix.running || (len(ix.stored) == 0 && !ix.history) || m.work != nil || m.ordering() {
 		return m, nil
 	}
 	stored, history, fn, tab := ix.stored, ix.history, ix.fn, m.id

@@ -33,6 +33,11 @@ type (
 		err   error
 		head  *headResult // thenProcessHead: what the head search found
 	}
+	// headMsg: the head lookup ended (the runner keeps what it found).
+	headMsg struct {
+		msgBase
+		err error
+	}
 	backlogMsg struct {
 		msgBase
 		entries []apiclient.Entry

@@ -84,7 +84,7 @@ func (m Model) storedNow(st *spool.Stored) (Model, tea.Cmd) {
 	if m.links.store == nil || st == nil {
 		return m, nil
 	}
-	if m.auto || m.workerMode {
+	if m.ordering() {
 		m.links.pending = append(m.links.pending, *st)
 		return m, nil
 	}
@@ -94,7 +94,7 @@ func (m Model) storedNow(st *spool.Stored) (Model, tea.Cmd) {
 // flushLinks links what was stored while P or W ran, once the tab is
 // idle: one delivery on its own, several by reading the store again.
 func (m Model) flushLinks() (Model, tea.Cmd) {
-	if len(m.links.pending) == 0 || m.work != nil || m.auto || m.workerMode {
+	if len(m.links.pending) == 0 || m.work != nil || m.ordering() {
 		return m, nil
 	}
 	pending := m.links.pending

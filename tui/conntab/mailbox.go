@@ -17,6 +17,7 @@ import (
 const (
 	whatPage    = "page load"
 	whatBacklog = "backlog load"
+	whatHead    = "head search"
 	whatClaim   = "claim"
 	whatFetch   = "download"
 	whatAck     = "acknowledge"
@@ -94,6 +95,13 @@ func (m Model) onPage(msg pageMsg) (Model, tea.Cmd) {
 	m.table.SetRows(p.Entries, positions(m.pager.top().first, p))
 	m.markClaimed()
 	var cmds []tea.Cmd
+	if len(m.pager.stack) == 1 && m.run.NoteListing(p.Entries, p.HasMore) && msg.then != thenProcessHead {
+		// Page 1 holds no head: the runner's head search finds it on a
+		// later page, so the marker and enter agree with P.
+		var cmd tea.Cmd
+		m, cmd = m.lookupHead()
+		cmds = append(cmds, cmd)
+	}
 	if len(p.Skipped) > 0 {
 		cmds = append(cmds, m.skippedNote(p.Skipped, p.CorrelationID))
 	}
@@ -109,7 +117,7 @@ func (m Model) onPage(msg pageMsg) (Model, tea.Cmd) {
 // and W when they were waiting for it.
 func (m Model) listFailed(j *job, err error, stopsWork bool) (Model, tea.Cmd) {
 	if stopsWork {
-		m.auto, m.workerMode, m.stopAfter = false, false, false
+		m.run.StopOrder()
 	}
 	return m, m.jobFailed(j, err, "")
 }

@@ -69,6 +69,12 @@ type Options struct {
 	// Filter is the filter the tab starts with (remembered from the
 	// last run).
 	Filter string
+
+	// journal is the seen journal the runner writes for journalConn
+	// (New: the connection's spool), so the timeline shows the tab's
+	// claims and refusals as it shows the CLI's.
+	journal     worker.Journal
+	journalConn string
 }
 
 // backend is the domain calls the tab makes: the runner's (pages and
@@ -118,13 +124,11 @@ type Model struct {
 
 	// run is the worker order for this connection: the head, the one
 	// claim, our leases, the phases (worker.Runner); claim is what the
-	// tab shows of its current claim (nil when none).
+	// tab shows of its current claim (nil when none). What P, W and the
+	// marked entries do next is the runner's order (Start, Next): the tab
+	// keeps no flags of its own about it.
 	run   *worker.Runner
 	claim *claimState
-
-	auto       bool // P: go on claim → fetch → ack by itself
-	workerMode bool // W: after an acknowledged entry, take the next head
-	stopAfter  bool // W pressed again: stop after this entry
 
 	tick      func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests replace it
 	tickGen   uint64
@@ -139,9 +143,8 @@ type Model struct {
 	stack      common.Stack        // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
 	conn       *session.Conn       // for the upload screen; nil in tests
 
-	bulk       []apiclient.Entry // the marked entries still to process after the current one (bulk.go)
-	marks      map[string]bool   // rows marked with space or * (marks.go); nil when none
-	bundlePath string            // the last ticket bundle T wrote ("" before); y offers it
+	marks      map[string]bool // rows marked with space or * (marks.go); nil when none
+	bundlePath string          // the last ticket bundle T wrote ("" before); y offers it
 
 	getenv     func(string) string            // $VISUAL/$EDITOR for E (os.Getenv)
 	fixBackend func(l *up.Linked) fix.Backend // the E flow's domain calls
@@ -160,6 +163,7 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	if opts.Name == "" {
 		opts.Name = conn.Target.ConnectionID
 	}
+	opts.journal, opts.journalConn = conn.Spool, conn.Target.ConnectionID
 	m := newModel(c, id, be, opts)
 	m.links.store, m.links.connID, m.conn, m.links.load, m.links.loadFor = conn.Spool, conn.Target.ConnectionID, conn, opts.Links, opts.LinksFor
 	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
@@ -180,7 +184,8 @@ func newModel(c *common.Common, id common.TabID, be backend, opts Options) Model
 	}
 	m := Model{
 		c: c, id: id, name: termsafe.String(opts.Name), be: be, keys: DefaultKeyMap(), export: opts.Export,
-		run:        worker.NewRunner(be, worker.RunnerOptions{PageSize: size, Now: c.Now}),
+		run: worker.NewRunner(be, worker.RunnerOptions{PageSize: size, Now: c.Now,
+			Journal: opts.journal, ConnectionID: opts.journalConn}),
 		table:      table.New(c.Styles, c.Now),
 		pager:      pager{limit: size, stack: []pageRef{{first: 1}}},
 		tick:       tea.Tick,
@@ -259,6 +264,7 @@ func (m Model) Close() {
 		}
 	}
 	m.run.Close()
+	m.run.FlushSeen() // a claim left unused: the tab closes with its connection
 }
 
 // nextReq hands out a request id.

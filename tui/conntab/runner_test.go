@@ -46,9 +46,9 @@ func TestWorkerModeNeverProcessesAnEntryTwice(t *testing.T) {
 	text := infoText(notes)
 	require.Contains(t, text, "the server still lists da-00000, acknowledged in this session (receipt rcpt-da-00000): passed over, not processed again")
 	require.Contains(t, text, "no due entries: worker mode stopped")
-	require.False(t, m.workerMode)
+	require.False(t, m.ordering(), "worker mode is off: the runner holds no order")
 
-	m, notes = press(t, m, "c")
+	_, notes = press(t, m, "c")
 	require.Contains(t, infoText(notes), "already acknowledged in this run")
 	require.Len(t, be.claimed(), 1)
 
@@ -146,4 +146,42 @@ func TestTheClocksDisagreeNote(t *testing.T) {
 	m, notes := press(t, m, "c")
 	require.Contains(t, infoText(notes), "the server's clock is 10m0s behind this machine's: the lease is counted on the server's clock")
 	require.Contains(t, flat(m.View()), "the server's clock is 10m0s behind this machine's: counted on the server's")
+}
+
+// TestTheHeadMarkerIsTheRunnersHead: when page 1 holds only entries the
+// client refuses, the head marker and enter are where P goes (the
+// runner's head, on page 2), not "the first row of page 1"; enter on it
+// processes it, as P would.
+func TestTheHeadMarkerIsTheRunnersHead(t *testing.T) {
+	m, be, _ := newTest(t, 30, 10)
+	be.refused = map[string]bool{}
+	for _, e := range testEntries(10) {
+		be.refused[e.DeliveryAttemptID] = true
+	}
+	m, _ = press(t, m, "r")
+	require.Zero(t, m.table.Len(), "page 1: only refused entries")
+	head, ok := m.run.HeadID()
+	require.True(t, ok, "the runner searched past page 1")
+	require.Equal(t, "da-00010", head)
+	require.Empty(t, be.claimed(), "the search claims nothing")
+	require.Equal(t, 1, m.Status().Page, "and leaves page 1 shown")
+
+	m, _ = press(t, m, "n")
+	require.Equal(t, 2, m.Status().Page)
+	id, _ := m.table.SelectedID()
+	require.Equal(t, "da-00010", id)
+	require.True(t, m.isHead(id))
+	require.Contains(t, m.View(), "head of the mailbox: P or enter processes it")
+	m, _ = press(t, m, "down")
+	require.False(t, m.isHead("da-00011"))
+	m, notes := press(t, m, "enter")
+	require.Contains(t, infoText(notes), "enter processes the head entry")
+	require.Empty(t, be.claimed(), "enter off the head claims nothing")
+	m, _ = press(t, m, "up")
+	m, _ = press(t, m, "enter")
+	require.Equal(t, []string{"da-00010"}, be.claimed(), "enter on the marker takes P's head")
+	require.Equal(t, worker.PhaseAcked, m.run.Phase())
+	head, ok = m.run.HeadID()
+	require.True(t, ok)
+	require.Equal(t, "da-00011", head, "the next head, after the acknowledged one")
 }

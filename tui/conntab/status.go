@@ -85,10 +85,10 @@ func (m Model) Status() Status {
 		}
 		st.Transfer = m.transferWord()
 	}
-	switch {
-	case m.workerMode && m.stopAfter:
+	switch on, pausing := m.workerOn(); {
+	case on && pausing:
 		st.Worker = "pausing"
-	case m.workerMode:
+	case on:
 		st.Worker = "on"
 	}
 	if b := m.uploadBusy(); b != "" {

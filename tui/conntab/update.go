@@ -29,6 +29,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m, cmd = m.onPage(msg)
 	case backlogMsg:
 		m, cmd = m.onBacklog(msg)
+	case headMsg:
+		m, cmd = m.onHeadLookup(msg)
 	case claimMsg:
 		m, cmd = m.onClaim(msg)
 	case fetchMsg:
@@ -160,7 +162,7 @@ func (m Model) onKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		if id, ok := m.table.SelectedID(); ok && m.isHead(id) {
 			return m.process()
 		}
-		return m, infoCmd("enter processes the head entry (the first of page 1); c claims the selected one")
+		return m, infoCmd("enter processes the head entry (the one P takes, shown as the head of the mailbox); c claims the selected one")
 	case key.Matches(k, km.Worker):
 		return m.toggleWorker()
 	case key.Matches(k, km.Drop):
@@ -246,7 +248,7 @@ func (m Model) answer(p prompt) (Model, tea.Cmd) {
 			return m, nil
 		}
 		m = m.release()
-		return m, infoCmd("claim dropped: the token is forgotten; the entry becomes due again when its lease runs out")
+		return m, tea.Batch(m.flushSeen(), infoCmd("claim dropped: the token is forgotten; the entry becomes due again when its lease runs out"))
 	}
 	return m, nil
 }

@@ -351,7 +351,7 @@ func TestWorkerModeGoesOnUntilAFailure(t *testing.T) {
 	be.fetchErr = map[string]error{"da-00003": fmt.Errorf("payload not verified: %w", apiclient.ErrIntegrity)}
 	m, notes := press(t, m, "W")
 	require.Equal(t, []string{"da-00000", "da-00001", "da-00002", "da-00003"}, be.claimed())
-	require.False(t, m.workerMode)
+	require.False(t, m.ordering(), "worker mode is off: the runner holds no order")
 	require.Equal(t, worker.PhaseFetchFailed, m.run.Phase())
 	require.Contains(t, infoText(notes), "worker mode stopped: this entry did not pass; it is not skipped")
 	for _, l := range be.leases[:3] {
@@ -365,7 +365,7 @@ func TestWorkerModeStopsWhenEmptyAndPauses(t *testing.T) {
 	m, notes := press(t, m, "W")
 	require.Len(t, be.claimed(), 3)
 	require.Contains(t, infoText(notes), "no due entries: worker mode stopped")
-	require.False(t, m.workerMode)
+	require.False(t, m.ordering(), "worker mode is off: the runner holds no order")
 
 	// W while an entry is in flight: pause after it
 	m2, be2, _ := newTest(t, 3, 50)

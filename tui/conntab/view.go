@@ -116,9 +116,9 @@ func (m Model) titleLine() string {
 	if j := m.list; j != nil {
 		parts = append(parts, s.Muted.Render(j.what+"…"))
 	}
-	if m.workerMode {
+	if on, pausing := m.workerOn(); on {
 		w := "WORKER MODE"
-		if m.stopAfter {
+		if pausing {
 			w += " (pausing)"
 		}
 		parts = append(parts, s.Warn.Render(w))

@@ -1,4 +1,15 @@
-package bulk
+package worker
+
+// The plan of "process the marked entries" (the app's P with marked
+// rows), so a person sees what will happen before anything runs (the
+// app previews the plan and runs it only on y, as the Runner's
+// OrderMarked over Runs): the marked entries in the worker order (the
+// order the mailbox listed them), one at a time — claim, download, check
+// size, SHA-256 and trailer, store, acknowledge — stopping at the first
+// failure, skipping entries already acknowledged or still under a lease
+// of ours (the Runner's Acknowledged and PassesOver answer those;
+// Runner.PlanMarked asks them). Planning is pure: no I/O, no clock. The
+// plans for marked uploads are in internal/orders.
 
 import (
 	"fmt"
@@ -23,24 +34,28 @@ type ProcessPlan struct {
 	Steps []ProcessStep
 }
 
-// Done says, for a delivery, whether it was acknowledged and with which
-// receipt: worker.Runner.Acknowledged fits, or the store's sidecar.
-type Done func(deliveryAttemptID string) (receipt string, acknowledged bool)
-
-// ProcessOptions are what the plan asks about each marked entry; nil
+// PlanOptions are what the plan asks about each marked entry; nil
 // fields ask nothing.
-type ProcessOptions struct {
-	Done Done
+type PlanOptions struct {
+	// Done says, for a delivery, whether it was acknowledged and with
+	// which receipt: Runner.Acknowledged fits, or the store's sidecar.
+	Done func(deliveryAttemptID string) (receipt string, acknowledged bool)
 	// PassesOver reports an entry the worker must not take now: a lease
-	// of ours on it may still run (worker.Runner.PassesOver).
+	// of ours on it may still run (Runner.PassesOver).
 	PassesOver func(deliveryAttemptID string) bool
+}
+
+// PlanMarked is PlanProcess asking the runner: entries acknowledged in
+// this run, and those under a lease of ours, are skipped with the reason.
+func (r *Runner) PlanMarked(listing []apiclient.Entry, marked []string) ProcessPlan {
+	return PlanProcess(listing, marked, PlanOptions{Done: r.Acknowledged, PassesOver: r.PassesOver})
 }
 
 // PlanProcess orders the marked entries (deliveryAttemptIds) as listing
 // gives them: the worker order. An ID that is not in the listing any
 // more (claimed elsewhere, or gone), an entry already acknowledged and
 // one the worker passes over are skipped with the reason.
-func PlanProcess(listing []apiclient.Entry, marked []string, o ProcessOptions) ProcessPlan {
+func PlanProcess(listing []apiclient.Entry, marked []string, o PlanOptions) ProcessPlan {
 	want := map[string]bool{}
 	for _, id := range marked {
 		want[id] = true

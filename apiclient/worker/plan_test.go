@@ -1,14 +1,13 @@
-package bulk
+package worker
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/nutrab2b/b2bx/apiclient"
-	"github.com/nutrab2b/b2bx/apiclient/worker"
 )
 
-var listing = []apiclient.Entry{
+var planListing = []apiclient.Entry{
 	{DeliveryAttemptID: "d1", MessageType: "CONTRL", PayloadSize: 10},
 	{DeliveryAttemptID: "d2", MessageType: "ORDRSP", PayloadSize: 20},
 	{DeliveryAttemptID: "d3", MessageType: "APERAK", PayloadSize: 30},
@@ -18,7 +17,7 @@ var listing = []apiclient.Entry{
 func TestPlanProcessWorkerOrder(t *testing.T) {
 	done := func(id string) (string, bool) { return "r-" + id, id == "d2" }
 	leased := func(id string) bool { return id == "d3" }
-	p := PlanProcess(listing, []string{"d4", "gone", "d1", "d2", "d3"}, ProcessOptions{Done: done, PassesOver: leased})
+	p := PlanProcess(planListing, []string{"d4", "gone", "d1", "d2", "d3"}, PlanOptions{Done: done, PassesOver: leased})
 	var order []string
 	for _, s := range p.Steps {
 		order = append(order, s.Entry.DeliveryAttemptID+":"+s.Skip)
@@ -39,7 +38,4 @@ func TestPlanProcessWorkerOrder(t *testing.T) {
 
 // The runner's own answers fit the plan's questions.
 
-var (
-	_ Done              = (*worker.Runner)(nil).Acknowledged
-	_ func(string) bool = (*worker.Runner)(nil).PassesOver
-)
+var _ = PlanOptions{Done: (*Runner)(nil).Acknowledged, PassesOver: (*Runner)(nil).PassesOver}
