@@ -425,6 +425,19 @@ func (rs *Rules) positions(d dict.Directory, pos []position) {
 	}
 }
 
+// Position is the element (1-based) and component (1-based, 0 for a
+// simple element) a value rule's finding is about, in the directory of
+// its message; ok false for a count rule's finding.
+func (f Finding) Position(doc *edi.Document) (element, component int, ok bool) {
+	if f.Rule == nil || f.Rule.Element == "" || f.Message < 0 || f.Message >= len(doc.Messages) {
+		return 0, 0, false
+	}
+	m := &doc.Messages[f.Message]
+	d, _, _ := dict.DirectoryFor(m.Version, m.Release)
+	p, ok := f.Rule.pos[d]
+	return p[0], p[1], ok
+}
+
 func (rs *Rules) finding(r *Rule, msg, seg int, text string) Finding {
 	if r.Why != "" {
 		text += " (" + r.Why + ")"

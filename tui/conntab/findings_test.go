@@ -1,0 +1,34 @@
+package conntab
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/tui/viewer"
+)
+
+// TestPinnedViewShowsThePartnerRules: v on a rejected upload of a
+// connection with partner rules pins the CONTRL's error and the rules'
+// finding (with the rule's file:line) side by side (issue 21 §3).
+func TestPinnedViewShowsThePartnerRules(t *testing.T) {
+	e := newAnswerEnv(t)
+	rules := filepath.Join(t.TempDir(), "acme.toml")
+	require.NoError(t, os.WriteFile(rules, []byte("partner = \"ACME\"\n\n[[rule]]\nsegment = \"BGM\"\nelement = \"1004\"\nformat = \"^ORD-[0-9]+$\"\n"), 0o600))
+	e.conn.Target.Directory, e.conn.Target.MIG = "D.96A", rules
+	e.upload(t, "orders_rejectable.edi", 1)
+	m := e.tab(t)
+	m, n := pressAll(t, m, "P")
+	require.Empty(t, n)
+	m, n = pressAll(t, m, "H")
+	require.Empty(t, n)
+	m, n = pressAll(t, m, "v")
+	require.Empty(t, n)
+	vm, ok := viewer.FromScreen(m.stack.Top())
+	require.True(t, ok, "the viewer is on top")
+	require.Len(t, vm.Pins(), 2)
+	v := flat(m.View())
+	require.Contains(t, v, "1 error of the partner's answer, 1 partner rule finding (MIG) pinned")
+}
