@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/tui/fix"
 	"github.com/nutrab2b/b2bx/tui/viewer"
 )
 
@@ -31,4 +32,22 @@ func TestPinnedViewShowsThePartnerRules(t *testing.T) {
 	require.Len(t, vm.Pins(), 2)
 	v := flat(m.View())
 	require.Contains(t, v, "1 error of the partner's answer, 1 partner rule finding (MIG) pinned")
+	m, _ = pressAll(t, m, "q")
+
+	// E: the review of the fixed file shows the rule's finding, as the
+	// upload's pre-flight would, and says y sends it anyway.
+	m.getenv = func(k string) string {
+		if k == "EDITOR" {
+			return fixEditor
+		}
+		return ""
+	}
+	m, n = pressAll(t, m, "E")
+	require.Empty(t, n)
+	_, ok = m.stack.Top().(fix.Model)
+	require.True(t, ok, "the fix flow is on top: %T", m.stack.Top())
+	v = flat(m.View())
+	require.Contains(t, v, rules+":3: BGM")
+	require.Contains(t, v, "1 warning above (partner rules, what this partner accepted before): y sends the fix anyway")
+	require.Contains(t, v, "y send the fix")
 }
