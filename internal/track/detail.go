@@ -2,6 +2,7 @@ package track
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/nutrab2b/b2bx/edi"
@@ -38,9 +39,14 @@ type answerDetail struct {
 // deliveryDetail is the detail of a delivery item (its mailbox times and
 // receipt stay in the sidecar; the timeline reads them there).
 type deliveryDetail struct {
-	Answers     []answerDetail `json:"a,omitempty"`
-	Interchange string         `json:"ix,omitempty"` // the server's interchangeId
-	Receipt     string         `json:"rc,omitempty"` // the acknowledge's receipt
+	Answers []answerDetail `json:"a,omitempty"`
+	// Versions are the distinct versions of the delivery's messages the
+	// contract's version rules read (one per type, version and syntax,
+	// with the first message's reference and how many share it), so find
+	// shows the contract findings for the connection's directory.
+	Versions    []versionDetail `json:"cv,omitempty"`
+	Interchange string          `json:"ix,omitempty"` // the server's interchangeId
+	Receipt     string          `json:"rc,omitempty"` // the acknowledge's receipt
 }
 
 func toAnswerDetail(a answers.Answer) answerDetail {
@@ -89,6 +95,79 @@ func (it *Item) Answers() []answers.Answer {
 		out[i] = a.answer(it.Ref, it.At)
 	}
 	return out
+}
+
+// versionDetail is one distinct message version of a delivery.
+type versionDetail struct {
+	edi.MessageVersion
+	N int `json:"n,omitempty"` // messages with this version (0: 1)
+}
+
+// maxVersions bounds the distinct versions a delivery's detail keeps.
+const maxVersions = 8
+
+// messageVersions are doc's distinct message versions, in order of first
+// appearance, for the types the contract's version rules are about.
+func messageVersions(doc *edi.Document) []versionDetail {
+	var out []versionDetail
+next:
+	for k := range doc.Messages {
+		v := doc.VersionOf(k)
+		switch v.Type {
+		case "ORDERS", "ORDRSP", "APERAK", "CONTRL":
+		default:
+			continue
+		}
+		for i := range out {
+			o := &out[i]
+			if o.Type == v.Type && o.Version == v.Version && o.Release == v.Release && o.Syntax == v.Syntax {
+				o.N = max(o.N, 1) + 1
+				continue next
+			}
+		}
+		if len(out) < maxVersions {
+			out = append(out, versionDetail{MessageVersion: v})
+		}
+	}
+	return out
+}
+
+// ContractFindings are a delivery item's contract findings (the Partner
+// API's version rules, edi.MessageVersion.ContractProblem) for the
+// connection's directory ("" when not known), one per distinct version
+// of its messages; nil for other items. Texts are raw: sanitise them.
+func (it *Item) ContractFindings(directory string) []string {
+	if it.Kind != KindDelivery || it.Detail == "" {
+		return nil
+	}
+	var d deliveryDetail
+	if json.Unmarshal([]byte(it.Detail), &d) != nil {
+		return nil
+	}
+	var out []string
+	for _, v := range d.Versions {
+		text := v.ContractProblem(directory)
+		if text == "" {
+			continue
+		}
+		if v.N > 1 {
+			text += fmt.Sprintf(" (and %d more %s like it)", v.N-1, v.Type)
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// AddContractFindings sets Contract on every delivery item of the result
+// for the directory of its connection (directory maps a connection ID to
+// its profile's directory; "" when not known).
+func (r *Result) AddContractFindings(directory func(conn string) string) {
+	for c := range r.Conversations {
+		for i := range r.Conversations[c].Items {
+			it := &r.Conversations[c].Items[i]
+			it.Contract = it.ContractFindings(directory(it.Conn))
+		}
+	}
 }
 
 // upload decodes an upload item's detail.
