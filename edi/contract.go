@@ -49,6 +49,58 @@ type MessageVersion struct {
 	Version string `json:"v,omitempty"` // UNH S009 0052: "D", or "2"/"4" for a CONTRL
 	Release string `json:"r,omitempty"` // UNH S009 0054: "96A", or "2"/"1" for a CONTRL
 	Syntax  int    `json:"s,omitempty"` // the interchange's syntax version (0: not known)
+	// Others counts the further messages of the same type and version
+	// (DistinctVersions); their finding is this one's.
+	Others int `json:"n,omitempty"`
+}
+
+// maxVersions bounds DistinctVersions.
+const maxVersions = 8
+
+// DistinctVersions are the distinct versions of doc's ORDERS, ORDRSP,
+// APERAK and CONTRL messages (type, version, release, syntax), in order
+// of first appearance, each with its first message's reference and how
+// many Others share it; at most 8 (the rest are left out).
+func DistinctVersions(doc *Document) []MessageVersion {
+	var out []MessageVersion
+next:
+	for k := range doc.Messages {
+		v := doc.VersionOf(k)
+		switch v.Type {
+		case "ORDERS", "ORDRSP", "APERAK", "CONTRL":
+		default:
+			continue
+		}
+		for i := range out {
+			o := &out[i]
+			if o.Type == v.Type && o.Version == v.Version && o.Release == v.Release && o.Syntax == v.Syntax {
+				o.Others++
+				continue next
+			}
+		}
+		if len(out) < maxVersions {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// VersionFindings are the contract problems of versions (DistinctVersions)
+// for the connection's directory, one per version that has one, with
+// how many more messages share it. Texts may quote the data: sanitise.
+func VersionFindings(versions []MessageVersion, directory string) []string {
+	var out []string
+	for _, v := range versions {
+		text := v.ContractProblem(directory)
+		if text == "" {
+			continue
+		}
+		if v.Others > 0 {
+			text += fmt.Sprintf(" (and %d more %s like it)", v.Others, v.Type)
+		}
+		out = append(out, text)
+	}
+	return out
 }
 
 // VersionOf is the version facts of message k of d.

@@ -2,7 +2,6 @@ package track
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/nutrab2b/b2bx/edi"
@@ -44,9 +43,9 @@ type deliveryDetail struct {
 	// contract's version rules read (one per type, version and syntax,
 	// with the first message's reference and how many share it), so find
 	// shows the contract findings for the connection's directory.
-	Versions    []versionDetail `json:"cv,omitempty"`
-	Interchange string          `json:"ix,omitempty"` // the server's interchangeId
-	Receipt     string          `json:"rc,omitempty"` // the acknowledge's receipt
+	Versions    []edi.MessageVersion `json:"cv,omitempty"`
+	Interchange string               `json:"ix,omitempty"` // the server's interchangeId
+	Receipt     string               `json:"rc,omitempty"` // the acknowledge's receipt
 }
 
 func toAnswerDetail(a answers.Answer) answerDetail {
@@ -83,79 +82,40 @@ func mustJSON(v any) string {
 // Answers returns the answers a delivery item holds (nil for other items
 // or when its payload could not be read).
 func (it *Item) Answers() []answers.Answer {
+	as, _ := it.answersAndVersions()
+	return as
+}
+
+// answersAndVersions decodes a delivery item's detail once: its answers
+// and its distinct message versions.
+func (it *Item) answersAndVersions() ([]answers.Answer, []edi.MessageVersion) {
 	if it.Kind != KindDelivery || it.Detail == "" {
-		return nil
+		return nil, nil
 	}
 	var d deliveryDetail
 	if json.Unmarshal([]byte(it.Detail), &d) != nil {
-		return nil
+		return nil, nil
 	}
 	out := make([]answers.Answer, len(d.Answers))
 	for i, a := range d.Answers {
 		out[i] = a.answer(it.Ref, it.At)
 	}
-	return out
-}
-
-// versionDetail is one distinct message version of a delivery.
-type versionDetail struct {
-	edi.MessageVersion
-	N int `json:"n,omitempty"` // messages with this version (0: 1)
-}
-
-// maxVersions bounds the distinct versions a delivery's detail keeps.
-const maxVersions = 8
-
-// messageVersions are doc's distinct message versions, in order of first
-// appearance, for the types the contract's version rules are about.
-func messageVersions(doc *edi.Document) []versionDetail {
-	var out []versionDetail
-next:
-	for k := range doc.Messages {
-		v := doc.VersionOf(k)
-		switch v.Type {
-		case "ORDERS", "ORDRSP", "APERAK", "CONTRL":
-		default:
-			continue
-		}
-		for i := range out {
-			o := &out[i]
-			if o.Type == v.Type && o.Version == v.Version && o.Release == v.Release && o.Syntax == v.Syntax {
-				o.N = max(o.N, 1) + 1
-				continue next
-			}
-		}
-		if len(out) < maxVersions {
-			out = append(out, versionDetail{MessageVersion: v})
-		}
-	}
-	return out
+	return out, d.Versions
 }
 
 // ContractFindings are a delivery item's contract findings (the Partner
-// API's version rules, edi.MessageVersion.ContractProblem) for the
-// connection's directory ("" when not known), one per distinct version
-// of its messages; nil for other items. Texts are raw: sanitise them.
+// API's version rules, edi.VersionFindings) for the connection's
+// directory ("" when not known), one per distinct version of its
+// messages; nil for other items. Texts are raw: sanitise them.
 func (it *Item) ContractFindings(directory string) []string {
-	if it.Kind != KindDelivery || it.Detail == "" {
-		return nil
-	}
-	var d deliveryDetail
-	if json.Unmarshal([]byte(it.Detail), &d) != nil {
-		return nil
-	}
-	var out []string
-	for _, v := range d.Versions {
-		text := v.ContractProblem(directory)
-		if text == "" {
-			continue
-		}
-		if v.N > 1 {
-			text += fmt.Sprintf(" (and %d more %s like it)", v.N-1, v.Type)
-		}
-		out = append(out, text)
-	}
-	return out
+	return edi.VersionFindings(it.MessageVersions(), directory)
+}
+
+// MessageVersions are a delivery item's distinct message versions
+// (edi.DistinctVersions, kept when it was indexed); nil for other items.
+func (it *Item) MessageVersions() []edi.MessageVersion {
+	_, vs := it.answersAndVersions()
+	return vs
 }
 
 // AddContractFindings sets Contract on every delivery item of the result

@@ -146,13 +146,13 @@ func deliveryItems(ctx context.Context, st spool.Stored) []Item {
 	}
 	var as []answers.Answer
 	var parts []Item
-	var versions []versionDetail
+	var versions []edi.MessageVersion
 	nmsg := 0
 	err := readDoc(ctx, st.Path, m.Size, func(doc *edi.Document) error {
 		if it.Type == "" && len(doc.Messages) > 0 {
 			it.Type = doc.Messages[0].Type
 		}
-		versions = messageVersions(doc)
+		versions = edi.DistinctVersions(doc)
 		as, nmsg = answers.FromDocument(doc, m.DeliveryAttemptID, at), len(doc.Messages)
 		// each message's keys, once (the summaries are the costly part)
 		msgKeys := make([][]Key, len(doc.Messages))
@@ -263,7 +263,7 @@ func outcomesText(as []answers.Answer) string {
 }
 
 // answersDetail is the detail of a delivery item holding answers as.
-func answersDetail(as []answers.Answer, m *spool.Meta, versions ...versionDetail) string {
+func answersDetail(as []answers.Answer, m *spool.Meta, versions ...edi.MessageVersion) string {
 	d := deliveryDetail{Versions: versions}
 	if m != nil { // the head's: what a ticket quotes (find --json)
 		d.Interchange, d.Receipt = m.InterchangeID, m.ReceiptID

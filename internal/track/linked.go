@@ -68,7 +68,8 @@ func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, 
 			have[it.Ref] = true
 			st := spool.Stored{Path: strings.TrimSuffix(it.Path, ".json") + ".edi",
 				Meta: spool.Meta{ConnectionID: conn, DeliveryAttemptID: it.Ref, MessageType: it.Type, CreatedAt: it.At}}
-			ds = append(ds, orders.DeliveryWith(st, it.Answers()))
+			as, vs := it.answersAndVersions()
+			ds = append(ds, orders.DeliveryWith(st, as, vs...))
 		}
 	}
 	return orders.NewLinked(hist, ds), nil

@@ -3,6 +3,7 @@ package conntab
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,4 +51,27 @@ func TestPinnedViewShowsThePartnerRules(t *testing.T) {
 	require.Contains(t, v, rules+":3: BGM")
 	require.Contains(t, v, "1 warning above (partner rules, what this partner accepted before): y sends the fix anyway")
 	require.Contains(t, v, "y send the fix")
+}
+
+// TestClaimPanelShowsContractFindings: on a D.25A connection the
+// partner's ORDRSP in D.96A is a contract finding in the claim panel once
+// it is stored and linked; its CONTRL 2:2 under syntax 3 is not (issue
+// 21 §1: the connection's directory decides).
+func TestClaimPanelShowsContractFindings(t *testing.T) {
+	e := newAnswerEnv(t)
+	e.conn.Target.Directory = "D.25A"
+	e.upload(t, "orders_d96a.edi", 2)
+	m := e.tab(t)
+	found := map[string]bool{}
+	for range 2 {
+		var n string
+		m, n = pressAll(t, m, "P")
+		require.Empty(t, n)
+		v := flat(m.View())
+		found[m.claim.entry.MessageType] = strings.Contains(v, "contract")
+		if m.claim.entry.MessageType == "ORDRSP" {
+			require.Contains(t, v, "is in directory D.96A, but this connection's profile revision is D.25A")
+		}
+	}
+	require.Equal(t, map[string]bool{"CONTRL": false, "ORDRSP": true}, found)
 }
