@@ -479,3 +479,12 @@ func (d *Document) RawAt(i int) ([]byte, Separators) {
 	r := &d.segs[i]
 	return d.data[r.off : r.off+r.n], d.dialects[r.dia].seps
 }
+
+// PlainAt is RawAt and whether the raw bytes are the values as they are:
+// no release character and no layout line break in them, so a value is
+// the bytes between two separators (no unescaping, no Segment needed).
+func (d *Document) PlainAt(i int) (raw []byte, sp Separators, plain bool) {
+	d.checkIndex(i)
+	r := &d.segs[i]
+	return d.data[r.off : r.off+r.n], d.dialects[r.dia].seps, r.flags&(fRelease|fLineBreak) == 0
+}

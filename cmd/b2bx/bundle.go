@@ -95,7 +95,7 @@ func runBundle(ctx context.Context, e *env, args []string) int {
 		tl = indexTimeline(e)
 	}
 	res, err := bundle.Write(ctx, bundle.Options{Store: store, ConnectionID: t.ConnectionID, ID: pos[0], OutDir: *out,
-		Version: readBuildInfo().String(), Timeline: tl})
+		Version: readBuildInfo().String(), Timeline: tl, Directory: t.Directory})
 	if err != nil {
 		code := exitStorage
 		if errors.Is(err, bundle.ErrNotFound) {

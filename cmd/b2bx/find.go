@@ -106,6 +106,7 @@ func runFind(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, name, *asJSON, exitStorage, err)
 	}
+	res.AddContractFindings(m.Directory)
 	if *timeline {
 		return printTimeline(ctx, e, x, res, *asJSON)
 	}
@@ -147,6 +148,11 @@ func printConversations(e *env, m *track.Machine, res track.Result) {
 				termsafe.String(it.Type), termsafe.String(itemRef(it)), termsafe.String(it.State), termsafe.String(it.Status))
 		}
 		_ = tw.Flush()
+		for _, it := range c.Items {
+			for _, f := range it.Contract {
+				fmt.Fprintf(out, "  ! contract finding, %s %s: %s\n", it.Kind, termsafe.String(itemRef(it)), termsafe.String(f))
+			}
+		}
 	}
 	fmt.Fprintf(out, "\n%s", human.Count(len(res.Conversations), "conversation", "conversations"))
 	if res.Truncated {

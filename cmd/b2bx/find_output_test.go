@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -45,4 +46,20 @@ func TestFindOutputIsBuffered(t *testing.T) {
 	require.Greater(t, lines, 800)
 	require.LessOrEqual(t, out.writes, 1+out.Len()/(64<<10), "%d writes for %d lines", out.writes, lines)
 	require.Contains(t, out.String(), "d-0-2 part 2", "a delivery's part says which")
+}
+
+// TestFindShowsContractFindings: a delivery's contract findings are a
+// line under its conversation's table and a "contract" list in --json.
+func TestFindShowsContractFindings(t *testing.T) {
+	at := time.Date(2026, 3, 12, 10, 30, 0, 0, time.UTC)
+	text := "ORDRSP \"R1\" is in directory D.25A, but this connection's profile revision is D.96A\x1b[2J"
+	res := track.Result{Query: track.Query{Text: "po:PO-1"}, Conversations: []track.Conversation{{Key: "po:po-1", Label: "order PO-1", Conns: []string{"conn-a"},
+		Items: []track.Item{{Conn: "conn-a", Kind: track.KindDelivery, Ref: "d-1", Type: "ORDRSP", At: at, State: "stored", Contract: []string{text}}}}}}
+	var out bytes.Buffer
+	e := &env{stdout: &out, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}
+	printConversations(e, &track.Machine{Names: map[string]string{"conn-a": "acme"}}, res)
+	require.Contains(t, out.String(), "  ! contract finding, delivery d-1: ORDRSP \"R1\" is in directory D.25A, but this connection's profile revision is D.96A^[[2J\n")
+	b, err := json.Marshal(conversationJSON{Conversation: res.Conversations[0]})
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"contract":["ORDRSP \"R1\" is in directory D.25A`)
 }

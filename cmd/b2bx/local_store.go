@@ -24,7 +24,7 @@ func localStore(e *env, profile, conn string) (connTarget, *spool.Store, int, er
 		if err != nil {
 			return t, nil, exitUsage, err
 		}
-		t = connTarget{Name: p.Name, ConnectionID: p.ConnectionID, StoreDir: p.StoreDir}
+		t = connTarget{Name: p.Name, ConnectionID: p.ConnectionID, StoreDir: p.StoreDir, Directory: p.EDIDirectory(), MIG: p.MIGPath(f.Path)}
 	}
 	store, err := openSpool(e, t)
 	if err != nil {

@@ -62,7 +62,15 @@ type Rules struct {
 	Partner string
 	Rules   []Rule
 
-	tags [][3]byte // the distinct tags the rules name
+	// byTag groups the rules by the tag they name, so a segment costs one
+	// short scan of the distinct tags and only its own rules.
+	byTag []tagRules
+}
+
+// tagRules are the indexes (in Rules) of the rules of one tag.
+type tagRules struct {
+	tag   [3]byte
+	rules []int
 }
 
 // Rule is one rule of the file.
@@ -164,8 +172,11 @@ func Parse(path string, data []byte) (*Rules, error) {
 		}
 		r.Line = lines[n]
 		rs.Rules = append(rs.Rules, r)
-		if t := [3]byte{r.Tag[0], r.Tag[1], r.Tag[2]}; !rs.hasTag(t) {
-			rs.tags = append(rs.tags, t)
+		t := [3]byte{r.Tag[0], r.Tag[1], r.Tag[2]}
+		if g := rs.group(t); g != nil {
+			g.rules = append(g.rules, n)
+		} else {
+			rs.byTag = append(rs.byTag, tagRules{tag: t, rules: []int{n}})
 		}
 	}
 	return rs, nil
@@ -306,14 +317,20 @@ type Finding struct {
 	Text    string
 }
 
-// hasTag reports whether a rule names tag.
-func (rs *Rules) hasTag(tag [3]byte) bool {
-	for _, t := range rs.tags {
-		if t == tag {
-			return true
+// group is the rules of tag; nil when no rule names it.
+func (rs *Rules) group(tag [3]byte) *tagRules {
+	for g := range rs.byTag {
+		if rs.byTag[g].tag == tag {
+			return &rs.byTag[g]
 		}
 	}
-	return false
+	return nil
+}
+
+// position is where a value rule's element is in one directory.
+type position struct {
+	elem, comp int // 1-based; comp 1 for a simple element
+	ok         bool
 }
 
 // Check checks every ORDERS message of doc against the rules.
@@ -323,30 +340,50 @@ func (rs *Rules) Check(doc *edi.Document) []Finding {
 	}
 	var out []Finding
 	counts := make([]int, len(rs.Rules))
+	// The value rules' element positions for the message's directory,
+	// looked up once per directory, not per segment.
+	pos := make([]position, len(rs.Rules))
+	var posDir dict.Directory
+	posSet := false
 	for k := range doc.Messages {
 		m := &doc.Messages[k]
 		if m.Type != "ORDERS" {
 			continue
 		}
 		d, _, _ := dict.DirectoryFor(m.Version, m.Release)
+		if !posSet || d != posDir {
+			rs.positions(d, pos)
+			posDir, posSet = d, true
+		}
 		clear(counts)
 		for i := m.First + 1; i < m.Last; i++ {
 			// The tag first, as bytes: most segments of a 16 MiB file
 			// have no rule, and cost no Segment.
 			tag, ok := doc.TagAt(i)
-			if !ok || !rs.hasTag(tag) {
+			if !ok {
+				continue
+			}
+			g := rs.group(tag)
+			if g == nil {
 				continue
 			}
 			s := segRef{doc: doc, i: i}
-			s.raw, s.sp = doc.RawAt(i)
-			for n := range rs.Rules {
+			s.raw, s.sp, s.plain = doc.PlainAt(i)
+			var qual []byte
+			haveQual := false
+			for _, n := range g.rules {
 				r := &rs.Rules[n]
-				if string(tag[:]) != r.Tag || (r.Qualifier != "" && string(value(s, 1, 1)) != r.Qualifier) {
-					continue
+				if r.Qualifier != "" {
+					if !haveQual {
+						qual, haveQual = value(s, 1, 1), true
+					}
+					if string(qual) != r.Qualifier {
+						continue
+					}
 				}
 				counts[n]++
-				if r.Element != "" {
-					if f, ok := rs.checkValue(r, d, s, m); ok {
+				if r.Element != "" && pos[n].ok {
+					if f, ok := rs.checkValue(r, pos[n], s, m); ok {
 						f.Message = k
 						out = append(out, f)
 					}
@@ -376,6 +413,31 @@ func (rs *Rules) Check(doc *edi.Document) []Finding {
 	return out
 }
 
+// positions fills pos with each value rule's element position in d.
+func (rs *Rules) positions(d dict.Directory, pos []position) {
+	for n := range rs.Rules {
+		p, ok := rs.Rules[n].pos[d]
+		c := p[1]
+		if c == 0 {
+			c = 1
+		}
+		pos[n] = position{elem: p[0], comp: c, ok: ok}
+	}
+}
+
+// Position is the element (1-based) and component (1-based, 0 for a
+// simple element) a value rule's finding is about, in the directory of
+// its message; ok false for a count rule's finding.
+func (f Finding) Position(doc *edi.Document) (element, component int, ok bool) {
+	if f.Rule == nil || f.Rule.Element == "" || f.Message < 0 || f.Message >= len(doc.Messages) {
+		return 0, 0, false
+	}
+	m := &doc.Messages[f.Message]
+	d, _, _ := dict.DirectoryFor(m.Version, m.Release)
+	p, ok := f.Rule.pos[d]
+	return p[0], p[1], ok
+}
+
 func (rs *Rules) finding(r *Rule, msg, seg int, text string) Finding {
 	if r.Why != "" {
 		text += " (" + r.Why + ")"
@@ -383,17 +445,9 @@ func (rs *Rules) finding(r *Rule, msg, seg int, text string) Finding {
 	return Finding{Rule: r, Where: r.Where(rs.Path), Message: msg, Segment: seg, Text: text}
 }
 
-// checkValue checks the rule's element in segment s.
-func (rs *Rules) checkValue(r *Rule, d dict.Directory, s segRef, m *edi.Message) (Finding, bool) {
-	p, ok := r.pos[d]
-	if !ok {
-		return Finding{}, false
-	}
-	c := p[1]
-	if c == 0 {
-		c = 1
-	}
-	b := value(s, p[0], c)
+// checkValue checks the rule's element, at p, in segment s.
+func (rs *Rules) checkValue(r *Rule, p position, s segRef, m *edi.Message) (Finding, bool) {
+	b := value(s, p.elem, p.comp)
 	if len(b) == 0 {
 		return Finding{}, false // absent: a count rule says whether it must be there
 	}
@@ -413,23 +467,27 @@ func (rs *Rules) checkValue(r *Rule, d dict.Directory, s segRef, m *edi.Message)
 		return Finding{}, false
 	}
 	seg := s.doc.Segment(s.i)
-	at := fmt.Sprintf("%s (segment %d of ORDERS %q) element %s %q", r.Segment, seg.Number(), m.Ref, r.Element, seg.Text(p[0], c))
+	at := fmt.Sprintf("%s (segment %d of ORDERS %q) element %s %q", r.Segment, seg.Number(), m.Ref, r.Element, seg.Text(p.elem, p.comp))
 	return rs.finding(r, 0, s.i, at+why), true
 }
 
 // segRef is segment i of doc by its raw bytes: the Segment is built only
 // for a finding or a value that needs unescaping.
 type segRef struct {
-	doc *edi.Document
-	i   int
-	raw []byte
-	sp  edi.Separators
+	doc   *edi.Document
+	i     int
+	raw   []byte
+	sp    edi.Separators
+	plain bool // no release character, no line break (edi.Document.PlainAt)
 }
 
 // value is component c (1-based) of element e of s, read from its raw
 // bytes; through Segment.Bytes (slower, exact) when it has a release
 // character or a line break in it.
 func value(s segRef, e, c int) []byte {
+	if s.plain {
+		return plainValue(s.raw, s.sp.Element, s.sp.Component, e, c)
+	}
 	raw, sp := s.raw, s.sp
 	ce, cc, start := 0, 1, 0
 	special := false
@@ -468,6 +526,33 @@ func value(s segRef, e, c int) []byte {
 		}
 		start, special = j+1, false
 	}
+}
+
+// plainValue is value for a segment whose raw bytes need no unescaping:
+// only the two separators matter.
+func plainValue(raw []byte, elem, comp byte, e, c int) []byte {
+	ce, cc, start := 0, 1, 0
+	for j, b := range raw {
+		if b != elem && b != comp {
+			continue
+		}
+		if ce == e && cc == c {
+			return raw[start:j]
+		}
+		if b == elem {
+			if ce++; ce > e {
+				return nil
+			}
+			cc = 1
+		} else {
+			cc++
+		}
+		start = j + 1
+	}
+	if ce == e && cc == c {
+		return raw[start:]
+	}
+	return nil
 }
 
 func plural(n int, what string) string {

@@ -80,3 +80,29 @@ func TestD25A(t *testing.T) {
 	d := parse(t, "UNB+UNOC:3+4012345000009:14+4098765000003:14+250312:1030+R'UNH+1+ORDERS:D:25A:UN'BGM+220+X-1+9'DTM+137:20250312:102'UNS+S'UNT+5+1'UNZ+1+R'")
 	require.Len(t, rs.Check(d), 1)
 }
+
+// TestValueMatchesSegment: the raw-byte reading of a value (plain or
+// with release characters and line breaks) is what edi.Segment.Bytes
+// reads, for every element and component, present or not.
+func TestValueMatchesSegment(t *testing.T) {
+	doc := parse(t, "UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000003:14+250312:1030+R'UNH+1+ORDERS:D:96A:UN'"+
+		"BGM+220+PO-1+9'NAD+DP+4012345000016::9++A?+B?:C:D'FTX+AAA+++a?'b:c\r\n d++e'QTY+21:4'QTY+:4'QTY+21'UNT+6+1'UNZ+1+R'")
+	plain := 0
+	for i := 0; i < doc.Len(); i++ {
+		if _, ok := doc.TagAt(i); !ok {
+			continue // the UNA: Check never reads it
+		}
+		s := segRef{doc: doc, i: i}
+		s.raw, s.sp, s.plain = doc.PlainAt(i)
+		if s.plain {
+			plain++
+		}
+		seg := doc.Segment(i)
+		for e := 0; e <= 7; e++ {
+			for c := 1; c <= 4; c++ {
+				require.Equal(t, string(seg.Bytes(e, c)), string(value(s, e, c)), "segment %d %q element %d:%d", i, s.raw, e, c)
+			}
+		}
+	}
+	require.Greater(t, plain, 4)
+}

@@ -46,6 +46,9 @@ type Pin struct {
 	Code string `json:"code,omitempty"`
 	// Text is the error in words, terminal-safe: what, where, the value.
 	Text string `json:"text"`
+	// Rule is where the partner rule of a MIG pin is written
+	// ("acme.toml:12"); "" for the other pins.
+	Rule string `json:"rule,omitempty"`
 }
 
 // ErrOtherInterchange: the CONTRL answers an interchange the ORDERS

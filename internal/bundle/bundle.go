@@ -7,8 +7,10 @@
 //	              correlation IDs
 //	checks.txt    the integrity checks (size, SHA-256 against what was
 //	              verified, the stored file now)
-//	answers.txt   the CONTRL and APERAK (and ORDRSP) summaries, and each
-//	              CONTRL/APERAK error placed on the ORDERS (resend.Pins)
+//	answers.txt   the CONTRL and APERAK (and ORDRSP) summaries, the
+//	              contract findings (edi.ContractFindings for the
+//	              connection's directory), and each CONTRL/APERAK error
+//	              placed on the ORDERS (resend.Pins)
 //	excerpts.txt  the raw bytes around each error offset, escaped
 //	timeline.txt  the timeline, when a Timeline source is given (the
 //	              tracking index); otherwise a line saying so
@@ -63,6 +65,10 @@ type Options struct {
 	Now func() time.Time
 	// Timeline, when not nil, fills timeline.txt.
 	Timeline TimelineFunc
+	// Directory is the connection's profile revision ("D.96A", "D.25A";
+	// "" unknown): a delivery's messages that break the contract's
+	// version rules for it are listed as contract findings.
+	Directory string
 }
 
 // Result says where the bundle went.

@@ -119,3 +119,45 @@ func TestBundleBoundsExcerpts(t *testing.T) {
 		t.Fatalf("%d excerpts:\n%.2000s", n, exc)
 	}
 }
+
+// TestBundleContractFindings: an ORDRSP in D.25A stored on a D.96A
+// connection is a contract finding in README.txt and answers.txt; on a
+// D.25A connection it is not (issue 21 §1: the connection's directory
+// decides).
+func TestBundleContractFindings(t *testing.T) {
+	st, err := spool.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "edifact", "ordrsp_d25a.edi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	w, _ := st.Begin("c1", "d25")
+	_, _ = w.Write(data)
+	if _, err := w.Commit(spool.Meta{ConnectionID: "c1", DeliveryAttemptID: "d25", MessageType: "ORDRSP", Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), ReceivedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	write := func(dir string) (readme, answers string) {
+		res, err := Write(t.Context(), Options{Store: st, ConnectionID: "c1", ID: "d25", OutDir: t.TempDir(), Directory: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := os.ReadFile(filepath.Join(res.Dir, "README.txt"))
+		a, _ := os.ReadFile(filepath.Join(res.Dir, "answers.txt"))
+		return string(r), string(a)
+	}
+	readme, answers := write("D.96A")
+	if !strings.Contains(readme, "Contract findings (the Partner API's version rules; the connection's directory: D.96A)") ||
+		!strings.Contains(readme, "is in directory D.25A, but this connection's profile revision is D.96A") {
+		t.Fatalf("README:\n%s", readme)
+	}
+	if !strings.Contains(answers, "contract finding (message 1, segment index 2): ORDRSP") {
+		t.Fatalf("answers.txt:\n%s", answers)
+	}
+	readme, answers = write("D.25A")
+	if strings.Contains(readme, "Contract findings") || strings.Contains(answers, "contract finding") {
+		t.Fatalf("a D.25A connection's ORDRSP in D.25A is a finding:\n%s\n%s", readme, answers)
+	}
+}

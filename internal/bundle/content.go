@@ -106,6 +106,7 @@ func deliveryBundle(ctx context.Context, b *builder, o Options, l *orders.Linked
 		for i := range p.doc.Messages {
 			fmt.Fprintf(ans, "%s\n", explain.Headline(&p.doc.Messages[i]))
 		}
+		contractFindings(readme, ans, o.Directory, p.doc)
 		issueExcerpts(exc, "this delivery", p)
 	}
 	for _, j := range d.Answers {
@@ -119,6 +120,31 @@ func deliveryBundle(ctx context.Context, b *builder, o Options, l *orders.Linked
 		}
 	}
 	fmt.Fprint(readme, filesNote)
+}
+
+// contractFindings lists the messages of doc that break the contract's
+// version rules for the connection's directory, in the README (what
+// b2bx found) and in answers.txt beside the answers' summaries.
+func contractFindings(readme, ans *bytes.Buffer, directory string, doc *edi.Document) {
+	fs := edi.ContractFindings(doc, directory)
+	if len(fs) == 0 {
+		return
+	}
+	dir := directory
+	if dir == "" {
+		dir = "not known (D.96A or D.25A)"
+	}
+	fmt.Fprintf(readme, "\nContract findings (the Partner API's version rules; the connection's directory: %s)\n", safe(dir))
+	for k, f := range fs {
+		if k == maxExcerpts {
+			more := fmt.Sprintf("  … and %d more contract findings (b2bx parse lists them all)\n", len(fs)-k)
+			fmt.Fprint(readme, more)
+			fmt.Fprint(ans, more)
+			break
+		}
+		fmt.Fprintf(readme, "  ! %s\n", safe(f.Text))
+		fmt.Fprintf(ans, "contract finding (message %d, segment index %d): %s\n", f.Message+1, f.Segment, safe(f.Text))
+	}
 }
 
 func uploadBundle(ctx context.Context, b *builder, o Options, l *orders.Linked, hist []spool.UploadRecord, rec spool.UploadRecord, now time.Time) {

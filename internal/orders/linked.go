@@ -44,6 +44,21 @@ type Delivery struct {
 	Err error
 
 	read []answers.Answer // as read from the payload, reused by the next load
+	// versions are its distinct message versions (edi.DistinctVersions)
+	// for the contract's version rules (ContractFindings).
+	versions []edi.MessageVersion
+}
+
+// ContractFindings are the contract findings of the stored delivery id
+// (the Partner API's version rules, edi.VersionFindings) for the
+// connection's directory ("" when not known); nil when it is not stored,
+// was not read, or has none. Texts may quote the data: sanitise them.
+func (l *Linked) ContractFindings(id, directory string) []string {
+	d, ok := l.Delivery(id)
+	if !ok {
+		return nil
+	}
+	return edi.VersionFindings(d.versions, directory)
 }
 
 // MayAnswer reports whether a delivery of the listed message type may
@@ -85,9 +100,9 @@ func LoadLinked(ctx context.Context, store *spool.Store, connectionID string, pr
 		d := Delivery{Stored: st}
 		if MayAnswer(st.Meta.MessageType) {
 			if p, ok := prev.delivery(st.Meta.DeliveryAttemptID); ok && p.Err == nil && p.Stored.Meta.SHA256 == st.Meta.SHA256 {
-				d.read = p.read
+				d.read, d.versions = p.read, p.versions
 			} else {
-				d.read, d.Err = readAnswers(ctx, st)
+				d.read, d.versions, d.Err = readAnswers(ctx, st)
 			}
 		}
 		all = l.push(d, all)
@@ -165,9 +180,10 @@ func NewLinked(hist []spool.UploadRecord, ds []Delivery) *Linked {
 }
 
 // DeliveryWith is a stored delivery with the answers already read from
-// it (in message order), for NewLinked.
-func DeliveryWith(st spool.Stored, as []answers.Answer) Delivery {
-	return Delivery{Stored: st, read: as}
+// it (in message order) and its distinct message versions
+// (edi.DistinctVersions; none when not known), for NewLinked.
+func DeliveryWith(st spool.Stored, as []answers.Answer, versions ...edi.MessageVersion) Delivery {
+	return Delivery{Stored: st, read: as, versions: versions}
 }
 
 // push appends d to l's deliveries and its answers to all, numbering
@@ -214,7 +230,7 @@ func (l *Linked) WithDelivery(ctx context.Context, st spool.Stored) (*Linked, er
 		if !ok {
 			d = Delivery{Stored: s}
 			if MayAnswer(s.Meta.MessageType) {
-				d.read, d.Err = readAnswers(ctx, s)
+				d.read, d.versions, d.Err = readAnswers(ctx, s)
 			}
 		}
 		all = n.push(d, all)
@@ -312,34 +328,36 @@ func answerTime(m *spool.Meta) time.Time {
 // the file is closed before returning). A payload is at most the
 // contract's 16 MiB; whatever else now stands at its path is refused
 // unread.
-func readAnswers(ctx context.Context, st spool.Stored) ([]answers.Answer, error) {
+func readAnswers(ctx context.Context, st spool.Stored) ([]answers.Answer, []edi.MessageVersion, error) {
 	if fi, err := os.Lstat(st.Path); err != nil {
-		return nil, fmt.Errorf("the stored payload cannot be read: %w", err)
+		return nil, nil, fmt.Errorf("the stored payload cannot be read: %w", err)
 	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("the stored payload cannot be read: %s is no longer a regular file (%s); fetch the delivery again", st.Path, fi.Mode().Type())
+		return nil, nil, fmt.Errorf("the stored payload cannot be read: %s is no longer a regular file (%s); fetch the delivery again", st.Path, fi.Mode().Type())
 	}
 	f, err := edi.OpenFileContext(ctx, st.Path, MaxSize)
 	if err != nil {
-		return nil, fmt.Errorf("the stored payload cannot be read: %w", err)
+		return nil, nil, fmt.Errorf("the stored payload cannot be read: %w", err)
 	}
 	defer f.Close()
 	data := f.Bytes()
 	if int64(len(data)) != st.Meta.Size {
-		return nil, fmt.Errorf("the stored payload %s has %d bytes, not the %d that were verified: it changed since the download", st.Path, len(data), st.Meta.Size)
+		return nil, nil, fmt.Errorf("the stored payload %s has %d bytes, not the %d that were verified: it changed since the download", st.Path, len(data), st.Meta.Size)
 	}
 	var out []answers.Answer
+	var vs []edi.MessageVersion
 	err = edi.Guard(data, func() error {
 		doc, err := edi.ParseContext(ctx, data, edi.Options{})
 		if err != nil {
 			return err
 		}
 		out = answers.FromDocument(doc, st.Meta.DeliveryAttemptID, answerTime(&st.Meta))
+		vs = edi.DistinctVersions(doc)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("the stored payload cannot be parsed: %w", err)
+		return nil, nil, fmt.Errorf("the stored payload cannot be parsed: %w", err)
 	}
-	return out, nil
+	return out, vs, nil
 }
 
 // delivery looks a stored delivery up by its deliveryAttemptId; a nil

@@ -152,14 +152,17 @@ type Review struct {
 // upload rec (whose bytes are rejected) for the connection: pre-flight,
 // segment diff, key plan and the resend guard over l (the connection's
 // linked answers; nil: only rec counts as rejected). pins are the
-// rejection's pins on the rejected bytes (see Touched).
-func ReviewFix(ctx context.Context, store *spool.Store, l *Linked, rec spool.UploadRecord, rejected []byte, path string, pins []pin.Pin) (*Review, error) {
+// rejection's pins on the rejected bytes (see Touched). opts are the
+// connection's, as for an upload (ConnectionOptions, WithHistory): the
+// review shows the same contract, partner rule and "what this partner
+// accepted before" checks as the upload's pre-flight.
+func ReviewFix(ctx context.Context, store *spool.Store, l *Linked, rec spool.UploadRecord, rejected []byte, path string, pins []pin.Pin, opts Options) (*Review, error) {
 	f, info, err := OpenWorkCopy(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	pf, err := inspectOpen(ctx, f, info, path, Options{})
+	pf, err := inspectOpen(ctx, f, info, path, opts)
 	if err != nil {
 		return nil, err
 	}

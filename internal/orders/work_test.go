@@ -55,7 +55,7 @@ func TestReviewFixAfterEditor(t *testing.T) {
 	}
 
 	// Not edited: nothing changed, and sending it is refused.
-	r, err := ReviewFix(t.Context(), st, l, rec, rejected, path, pins)
+	r, err := ReviewFix(t.Context(), st, l, rec, rejected, path, pins, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestReviewFixAfterEditor(t *testing.T) {
 	if err != nil {
 		t.Fatalf("fix script: %v %s", err, out)
 	}
-	r, err = ReviewFix(t.Context(), st, l, rec, rejected, path, pins)
+	r, err = ReviewFix(t.Context(), st, l, rec, rejected, path, pins, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestReviewFixAfterEditor(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(b), "ICR0042", "ICR0043")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r, err = ReviewFix(t.Context(), st, l, rec, rejected, path, pins); err != nil || len(r.Notes) != 0 || len(r.Changes) != 3 {
+	if r, err = ReviewFix(t.Context(), st, l, rec, rejected, path, pins, Options{}); err != nil || len(r.Notes) != 0 || len(r.Changes) != 3 {
 		t.Fatalf("new reference: %+v %v", r, err)
 	}
 	// Nothing was reserved by the review.

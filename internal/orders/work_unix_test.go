@@ -65,7 +65,7 @@ func TestReviewFixReadsOnlyTheWorkCopyItself(t *testing.T) {
 	for _, how := range []string{"symlink to a valid fix", "symlink to /etc/passwd", "hard link to another file", "fifo", "directory"} {
 		t.Run(how, func(t *testing.T) {
 			put(t, how)
-			r, err := ReviewFix(t.Context(), st, l, rec, rejected, path, nil)
+			r, err := ReviewFix(t.Context(), st, l, rec, rejected, path, nil, Options{})
 			if !errors.Is(err, ErrNotWorkCopy) || r != nil {
 				t.Fatalf("review = %+v, %v; want ErrNotWorkCopy", r, err)
 			}
@@ -75,7 +75,7 @@ func TestReviewFixReadsOnlyTheWorkCopyItself(t *testing.T) {
 		})
 	}
 	put(t, "saved by rename")
-	r, err := ReviewFix(t.Context(), st, l, rec, rejected, path, nil)
+	r, err := ReviewFix(t.Context(), st, l, rec, rejected, path, nil, Options{})
 	if err != nil || r.Preflight.Blocked() || r.Refused != nil || r.Plan == nil {
 		t.Fatalf("a file saved by rename: %+v, %v", r, err)
 	}

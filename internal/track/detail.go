@@ -39,9 +39,14 @@ type answerDetail struct {
 // deliveryDetail is the detail of a delivery item (its mailbox times and
 // receipt stay in the sidecar; the timeline reads them there).
 type deliveryDetail struct {
-	Answers     []answerDetail `json:"a,omitempty"`
-	Interchange string         `json:"ix,omitempty"` // the server's interchangeId
-	Receipt     string         `json:"rc,omitempty"` // the acknowledge's receipt
+	Answers []answerDetail `json:"a,omitempty"`
+	// Versions are the distinct versions of the delivery's messages the
+	// contract's version rules read (one per type, version and syntax,
+	// with the first message's reference and how many share it), so find
+	// shows the contract findings for the connection's directory.
+	Versions    []edi.MessageVersion `json:"cv,omitempty"`
+	Interchange string               `json:"ix,omitempty"` // the server's interchangeId
+	Receipt     string               `json:"rc,omitempty"` // the acknowledge's receipt
 }
 
 func toAnswerDetail(a answers.Answer) answerDetail {
@@ -82,18 +87,52 @@ func mustJSON(v any) string {
 // Answers returns the answers a delivery item holds (nil for other items
 // or when its payload could not be read).
 func (it *Item) Answers() []answers.Answer {
+	as, _ := it.answersAndVersions()
+	return as
+}
+
+// answersAndVersions decodes a delivery item's detail once: its answers
+// and its distinct message versions.
+func (it *Item) answersAndVersions() ([]answers.Answer, []edi.MessageVersion) {
 	if it.Kind != KindDelivery || it.Detail == "" {
-		return nil
+		return nil, nil
 	}
 	var d deliveryDetail
 	if json.Unmarshal([]byte(it.Detail), &d) != nil {
-		return nil
+		return nil, nil
 	}
 	out := make([]answers.Answer, len(d.Answers))
 	for i, a := range d.Answers {
 		out[i] = a.answer(it.Ref, it.At)
 	}
-	return out
+	return out, d.Versions
+}
+
+// ContractFindings are a delivery item's contract findings (the Partner
+// API's version rules, edi.VersionFindings) for the connection's
+// directory ("" when not known), one per distinct version of its
+// messages; nil for other items. Texts are raw: sanitise them.
+func (it *Item) ContractFindings(directory string) []string {
+	return edi.VersionFindings(it.MessageVersions(), directory)
+}
+
+// MessageVersions are a delivery item's distinct message versions
+// (edi.DistinctVersions, kept when it was indexed); nil for other items.
+func (it *Item) MessageVersions() []edi.MessageVersion {
+	_, vs := it.answersAndVersions()
+	return vs
+}
+
+// AddContractFindings sets Contract on every delivery item of the result
+// for the directory of its connection (directory maps a connection ID to
+// its profile's directory; "" when not known).
+func (r *Result) AddContractFindings(directory func(conn string) string) {
+	for c := range r.Conversations {
+		for i := range r.Conversations[c].Items {
+			it := &r.Conversations[c].Items[i]
+			it.Contract = it.ContractFindings(directory(it.Conn))
+		}
+	}
 }
 
 // upload decodes an upload item's detail.

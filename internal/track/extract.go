@@ -146,11 +146,13 @@ func deliveryItems(ctx context.Context, st spool.Stored) []Item {
 	}
 	var as []answers.Answer
 	var parts []Item
+	var versions []edi.MessageVersion
 	nmsg := 0
 	err := readDoc(ctx, st.Path, m.Size, func(doc *edi.Document) error {
 		if it.Type == "" && len(doc.Messages) > 0 {
 			it.Type = doc.Messages[0].Type
 		}
+		versions = edi.DistinctVersions(doc)
 		as, nmsg = answers.FromDocument(doc, m.DeliveryAttemptID, at), len(doc.Messages)
 		// each message's keys, once (the summaries are the costly part)
 		msgKeys := make([][]Key, len(doc.Messages))
@@ -187,7 +189,7 @@ func deliveryItems(ctx context.Context, st spool.Stored) []Item {
 			it.Status = fmt.Sprintf("%d messages for %d conversations, each indexed on its own (find po:NUMBER)", nmsg, len(parts))
 		}
 	}
-	it.Detail = answersDetail(as, m)
+	it.Detail = answersDetail(as, m, versions...)
 	it.Keys = k.keys
 	return append([]Item{it}, parts...)
 }
@@ -261,8 +263,8 @@ func outcomesText(as []answers.Answer) string {
 }
 
 // answersDetail is the detail of a delivery item holding answers as.
-func answersDetail(as []answers.Answer, m *spool.Meta) string {
-	var d deliveryDetail
+func answersDetail(as []answers.Answer, m *spool.Meta, versions ...edi.MessageVersion) string {
+	d := deliveryDetail{Versions: versions}
 	if m != nil { // the head's: what a ticket quotes (find --json)
 		d.Interchange, d.Receipt = m.InterchangeID, m.ReceiptID
 	}

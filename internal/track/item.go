@@ -56,7 +56,10 @@ type Item struct {
 	Part   int       `json:"part,omitempty"`   // a delivery's part (see wideConvs): 1, 2, …; 0 the delivery or its head
 	Detail string    `json:"-"`                // compact JSON the linking needs (see detail.go)
 	IDs    *ItemIDs  `json:"ids,omitempty"`    // filled by Find: what a ticket quotes
-	Keys   []Key     `json:"-"`
+	// Contract are a delivery's contract findings for its connection's
+	// directory (Result.AddContractFindings); raw: sanitise for display.
+	Contract []string `json:"contract,omitempty"`
+	Keys     []Key    `json:"-"`
 }
 
 // maxKey bounds one key value: longer values (no EDIFACT reference is this

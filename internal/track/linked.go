@@ -122,7 +122,8 @@ func (x *Index) convItems(ctx context.Context, conn string, convs []string) (ds 
 		have[it.Ref] = true
 		st := spool.Stored{Path: strings.TrimSuffix(it.Path, ".json") + ".edi",
 			Meta: spool.Meta{ConnectionID: conn, DeliveryAttemptID: it.Ref, MessageType: it.Type, CreatedAt: it.At}}
-		ds = append(ds, orders.DeliveryWith(st, it.Answers()))
+		as, vs := it.answersAndVersions()
+		ds = append(ds, orders.DeliveryWith(st, as, vs...))
 	}
 	return ds, ups, nil
 }

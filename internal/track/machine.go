@@ -50,6 +50,17 @@ func LoadMachine(env session.Env) (*Machine, error) {
 	return m, nil
 }
 
+// Directory is the profile directory ("D.96A", "D.25A") of the first
+// profile naming connection conn, "" when no profile does.
+func (m *Machine) Directory(conn string) string {
+	for _, p := range m.Profiles {
+		if p.ConnectionID == conn {
+			return p.EDIDirectory()
+		}
+	}
+	return ""
+}
+
 // SLA is the SLAFunc of the machine's profiles (defaults elsewhere).
 func (m *Machine) SLA() SLAFunc {
 	return func(conn string) SLA {

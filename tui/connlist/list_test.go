@@ -327,3 +327,29 @@ func TestSessionSource(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, canary, v.Reveal(), "a refused add changes no secret")
 }
+
+// TestStartScreenShowsTheDirectory: each connection's row names its
+// profile's revision (issue 21 §1): D.25A as written, D.96A by default.
+func TestStartScreenShowsTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "profiles.toml")
+	env := session.Env{Getenv: func(k string) string {
+		if k == credentials.EnvConfig {
+			return cfg
+		}
+		return ""
+	}, Store: credentials.NewMemoryStore()}
+	src := SessionSource{Env: env, StoreName: "the demo's memory"}
+	for _, p := range []credentials.Profile{
+		{Name: "acme", URL: "https://api.example.com", ConnectionID: "c1", InboxKeyID: "k-in", MailboxKeyID: "k-mb", Directory: "D.25A"},
+		{Name: "bolt", URL: "https://api.example.com", ConnectionID: "c2", InboxKeyID: "k-in", MailboxKeyID: "k-mb"},
+	} {
+		_, err := src.Add(context.Background(), NewConn{Profile: p, Secrets: map[string]secret.Value{"k-mb": secret.New("s"), "k-in": secret.New("s")}})
+		require.NoError(t, err)
+	}
+	m := newList(src)
+	m, _ = m.Update(run(m.Init())[0])
+	v := m.View()
+	require.Contains(t, v, "acme  https://api.example.com  connection c1  D.25A")
+	require.Contains(t, v, "bolt  https://api.example.com  connection c2  D.96A")
+}

@@ -19,6 +19,9 @@ type Row struct {
 	URL          string
 	ConnectionID string
 	Partner      string
+	// Directory is the profile's revision ("D.96A" or "D.25A"), the
+	// directory its ORDERS, ORDRSP and APERAK are in.
+	Directory string
 	// Keys are the profile's distinct keys, mailbox key's use included.
 	// Before the secret store answered, each State is "" (checking).
 	Keys []Key
@@ -164,7 +167,8 @@ func (s SessionSource) getenv() func(string) string {
 
 func rowOf(p credentials.Profile) Row {
 	return Row{Name: termsafe.String(p.Name), URL: termsafe.String(p.URL),
-		ConnectionID: termsafe.String(p.ConnectionID), Partner: termsafe.String(p.Partner)}
+		ConnectionID: termsafe.String(p.ConnectionID), Partner: termsafe.String(p.Partner),
+		Directory: termsafe.String(p.EDIDirectory())}
 }
 
 func usesOf(uses []credentials.Use) string {

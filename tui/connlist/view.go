@@ -85,6 +85,9 @@ func (m Model) rows(w int) string {
 			name = st.Title.Render(name)
 		}
 		head := mark + name + "  " + r.URL + "  connection " + r.ConnectionID
+		if r.Directory != "" {
+			head += "  " + r.Directory
+		}
 		if r.Partner != "" {
 			head += "  (" + r.Partner + ")"
 		}

@@ -40,9 +40,13 @@ func (m Model) startBundle(id string) (Model, tea.Cmd) {
 		return m, infoCmd("T bundles the selected entry or upload: select one first")
 	}
 	store, conn, tab, now, tl := m.links.store, m.links.connID, m.id, m.c.Now, m.timeline
+	dir := ""
+	if m.conn != nil {
+		dir = m.conn.Target.Directory
+	}
 	return m, tea.Batch(infoCmd("writing the ticket bundle…"), func() tea.Msg {
 		res, err := bundle.Write(context.Background(), bundle.Options{Store: store, ConnectionID: conn, ID: id,
-			OutDir: bundleDir, Version: buildinfo.Read().String(), Now: now, Timeline: tl})
+			OutDir: bundleDir, Version: buildinfo.Read().String(), Now: now, Timeline: tl, Directory: dir})
 		return bundleMsg{msgBase: msgBase{tab: tab}, res: res, err: err}
 	})
 }

@@ -46,7 +46,29 @@ func (m Model) claimLines() []string {
 	}
 	lines = append(lines, m.checkLines()...)
 	lines = append(lines, m.outcomeLines()...)
-	return append(lines, m.claimLinkLines()...)
+	lines = append(lines, m.claimLinkLines()...)
+	return append(lines, m.claimContractLines()...)
+}
+
+// claimContractLines are the stored delivery's contract findings (the
+// Partner API's version rules for this connection's profile directory:
+// an ORDRSP in the other directory, a CONTRL 4:1 under syntax 3), read
+// from the linked answers once the delivery is linked.
+func (m Model) claimContractLines() []string {
+	cl := m.claim
+	if cl == nil || cl.res == nil || cl.res.Stored == nil {
+		return nil
+	}
+	dir := ""
+	if m.conn != nil {
+		dir = m.conn.Target.Directory
+	}
+	s := m.c.Styles
+	var lines []string
+	for _, f := range m.links.cur.ContractFindings(cl.entry.DeliveryAttemptID, dir) {
+		lines = append(lines, "  "+s.Header.Render("contract")+"     "+s.Warn.Render(s.Marks.Warn+" "+capText(termsafe.String(f))))
+	}
+	return lines
 }
 
 func (m Model) leaseLine() string {

@@ -78,12 +78,16 @@ func (m Model) onOpened(o common.Opened) (Model, tea.Cmd) {
 func (m Model) openViewer(resolve func() (string, error), title string) (Model, tea.Cmd) {
 	req, ctx := m.stack.Prepare(context.Background(), "opening the viewer")
 	c, tab := m.c, m.id
+	var dir, rules string
+	if m.conn != nil {
+		dir, rules = m.conn.Target.Directory, m.conn.Target.MIG
+	}
 	return m, func() tea.Msg {
 		path, err := resolve()
 		if err != nil {
 			return common.Opened{Tab: tab, Req: req, Err: fmt.Errorf("the viewer cannot open it: %w", err)}
 		}
-		return viewer.Opened(ctx, c, tab, req, path, viewer.Options{Title: title})
+		return viewer.Opened(ctx, c, tab, req, path, viewer.Options{Title: title}.WithConnection(dir, rules))
 	}
 }
 
@@ -126,7 +130,13 @@ func (m Model) openFix(msg fix.OpenMsg) (Model, tea.Cmd) {
 	}
 	req, ctx := m.stack.Prepare(context.Background(), "opening the viewer")
 	c, tab := m.c, m.id
-	return m, func() tea.Msg { return fix.OpenPinned(ctx, c, tab, req, store, l, rec) }
+	var dir, rules string
+	if m.conn != nil {
+		dir, rules = m.conn.Target.Directory, m.conn.Target.MIG
+	}
+	return m, func() tea.Msg {
+		return fix.OpenPinned(ctx, c, tab, req, store, l, rec, viewer.Options{}.WithConnection(dir, rules))
+	}
 }
 
 // uploadPending is why a screen of the stack (the upload screen) must

@@ -95,14 +95,18 @@ func Load(ctx context.Context, store *spool.Store, l *up.Linked, rec spool.Uploa
 
 // OpenPinned opens the viewer on the ORDERS of the rejected upload rec
 // with the rejecting answer's errors pinned (IO: run it in a tea.Cmd),
-// as the Opened for owner's stack answering req.
-func OpenPinned(ctx context.Context, c *common.Common, owner common.TabID, req uint64, store *spool.Store, l *up.Linked, rec spool.UploadRecord) common.Opened {
+// as the Opened for owner's stack answering req. conn is what the
+// connection adds (viewer.Options.WithConnection: the contract findings
+// for its directory and its partner rules' findings, pinned beside the
+// answer's errors); its Title and Pins are replaced.
+func OpenPinned(ctx context.Context, c *common.Common, owner common.TabID, req uint64, store *spool.Store, l *up.Linked, rec spool.UploadRecord, conn viewer.Options) common.Opened {
 	src, err := Load(ctx, store, l, rec)
 	if err != nil {
 		return common.Opened{Tab: owner, Req: req, Err: fmt.Errorf("the pinned ORDERS cannot be shown: %w", err)}
 	}
 	title := "ORDERS sent with key " + rec.Key + " · rejected by " + src.Rejection.Answer.Type + " in delivery " + src.Rejection.Answer.ID
-	return viewer.Opened(ctx, c, owner, req, src.SentPath, viewer.Options{Title: title, Pins: src.Pins})
+	conn.Title, conn.Pins = title, src.Pins
+	return viewer.Opened(ctx, c, owner, req, src.SentPath, conn)
 }
 
 // OpenMsg asks the tab Tab to act on the rejected upload Upload: the

@@ -13,6 +13,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/clip"
+	"github.com/nutrab2b/b2bx/internal/human"
 	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
@@ -48,7 +49,13 @@ func (d domain) Prepare(ctx context.Context, rec spool.UploadRecord) (*Source, s
 }
 
 func (d domain) Review(ctx context.Context, src *Source, rec spool.UploadRecord, path string) (*up.Review, error) {
-	return up.ReviewFix(ctx, d.conn.Spool, d.l, rec, src.Sent, path, src.Pins)
+	t := d.conn.Target
+	opts, err := up.ConnectionOptions(t.Directory, t.MIG, false)
+	if err != nil {
+		return nil, fmt.Errorf("%w (fix the rules file or the profile's mig, then E to review again)", err)
+	}
+	opts = opts.WithHistory(ctx, d.conn.Spool, t.ConnectionID)
+	return up.ReviewFix(ctx, d.conn.Spool, d.l, rec, src.Sent, path, src.Pins, opts)
 }
 
 func (d domain) Send(ctx context.Context, p *up.Plan) (*up.Outcome, error) {
@@ -353,7 +360,13 @@ func (m Model) reviewLines() []string {
 	if why := m.Sendable(); why != "" {
 		return append(lines, "", s.Error.Render("cannot send: "+why), s.Key.Render("E")+" edit again · "+s.Key.Render("esc")+" leave (the work copy stays)")
 	}
-	return append(lines, "", s.Key.Render("y")+" send the fix · "+s.Key.Render("E")+" edit again · "+s.Key.Render("esc")+" leave, nothing sent")
+	lines = append(lines, "")
+	if n := len(r.Preflight.Warnings()); n > 0 {
+		// The partner's rules and what it accepted before warn, as on the
+		// upload screen: y is the operator's confirmation.
+		lines = append(lines, s.Warn.Render(s.Marks.Warn+" "+human.Count(n, "warning", "warnings")+" above (partner rules, what this partner accepted before): y sends the fix anyway"))
+	}
+	return append(lines, s.Key.Render("y")+" send the fix · "+s.Key.Render("E")+" edit again · "+s.Key.Render("esc")+" leave, nothing sent")
 }
 
 func (m Model) srcPins() []pin.Pin {

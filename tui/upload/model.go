@@ -14,8 +14,10 @@
 package upload
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/filepicker"
@@ -25,6 +27,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	up "github.com/nutrab2b/b2bx/internal/orders"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -155,12 +158,35 @@ type Model struct {
 
 	done    bool
 	initCmd tea.Cmd
+
+	// dest is the connection the screen uploads to and its profile's
+	// directory (and partner rules), for the title; sanitised.
+	dest string
 }
 
 // New builds the screen for an open connection; owner is the tab it
 // belongs to. Nothing is read until the Cmd of Init runs.
 func New(c *common.Common, owner common.TabID, conn *session.Conn, opts Options) Model {
-	return newModel(c, owner, domain{conn: conn, links: opts.Links}, opts)
+	m := newModel(c, owner, domain{conn: conn, links: opts.Links}, opts)
+	m.dest = destination(conn.Target)
+	return m
+}
+
+// destination is "to NAME · D.96A · partner rules FILE": where the
+// upload goes and what its pre-flight checks it against.
+func destination(t session.Target) string {
+	name := cmp.Or(t.Name, t.ConnectionID)
+	if name == "" {
+		return ""
+	}
+	s := "to " + termsafe.String(name)
+	if t.Directory != "" {
+		s += " · " + termsafe.String(t.Directory)
+	}
+	if t.MIG != "" {
+		s += " · partner rules " + termsafe.String(filepath.Base(t.MIG))
+	}
+	return s
 }
 
 func newModel(c *common.Common, owner common.TabID, be backend, opts Options) Model {

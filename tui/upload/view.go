@@ -42,6 +42,9 @@ func (m Model) View() string {
 
 func (m Model) title() string {
 	t := "Upload ORDERS"
+	if m.dest != "" {
+		t += " " + m.dest
+	}
 	if m.path != "" && m.stage != stagePick {
 		t += " — " + m.fileName()
 	}

@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/nutrab2b/b2bx/edi/mig"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -59,4 +60,19 @@ func Opened(ctx context.Context, c *common.Common, owner common.TabID, req uint6
 		return common.Opened{Tab: owner, Req: req, Err: fmt.Errorf("the viewer cannot open it: %w", err)}
 	}
 	return common.Opened{Tab: owner, Req: req, Screen: New(c, src, opts).Screen()}
+}
+
+// WithConnection is o for a file of the connection whose profile has
+// directory and partner rules at migPath ("" for none): its contract
+// findings and partner rule findings are pinned. It reads the rules
+// file (IO: call it inside the tea.Cmd); rules that cannot be read are
+// left out (b2bx check and the upload screen say why).
+func (o Options) WithConnection(directory, migPath string) Options {
+	o.Directory = directory
+	if migPath != "" {
+		if rs, err := mig.Load(migPath); err == nil {
+			o.Rules = rs
+		}
+	}
+	return o
 }

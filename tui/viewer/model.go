@@ -19,6 +19,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/mig"
 	"github.com/nutrab2b/b2bx/edi/pin"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -34,6 +35,15 @@ type Options struct {
 	// (pin.Pins): their segments are marked in the list (PinMark) and
 	// explained in the detail pane, and the viewer opens on the first.
 	Pins []pin.Pin
+	// Directory is the connection's profile revision ("D.96A", "D.25A";
+	// "" when the file is not a connection's): messages that break the
+	// contract's version rules for it are pinned on their UNH
+	// (pin.ContractPins).
+	Directory string
+	// Rules are the connection's partner rules (the profile's mig), nil
+	// for none: their findings on the document's ORDERS are pinned on
+	// their segment and element with the rule's file:line (pin.MIGPins).
+	Rules *mig.Rules
 }
 
 // focusArea is which list gets the movement keys.
@@ -94,7 +104,7 @@ func New(c *common.Common, src *Source, opts Options) Model {
 	in.Cursor.SetMode(cursor.CursorStatic) // no blink timer: the view changes only on input
 	ca := newCache()
 	ca.indexIssues(src.doc)
-	ca.indexPins(opts.Pins)
+	ca.indexPins(findingPins(src, opts))
 	m := Model{c: c, src: src, keys: keys, title: title, cache: ca, input: in, spotSeg: -1}
 	if first := m.firstPinned(); first >= 0 {
 		m.cursor = first

@@ -2,15 +2,32 @@ package viewer
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/nutrab2b/b2bx/edi/pin"
 	"github.com/nutrab2b/b2bx/internal/human"
 )
 
 // PinMark marks a segment in the list that a partner's CONTRL or APERAK
-// names as wrong (a pin); it wins over the validation mark, and reads
-// without colour.
+// names as wrong (a pin), or that breaks the contract's version rules or
+// a partner rule (a finding); it wins over the validation mark, and
+// reads without colour.
 const PinMark = "◆"
+
+// findingPins are the answer's pins of opts and b2bx's own findings on
+// src's document: the contract's version rules for the connection's
+// directory, then the partner's rules (read from the bytes, inside the
+// Source's guard).
+func findingPins(src *Source, opts Options) []pin.Pin {
+	pins := append([]pin.Pin(nil), opts.Pins...)
+	if err := src.read(func() {
+		pins = append(pins, pin.ContractPins(src.doc, opts.Directory)...)
+		pins = append(pins, pin.MIGPins(src.doc, opts.Rules)...)
+	}); err != nil {
+		return opts.Pins
+	}
+	return pins
+}
 
 // indexPins groups the pins by segment (once per viewer).
 func (c *cache) indexPins(pins []pin.Pin) {
@@ -97,7 +114,28 @@ func (m Model) pinLine() string {
 			unplaced++
 		}
 	}
-	s := st.Error.Render(PinMark+" "+human.Count(len(pins), "error", "errors")+" of the partner's answer pinned") +
+	answer, contract, rules := 0, 0, 0
+	for _, p := range pins {
+		switch p.Source {
+		case pin.SourceContract:
+			contract++
+		case pin.SourceMIG:
+			rules++
+		default:
+			answer++
+		}
+	}
+	var what []string
+	if answer > 0 {
+		what = append(what, human.Count(answer, "error", "errors")+" of the partner's answer")
+	}
+	if contract > 0 {
+		what = append(what, human.Count(contract, "contract finding", "contract findings"))
+	}
+	if rules > 0 {
+		what = append(what, human.Count(rules, "partner rule finding", "partner rule findings")+" (MIG)")
+	}
+	s := st.Error.Render(PinMark+" "+strings.Join(what, ", ")+" pinned") +
 		st.Muted.Render(" · p/P next/previous pinned segment")
 	if unplaced > 0 {
 		s += st.Warn.Render(" · " + human.Count(unplaced, "error names", "errors name") + " no segment of this file (the header lists it)")
