@@ -29,7 +29,7 @@ func TestReviewFixChecksThePartner(t *testing.T) {
 	require.NoError(t, os.WriteFile(rules, []byte("[[rule]]\nsegment = \"BGM\"\nelement = \"1004\"\nformat = \"^ORD-[0-9]+$\"\n"), 0o600))
 	rs, err := mig.Load(rules)
 	require.NoError(t, err)
-	h, err := LoadHistory(t.Context(), historyStore(t, 6, 2), resendConn)
+	h, err := LoadHistory(t.Context(), historyStore(t, 6, 2), resendConn, nil)
 	require.NoError(t, err)
 
 	r, err := ReviewFix(t.Context(), st, l, rec, rejected, path, nil, Options{Directory: "D.96A", Rules: rs, History: h})

@@ -168,7 +168,7 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	m.links.store, m.links.connID, m.conn, m.links.load, m.links.loadFor = conn.Spool, conn.Target.ConnectionID, conn, opts.Links, opts.LinksFor
 	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
 	m.links.sla = track.SLA{Contrl: contrl, Ordrsp: ordrsp}
-	m.fixBackend = func(l *up.Linked) fix.Backend { return fix.NewBackend(conn, l) }
+	m.fixBackend = func(l *up.Linked) fix.Backend { return fix.NewBackend(conn, l, opts.LinksFor) }
 	// The links are read with the first page: what was downloaded before
 	// is linked as soon as the table shows.
 	var linkCmd tea.Cmd

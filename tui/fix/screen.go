@@ -33,11 +33,15 @@ type Backend interface {
 type domain struct {
 	conn *session.Conn
 	l    *up.Linked
+	load up.SelectLoader // the partner history's answers (track.SelectLoader); nil: the store
 }
 
 // NewBackend is the real backend over an open connection and its
-// linked answers.
-func NewBackend(conn *session.Conn, l *up.Linked) Backend { return domain{conn: conn, l: l} }
+// linked answers; load reads the answers of the partner history the
+// review compares with (track.SelectLoader; nil reads the store).
+func NewBackend(conn *session.Conn, l *up.Linked, load up.SelectLoader) Backend {
+	return domain{conn: conn, l: l, load: load}
+}
 
 func (d domain) Prepare(ctx context.Context, rec spool.UploadRecord) (*Source, string, error) {
 	src, err := Load(ctx, d.conn.Spool, d.l, rec)
@@ -54,7 +58,7 @@ func (d domain) Review(ctx context.Context, src *Source, rec spool.UploadRecord,
 	if err != nil {
 		return nil, fmt.Errorf("%w (fix the rules file or the profile's mig, then E to review again)", err)
 	}
-	opts = opts.WithHistory(ctx, d.conn.Spool, t.ConnectionID)
+	opts = opts.WithHistory(ctx, d.conn.Spool, t.ConnectionID, d.load)
 	return up.ReviewFix(ctx, d.conn.Spool, d.l, rec, src.Sent, path, src.Pins, opts)
 }
 
