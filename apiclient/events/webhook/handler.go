@@ -91,6 +91,10 @@ type Handler struct {
 	// after its sender was answered, in commit order, from the committer
 	// (it holds up the next batch: hand the work to another goroutine).
 	OnCommitted func(Committed)
+	// OnBatch, when set, is called after each batch that stored
+	// deliveries, with how many it stored and how long deciding and
+	// storing it took (from the committer: it must not block).
+	OnBatch func(n int, took time.Duration)
 	// Replayed is how many captures Open replayed (those the state did
 	// not hold yet).
 	Replayed int
@@ -181,7 +185,19 @@ func (h *Handler) commitLoop() {
 		for i, j := range batch {
 			in[i] = j.a
 		}
+		began := time.Now() // real time: the disk's
 		answers := h.Receiver.DeliverAll(in, storeCommitter{h.Store})
+		if h.OnBatch != nil {
+			took, n := time.Since(began), 0
+			for _, a := range answers {
+				if a.Committed {
+					n++
+				}
+			}
+			if n > 0 { // a batch all refused before its commit stored nothing
+				h.OnBatch(n, took)
+			}
+		}
 		for i, j := range batch {
 			j.done <- answers[i]
 		}
