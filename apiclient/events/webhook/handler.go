@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -268,11 +269,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.answer(w, r, start, nil, a)
 		return
 	}
+	// The sender's rate too: a peer whose senders used up this second's
+	// limit is answered 429 before its body holds a slot.
+	peer := peerHost(r.RemoteAddr)
+	if a, ok := h.Receiver.CheckPeerRate(peer, start); !ok {
+		h.Store.Refuse(events.Delivery{Header: hdr}, a.Code)
+		h.answer(w, r, start, nil, a)
+		return
+	}
 	want := int64(firstChunk)
 	if r.ContentLength >= 0 {
 		want = r.ContentLength
 	}
-	t, why := h.adm.enter(peerHost(r.RemoteAddr), want, h.slotWait(), r.Context().Done())
+	t, why := h.adm.enter(peer, want, h.slotWait(), r.Context().Done())
 	if t == nil {
 		w.Header().Set("Retry-After", "1")
 		h.answer(w, r, start, nil, plain(http.StatusServiceUnavailable, "BUSY", why+": nothing was read; resend it unchanged after Retry-After"))
@@ -297,6 +306,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !a.Committed {
 		h.Store.Refuse(d, a.Code)
+	} else {
+		h.Receiver.NoteSenders(peer, answerSenders(a))
 	}
 	h.answer(w, r, start, body, a)
 }
@@ -423,6 +434,17 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+// answerSenders are the distinct senders of a's events.
+func answerSenders(a events.Answer) []string {
+	var out []string
+	for _, e := range a.Events {
+		if e.Sender != "" && !slices.Contains(out, e.Sender) {
+			out = append(out, e.Sender)
+		}
+	}
+	return out
 }
 
 // peerHost is the address part of a remote address.
