@@ -16,6 +16,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/tui/find"
 )
 
@@ -95,4 +96,23 @@ func TestTimelineOrderFromTheIndex(t *testing.T) {
 	for i, w := range want {
 		require.True(t, strings.HasPrefix(steps[i].Title, w), "step %d is %q, not %q", i, steps[i].Title, w)
 	}
+}
+
+// TestFindAnswersWhenTrackDBIsADirectory: the app's find, like `b2bx
+// find`, answers from the stored files when the index file cannot be
+// used, and its head says so.
+func TestFindAnswersWhenTrackDBIsADirectory(t *testing.T) {
+	env := findStore(t)
+	mach, err := track.LoadMachine(env)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(track.DBPath(mach.Dir), 0o700))
+	q, err := track.ParseQuery("po:PO-4711")
+	require.NoError(t, err)
+	r, st, err := machineSource{env: env}.Find(t.Context(), q)
+	require.NoError(t, err)
+	require.Len(t, r.Conversations, 1)
+	require.Len(t, r.Conversations[0].Items, 3, "upload, CONTRL, ORDRSP from the files")
+	require.Contains(t, st.Reason, "answering from the stored files")
+	steps := machineSource{env: env}.Timeline(t.Context(), r.Conversations[0])
+	require.NotEqual(t, "note", steps[0].Kind, "the timeline answers too: %+v", steps[0])
 }

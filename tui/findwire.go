@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
@@ -23,7 +24,11 @@ func indexFor(env session.Env, conn *session.Conn) conntab.IndexFunc {
 
 // machineSource is find's Source over this machine's index: every query
 // loads the profiles (no secret), opens the index and syncs it first, so
-// what was stored by another b2bx process shows too.
+// what was stored by another b2bx process shows too. When the index file
+// cannot be used (track.db a directory, a read-only or full disk,
+// another process holding it), the stored files answer through an index
+// in memory (track.Machine.OpenQuery), as `b2bx find` does; the results
+// head says so.
 type machineSource struct {
 	env  session.Env
 	wait func(ctx context.Context) error
@@ -39,15 +44,14 @@ func (s machineSource) open(ctx context.Context) (*track.Machine, *track.Index, 
 	if err != nil {
 		return nil, nil, track.Stats{}, err
 	}
-	x, err := m.Open(ctx, nil)
+	var said []string
+	x, err := m.OpenQuery(ctx, func(msg string) { said = append(said, msg) })
 	if err != nil {
 		return nil, nil, track.Stats{}, err
 	}
-	st, err := x.Sync(ctx)
-	if err != nil && !errors.Is(err, track.ErrStale) {
-		x.Close()
-		return nil, nil, st, err
-	}
+	// What OpenQuery said (a rebuild, the files answering) is the head's
+	// note; OpenQuery has synced the index already.
+	st := track.Stats{Rebuilt: len(said) > 0, Reason: strings.Join(said, "; ")}
 	return m, x, st, nil
 }
 

@@ -151,7 +151,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.Copy:
 		return m.copyItem(msg)
 	case common.Exec:
-		return m, msg.Run() // the editor of the fix flow: the app suspends
+		// The editor of the fix flow: the app suspends; a SIGTERM (ctx)
+		// stops a hung editor so the app can end.
+		return m, msg.RunContext(m.ctx)
 	case common.Owned:
 		return m.route(msg)
 	}

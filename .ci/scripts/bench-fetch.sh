@@ -12,7 +12,15 @@
 set -euo pipefail
 runs=${1:-30}
 b2bx=${B2BX:-bin/b2bx}
-for t in hyperfine curl jq "$b2bx"; do
+# Without hyperfine (or with BENCH_INTERLEAVED=1) the two sides run in
+# interleaved rounds timed here (medians and the median of the per-round
+# ratios): on a loaded machine that pairs each b2bx run with a by-hand run
+# taken under the same load.
+interleaved=${BENCH_INTERLEAVED:-}
+command -v hyperfine >/dev/null || interleaved=1
+need="curl jq $b2bx"
+[ -n "$interleaved" ] || need="hyperfine $need"
+for t in $need; do
 	command -v "$t" >/dev/null || { echo "bench-fetch: $t not found (apt-get install -y hyperfine curl jq; make build)" >&2; exit 2; }
 done
 b2bx=$(cd "$(dirname "$b2bx")" && pwd)/$(basename "$b2bx")
@@ -60,6 +68,26 @@ cat >"$tmp/byhand.sh" <<'EOT'
 curl -sf -o "$dir/payload.edi" -H "Authorization: Bearer $key" -H "X-B2B-Claim-Token: $tok" \
 	"$url/api/v1/b2b-exchange/partner/connections/$conn/mailbox/$id/payload" && sha256sum "$dir/payload.edi" >/dev/null
 EOT
+if [ -n "$interleaved" ]; then
+	ms() { local t0 t1; t0=$(date +%s%N); bash "$@" || return 1; t1=$(date +%s%N); echo $(((t1 - t0) / 1000000)); }
+	bash "$tmp/next.sh"; bash "$tmp/fetch.sh" # one warm-up each
+	bash "$tmp/next.sh" claim; bash "$tmp/byhand.sh"
+	: >"$tmp/rounds"
+	for _ in $(seq "$runs"); do
+		bash "$tmp/next.sh"; f=$(ms "$tmp/fetch.sh")
+		bash "$tmp/next.sh" claim; h=$(ms "$tmp/byhand.sh")
+		echo "$f $h" >>"$tmp/rounds"
+	done
+	echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
+	python3 - "$tmp/rounds" <<'EOP'
+import statistics, sys
+rows = [tuple(map(int, l.split())) for l in open(sys.argv[1]) if l.strip()]
+f = [r[0] for r in rows]; h = [r[1] for r in rows]
+print(f"b2bx fetch: median {statistics.median(f)} ms (min {min(f)}); curl -o + sha256sum: median {statistics.median(h)} ms (min {min(h)})")
+print(f"ratio: median of per-round ratios {statistics.median(a / b for a, b in rows):.2f}, min/min {min(f) / min(h):.2f} ({len(rows)} interleaved rounds)")
+EOP
+	exit 0
+fi
 hyperfine -w 3 -r "$runs" \
 	-n 'b2bx fetch (claim, download, 5 checks, fsync store)' --prepare "bash $tmp/next.sh" "bash $tmp/fetch.sh" \
 	-n 'curl -o FILE && sha256sum FILE (claim not timed)' --prepare "bash $tmp/next.sh claim" "bash $tmp/byhand.sh"

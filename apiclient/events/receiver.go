@@ -87,9 +87,10 @@ type Receiver struct {
 	l          *ledger
 	beats      map[int]*heartbeatPending
 	rate       rateCounter
-	events     int    // events committed so far: the next event's index
-	deliveries int    // deliveries committed so far
-	last       string // the last committed delivery's name
+	peers      map[string][]string // peer address → senders it delivered for (NoteSenders)
+	events     int                 // events committed so far: the next event's index
+	deliveries int                 // deliveries committed so far
+	last       string              // the last committed delivery's name
 	clock      time.Time
 	// dirty: the batch's records are not stored yet (a failed flush).
 	dirty    bool

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/internal/metrics"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 )
@@ -57,12 +59,13 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	dir := fs.String("dir", "", "capture `DIR`: every delivery as NNNNNNNNNNNN.http (created when missing; a restart goes on from it; default: webhook-captures in the data directory)")
 	asJSON := fs.Bool("json", false, "print one JSON line per delivery (the answer, its findings and streams)")
 	keep := fs.Duration("keep", webhook.DefaultRetention, "keep every idempotency key with its original result this long (at least 32h, the retry schedule)")
+	admin := fs.String("admin", "", "serve /healthz and Prometheus /metrics on `HOST:PORT`, apart from --addr (no host: loopback)")
 	var jwks listFlag
 	fs.Var(&jwks, "jwks", "require and verify envelope.signature with this JWKS `FILE|URL` (repeatable as GLN=FILE|URL, one per sender)")
 	var sf secretFlags
 	sf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(e.stderr, "usage: b2bx event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--keep 48h] [--jwks [GLN=]FILE|URL]... [--json]\n\n"+listenHelp+"\nflags:\n")
+		fmt.Fprint(e.stderr, "usage: b2bx event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--keep 48h] [--jwks [GLN=]FILE|URL]... [--admin HOST:PORT] [--json]\n\n"+listenHelp+"\nflags:\n")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args)
@@ -91,6 +94,18 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	out := &listenOutput{w: e.stdout, json: *asJSON}
+	onRecord, onBatch := out.record, func(int, time.Duration) {}
+	var mx *metrics.Listen
+	if *admin != "" {
+		if _, err := metrics.AdminAddr(*admin); err != nil {
+			return fail(e, name, false, exitUsage, err)
+		}
+		// The team store's outbox is not wired into event listen yet: its
+		// gauges stay absent (nil).
+		mx = metrics.NewListen(nil)
+		onRecord = func(r webhook.Record) { mx.Record(r); out.record(r) }
+		onBatch = mx.Batch
+	}
 	ro := events.ReceiverOptions{Secrets: secrets}
 	if !keys.Empty() {
 		ro.KeySets = keys.For
@@ -99,7 +114,7 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	// what is committed joins its orders in the tracking index at once
 	noter := track.NewCaptureNoter(session.Env{Getenv: e.getenv}, say)
 	defer noter.Close()
-	h, replayed, err := webhook.Open(webhook.Config{Dir: *dir, Receiver: ro, Retention: *keep, OnRecord: out.record,
+	h, replayed, err := webhook.Open(webhook.Config{Dir: *dir, Receiver: ro, Retention: *keep, OnRecord: onRecord, OnBatch: onBatch,
 		OnCommitted: func(c webhook.Committed) { noter.Add(c.Path) }, OnNote: say})
 	if err != nil {
 		return fail(e, name, false, exitStorage, err)
@@ -107,6 +122,21 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	ln, err := webhook.Listen(*addr, *certFile, *keyFile)
 	if err != nil {
 		return fail(e, name, false, exitUsage, err)
+	}
+	if mx != nil {
+		adm, err := metrics.ServeAdmin(*admin, mx.Registry(), func() error {
+			if ctx.Err() != nil {
+				return errors.New("stopping")
+			}
+			return nil
+		})
+		if err != nil {
+			ln.Close()
+			h.Close()
+			return fail(e, name, false, exitUsage, err)
+		}
+		defer adm.Close()
+		fmt.Fprintf(e.stderr, "b2bx event listen: admin on http://%s (/healthz, /metrics)\n", adm.Addr())
 	}
 	scheme := "http"
 	if *certFile != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/apiclient/worker"
 	"github.com/nutrab2b/b2bx/internal/human"
+	"github.com/nutrab2b/b2bx/internal/metrics"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -91,6 +92,8 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	ack := fs.Bool("ack", false, "acknowledge after every check passed and the file is stored durably")
 	out := fs.String("out", "", "also copy the verified file into `DIR` (durably, before acknowledging)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	var mf fetchMetricsFlags
+	mf.register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -106,6 +109,9 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	}
 	if *all && !*ack {
 		return fail(e, "fetch", *asJSON, exitUsage, errors.New("--all needs --ack: without it every due delivery would be claimed and left to its lease"))
+	}
+	if err := mf.check(*all); err != nil {
+		return fail(e, "fetch", *asJSON, exitUsage, err)
 	}
 	ctx, cancel := cf.withTimeout(ctx)
 	defer cancel()
@@ -133,7 +139,7 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	// output: never on the download path.
 	defer func() { indexAfter(ctx, e, "fetch", t, f.stored...) }()
 	if *all {
-		return f.all(ctx)
+		return mf.run(e, f, func() int { return f.all(ctx) })
 	}
 
 	var (
@@ -205,6 +211,10 @@ type fetcher struct {
 	reported map[string]bool // refused entries already named on stderr
 	conn     string          // the connection ID
 	stored   []*spool.Stored // what this command stored, for the index after it
+	// mx, when set, counts every delivery of fetch --all (--admin,
+	// --metrics-file); began is when the current one started.
+	mx    *metrics.Fetch
+	began time.Time
 }
 
 // all is fetch --all --ack: the runner's All, one report per delivery,
@@ -216,6 +226,7 @@ func (f *fetcher) all(ctx context.Context) int {
 	code, acked := exitOK, 0
 	var runs []*entryRun
 	_ = f.r.All(ctx, func(e apiclient.Entry) worker.ProcessOptions {
+		f.began = time.Now()
 		o, er := f.options(ctx, e)
 		runs = append(runs, er)
 		return o
@@ -232,6 +243,7 @@ func (f *fetcher) all(ctx context.Context) int {
 			return
 		}
 		j, c := f.result(runs[len(runs)-1], res)
+		f.count(res)
 		out.Results = append(out.Results, j)
 		if !f.asJSON {
 			if len(out.Results) > 1 {

@@ -130,7 +130,7 @@ var docs = []Doc{
 	},
 	{
 		Name:     "fetch",
-		Synopsis: []string{"fetch ID [--ack] [--out DIR] [--json]", "fetch --next [--ack] [--out DIR] [--json]", "fetch --all --ack [--out DIR] [--json]", "(each with -c NAME, or --url URL --connection ID, and --timeout D)"},
+		Synopsis: []string{"fetch ID [--ack] [--out DIR] [--json]", "fetch --next [--ack] [--out DIR] [--json]", "fetch --all --ack [--out DIR] [--admin HOST:PORT] [--metrics-file PATH.prom] [--json]", "(each with -c NAME, or --url URL --connection ID, and --timeout D)"},
 		About: `Claims a delivery, streams it while counting and hashing, checks size
 and SHA-256 against the headers and the listing and the integrity
 trailer, stores it durably and, with --ack and only when all of that
@@ -140,6 +140,7 @@ out and the entry becomes due again.`,
 			{"fetch --next --ack -c acme-de", "the head of the mailbox: download, verify, store, acknowledge"},
 			{"fetch 2d9af342-c625-48c1-821c-f9fb7dd99e75 -c acme-de --out /tmp/in", "one delivery, also copied to /tmp/in, not acknowledged"},
 			{"fetch --all --ack -c acme-de --json", "every due entry until the mailbox is empty or one fails"},
+			{"fetch --all --ack -c acme-de --metrics-file /var/lib/node_exporter/textfile/b2bx_fetch.prom", "a scheduled run's metrics for node_exporter, written when it ends"},
 		},
 		Exits: []Exit{
 			{OK, "done (an empty mailbox with --next or --all too)"},
@@ -260,11 +261,12 @@ out and the entry becomes due again.`,
 	},
 	{
 		Name:     "event listen",
-		Synopsis: []string{"event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--keep DUR] [--jwks [GLN=]FILE|URL] [--json]"},
+		Synopsis: []string{"event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--keep DUR] [--jwks [GLN=]FILE|URL] [--admin HOST:PORT] [--json]"},
 		Examples: []Example{
 			{"event listen -c acme-de", "http://127.0.0.1:8787, the profile's webhook secret"},
 			{"event listen --secret-stdin --dir /tmp/hooks --json < secret.txt", "captures in /tmp/hooks, one JSON line per delivery"},
 			{"event listen -c acme-de --addr 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem", "beyond loopback only with TLS"},
+			{"event listen -c acme-de --admin 127.0.0.1:9464", "/healthz and Prometheus /metrics on a listener of their own"},
 		},
 		Exits: []Exit{{OK, "stopped by Ctrl-C or SIGTERM"}, {Usage, "bad flags, no secret, an address that needs TLS, a port in use, the server stopped with an error"}, {Storage, "the capture directory failed"}},
 		Topic: "events.md",

@@ -1,6 +1,10 @@
 package orders
 
-import "strings"
+import (
+	"os"
+	"strings"
+	"syscall"
+)
 
 // EditorArgs is the command that opens path in the operator's editor:
 // $VISUAL, else $EDITOR, else vi, run through sh like git does, so an
@@ -16,4 +20,23 @@ func EditorArgs(getenv func(string) string, path string) []string {
 		ed = "vi"
 	}
 	return []string{"sh", "-c", ed + ` "$@"`, ed, path}
+}
+
+// StopEditor stops the whole editor started from EditorArgs: SIGTERM to
+// the shell, the editor it started and what that started (a wrapper
+// script's child would otherwise hold the terminal after its parent is
+// gone), the deepest first. The app calls it when it is told to end
+// while the editor runs (tui/common.Exec.RunContext), then kills what is
+// left after a bounded grace.
+func StopEditor(p *os.Process) error {
+	if p == nil {
+		return os.ErrProcessDone
+	}
+	kids := descendants(p.Pid)
+	for i := len(kids) - 1; i >= 0; i-- {
+		if q, err := os.FindProcess(kids[i]); err == nil {
+			_ = q.Signal(syscall.SIGTERM)
+		}
+	}
+	return p.Signal(syscall.SIGTERM)
 }

@@ -39,6 +39,7 @@ func (s *SQLite) apply(ctx context.Context, b Batch) error {
 		}
 		w.set(si)
 	}
+	w.flushKeys()
 	w.countOrphans()
 	if w.err != nil {
 		return classify(w.err)
@@ -74,8 +75,13 @@ type writer struct {
 	err error
 
 	insSource, insItem, insKey *sql.Stmt
-	keys                       []any // queued key rows (value, at, item, kind)
-	orphaned                   int   // items whose keys were left behind
+	// insFew are the INSERTs of fewer than itemRows items, prepared once
+	// a batch: most deliveries have one item, and preparing their
+	// statement per delivery was a large part of a rebuild.
+	insFew map[int]*sql.Stmt
+	keys   []any // queued key rows (value, at, item, kind), across sources
+
+	orphaned int // items whose keys were left behind
 }
 
 func (w *writer) exec(q string, args ...any) sql.Result {
@@ -88,6 +94,7 @@ func (w *writer) exec(q string, args ...any) sql.Result {
 }
 
 func (w *writer) forget(path string) {
+	w.flushKeys() // the keys queued so far are written before any item goes
 	if w.err != nil {
 		return
 	}
@@ -143,7 +150,6 @@ func (w *writer) set(si SourceItems) {
 		w.insertItems(src, items[:n])
 		items = items[n:]
 	}
-	w.flushKeys()
 }
 
 // itemRows is how many items one INSERT writes (a wide delivery has
@@ -168,12 +174,17 @@ func (w *writer) insertItems(src int64, items []Item) {
 	}
 	st := w.insItem
 	if len(items) != itemRows {
-		var err error
-		if st, err = w.tx.PrepareContext(w.ctx, itemInsert+itemValues(len(items))); err != nil {
-			w.err = err
-			return
+		if st = w.insFew[len(items)]; st == nil {
+			var err error
+			if st, err = w.tx.PrepareContext(w.ctx, itemInsert+itemValues(len(items))); err != nil {
+				w.err = err
+				return
+			}
+			if w.insFew == nil {
+				w.insFew = map[int]*sql.Stmt{}
+			}
+			w.insFew[len(items)] = st // closed with the transaction
 		}
-		defer st.Close()
 	}
 	last, ok := w.insert(st, args...)
 	if !ok {

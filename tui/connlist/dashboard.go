@@ -101,7 +101,9 @@ func (d *SessionDashboard) index(ctx context.Context) (*track.Machine, *track.In
 	if err != nil {
 		return nil, nil, err
 	}
-	x, err := m.Open(ctx, nil)
+	// The files answer when the index file cannot be used (OpenQuery),
+	// as find does: the start screen still shows the figures.
+	x, err := m.OpenQuery(ctx, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -168,7 +168,10 @@ func (m Model) edit() (Model, tea.Cmd) {
 	args := up.EditorArgs(m.getenv, m.path)
 	c := exec.Command(args[0], args[1:]...)
 	return m, func() tea.Msg {
-		return common.Exec{Cmd: c, Done: func(err error) tea.Msg { return editedMsg{err} }}
+		// Stop ends the editor and what it started when the app is told
+		// to end while it runs (the root runs it with RunContext).
+		return common.Exec{Cmd: c, Stop: func() error { return up.StopEditor(c.Process) },
+			Done: func(err error) tea.Msg { return editedMsg{err} }}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -91,6 +92,10 @@ type Handler struct {
 	// after its sender was answered, in commit order, from the committer
 	// (it holds up the next batch: hand the work to another goroutine).
 	OnCommitted func(Committed)
+	// OnBatch, when set, is called after each batch that stored
+	// deliveries, with how many it stored and how long deciding and
+	// storing it took (from the committer: it must not block).
+	OnBatch func(n int, took time.Duration)
 	// Replayed is how many captures Open replayed (those the state did
 	// not hold yet).
 	Replayed int
@@ -181,7 +186,19 @@ func (h *Handler) commitLoop() {
 		for i, j := range batch {
 			in[i] = j.a
 		}
+		began := time.Now() // real time: the disk's
 		answers := h.Receiver.DeliverAll(in, storeCommitter{h.Store})
+		if h.OnBatch != nil {
+			took, n := time.Since(began), 0
+			for _, a := range answers {
+				if a.Committed {
+					n++
+				}
+			}
+			if n > 0 { // a batch all refused before its commit stored nothing
+				h.OnBatch(n, took)
+			}
+		}
 		for i, j := range batch {
 			j.done <- answers[i]
 		}
@@ -252,11 +269,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.answer(w, r, start, nil, a)
 		return
 	}
+	// The sender's rate too: a peer whose senders used up this second's
+	// limit is answered 429 before its body holds a slot.
+	peer := peerHost(r.RemoteAddr)
+	if a, ok := h.Receiver.CheckPeerRate(peer, start); !ok {
+		h.Store.Refuse(events.Delivery{Header: hdr}, a.Code)
+		h.answer(w, r, start, nil, a)
+		return
+	}
 	want := int64(firstChunk)
 	if r.ContentLength >= 0 {
 		want = r.ContentLength
 	}
-	t, why := h.adm.enter(peerHost(r.RemoteAddr), want, h.slotWait(), r.Context().Done())
+	t, why := h.adm.enter(peer, want, h.slotWait(), r.Context().Done())
 	if t == nil {
 		w.Header().Set("Retry-After", "1")
 		h.answer(w, r, start, nil, plain(http.StatusServiceUnavailable, "BUSY", why+": nothing was read; resend it unchanged after Retry-After"))
@@ -281,6 +306,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !a.Committed {
 		h.Store.Refuse(d, a.Code)
+	} else {
+		h.Receiver.NoteSenders(peer, answerSenders(a))
 	}
 	h.answer(w, r, start, body, a)
 }
@@ -407,6 +434,17 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+// answerSenders are the distinct senders of a's events.
+func answerSenders(a events.Answer) []string {
+	var out []string
+	for _, e := range a.Events {
+		if e.Sender != "" && !slices.Contains(out, e.Sender) {
+			out = append(out, e.Sender)
+		}
+	}
+	return out
 }
 
 // peerHost is the address part of a remote address.

@@ -87,11 +87,13 @@ type Config struct {
 	// Retention is how long idempotency keys are kept
 	// (DefaultRetention when 0).
 	Retention time.Duration
-	// Now, BodyTimeout, OnRecord and OnCommitted are the Handler's.
+	// Now, BodyTimeout, OnRecord, OnCommitted and OnBatch are the
+	// Handler's.
 	Now         func() time.Time
 	BodyTimeout time.Duration
 	OnRecord    func(Record)
 	OnCommitted func(Committed)
+	OnBatch     func(n int, took time.Duration)
 	// OnNote, when set, gets one line for each thing about the directory
 	// worth saying (foreign files ignored, a state file rebuilt).
 	OnNote func(string)
@@ -136,7 +138,7 @@ func Open(cfg Config) (*Handler, int, error) {
 	}
 	d, _ := rc.Delivered()
 	h := &Handler{Receiver: rc, Store: st, Now: cfg.Now, BodyTimeout: cfg.BodyTimeout, OnRecord: cfg.OnRecord, OnCommitted: cfg.OnCommitted,
-		Replayed: n, closers: []func() error{state.Close}}
+		OnBatch: cfg.OnBatch, Replayed: n, closers: []func() error{state.Close}}
 	return h, d, nil
 }
 
