@@ -40,7 +40,7 @@ func TestFindOutputIsBuffered(t *testing.T) {
 	}
 	var out countingWriter
 	e := &env{stdout: &out, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}
-	printConversations(e, &track.Machine{Names: map[string]string{"conn-a": "acme"}}, res)
+	printConversations(e, &track.Machine{Names: map[string]string{"conn-a": "acme"}}, res, false)
 	lines := strings.Count(out.String(), "\n")
 	require.Greater(t, lines, 800)
 	require.LessOrEqual(t, out.writes, 1+out.Len()/(64<<10), "%d writes for %d lines", out.writes, lines)

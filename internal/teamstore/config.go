@@ -7,6 +7,8 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/internal/settings"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/internal/who"
 )
 
@@ -45,4 +47,30 @@ func OpenConfigured(ctx context.Context, getenv func(string) string, secrets cre
 		return nil, ErrNotConfigured
 	}
 	return Open(ctx, ConfigFrom(st, secrets))
+}
+
+// TeamIndex is the team's index when a team store is configured and
+// reachable, for the faces that read the team's data (find, its
+// timeline, --overdue). With none configured it is nil and note "";
+// when the store cannot be used it is nil and note is the one line to
+// say (this machine's index answers instead). close releases it.
+func TeamIndex(ctx context.Context, getenv func(string) string, secrets func() (credentials.SecretStore, error)) (x *track.Index, close func(), note string) {
+	st, err := Settings(getenv)
+	if err != nil || !st.Configured() {
+		return nil, nil, "" // config.toml's own problems are said where it is read for them
+	}
+	var ks credentials.SecretStore
+	if secrets != nil {
+		ks, _ = secrets() // no keyring: PGPASSWORD or .pgpass
+	}
+	s, err := Open(ctx, ConfigFrom(st, ks))
+	if err != nil {
+		return nil, nil, "team store not used (" + termsafe.String(err.Error()) + "): this machine's index answers"
+	}
+	x, err = s.Index(ctx)
+	if err != nil {
+		s.Close()
+		return nil, nil, "team store not used (" + termsafe.String(err.Error()) + "): this machine's index answers"
+	}
+	return x, func() { x.Close(); s.Close() }, ""
 }
