@@ -83,8 +83,9 @@ func (s *Store) PushDelivery(ctx context.Context, conn string, st spool.Stored, 
 		var acked sql.NullTime
 		err := tx.QueryRowContext(ctx, `SELECT payload_sha256, sidecar, acknowledged_at, by_user, by_host FROM deliveries WHERE conn = $1 AND delivery_id = $2`,
 			t(conn), t(m.DeliveryAttemptID)).Scan(&haveSHA, &sidecar, &acked, &byUser, &byHost)
+		fresh := errors.Is(err, sql.ErrNoRows)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
+		case fresh:
 			if err := putBlob(ctx, tx, sha, payload); err != nil {
 				return err
 			}
@@ -125,7 +126,9 @@ func (s *Store) PushDelivery(ctx context.Context, conn string, st spool.Stored, 
 		}
 		st := spool.Stored{Meta: m, Path: source}
 		items := track.TeamDeliveryItems(ctx, st, payload, by)
-		return index(track.Batch{Set: []track.SourceItems{{Source: track.Source{Path: source, Conn: conn}, Items: items}}})
+		// a delivery new to the store has no index rows yet (they are
+		// written with its row, under its lock): nothing to replace
+		return index(track.Batch{Set: []track.SourceItems{{Source: track.Source{Path: source, Conn: conn}, Items: items}}, Fresh: fresh})
 	})
 }
 

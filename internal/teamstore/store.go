@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -72,6 +73,9 @@ type Store struct {
 	password string // only to scrub it from errors
 	target   string // the URL without a password, for messages
 	now      func() time.Time
+
+	mu sync.Mutex
+	pg *track.Postgres // the index backend, once its schema was checked
 }
 
 // Parsed is a checked [store] url.
@@ -243,8 +247,18 @@ func ctxOp(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, OpTimeout)
 }
 
-// backend is the index in the same database (its schema checked).
+// backend is the index in the same database, its schema checked once
+// (a push is not three queries longer for it).
 func (s *Store) backend(ctx context.Context) (*track.Postgres, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pg != nil {
+		return s.pg, nil
+	}
 	b, err := track.NewPostgres(ctx, s.db)
-	return b, s.wrap(err)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	s.pg = b
+	return b, nil
 }
