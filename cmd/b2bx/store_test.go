@@ -146,10 +146,10 @@ func TestTwoEngineersShareFindAndKeys(t *testing.T) {
 	require.NoError(t, err)
 	_, err = w.Write(ctl)
 	require.NoError(t, err)
-	st, err := w.Commit(spool.Meta{ConnectionID: "conn-a", DeliveryAttemptID: "d-contrl-1", MessageType: "CONTRL", CreatedAt: t0s.Add(2 * time.Minute),
+	_, err = w.Commit(spool.Meta{ConnectionID: "conn-a", DeliveryAttemptID: "d-contrl-1", MessageType: "CONTRL", CreatedAt: t0s.Add(2 * time.Minute),
 		Size: int64(len(ctl)), SHA256: shaOf(ctl)})
 	require.NoError(t, err)
-	st, err = aliceStore.MarkAcknowledged("conn-a", "d-contrl-1", "rc-1", t0s.Add(3*time.Minute))
+	st, err := aliceStore.MarkAcknowledged("conn-a", "d-contrl-1", "rc-1", t0s.Add(3*time.Minute))
 	require.NoError(t, err)
 
 	// what her outbox does: push each record with its bytes
