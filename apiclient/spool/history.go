@@ -250,7 +250,7 @@ func (s *Store) ReserveUpload(req KeyRequest, rec UploadRecord, keyFor func(n in
 		return KeyDecision{}, nil, err
 	}
 	defer unlock()
-	hist, err := s.Uploads(rec.ConnectionID)
+	hist, err := s.KeyHistory(rec.ConnectionID)
 	if err != nil {
 		return KeyDecision{}, nil, err
 	}

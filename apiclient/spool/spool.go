@@ -64,6 +64,8 @@ type Store struct {
 	mu      sync.Mutex
 	cleaned map[string]bool          // connection dirs whose stale temps were swept
 	hist    map[string]parsedHistory // the last parse of each upload history (Uploads)
+
+	shared func(connectionID string) ([]UploadRecord, error) // the team's upload lines (SetSharedUploads)
 }
 
 // DefaultRoot returns the spool root from the environment: $B2BX_DATA_DIR,

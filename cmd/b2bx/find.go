@@ -9,9 +9,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/human"
+	"github.com/nutrab2b/b2bx/internal/teamstore"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 )
@@ -59,6 +61,31 @@ func openMachineIndex(ctx context.Context, e *env, name string) (*track.Machine,
 	return m, x, nil
 }
 
+// openFindIndex is the team store's index when [store] url is set and
+// the store answers, else this machine's (saying once why the team's is
+// not used).
+func openFindIndex(ctx context.Context, e *env, name string) (*track.Machine, *track.Index, func(), error) {
+	tx, closeTeam, note := teamstore.TeamIndex(ctx, e.getenv, func() (credentials.SecretStore, error) { return teamSecrets(e) })
+	if note != "" {
+		fmt.Fprintf(e.stderr, "b2bx %s: %s\n", name, note)
+	}
+	if tx != nil {
+		m, err := track.LoadMachine(session.Env{Getenv: e.getenv, Warn: func(w string) {
+			fmt.Fprintf(e.stderr, "b2bx %s: warning: %s\n", name, termsafe.String(w))
+		}})
+		if err != nil {
+			closeTeam()
+			return nil, nil, nil, err
+		}
+		return m, tx, closeTeam, nil
+	}
+	m, x, err := openMachineIndex(ctx, e, name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return m, x, func() { x.Close() }, nil
+}
+
 func runFind(ctx context.Context, e *env, args []string) int {
 	const name = "find"
 	fs := newFlagSet(e, name, "QUERY  (po:NUMBER, icr:REF, gln:GLN, key:KEY, id:ID, type:TYPE, or a bare word; a trailing * matches a prefix)")
@@ -86,11 +113,11 @@ func runFind(ctx context.Context, e *env, args []string) int {
 			return fail(e, name, *asJSON, exitUsage, err)
 		}
 	}
-	m, x, err := openMachineIndex(ctx, e, name)
+	m, x, closeIndex, err := openFindIndex(ctx, e, name)
 	if err != nil {
 		return fail(e, name, *asJSON, exitStorage, err)
 	}
-	defer x.Close()
+	defer closeIndex()
 	if *conn != "" {
 		if q.Conn, err = m.Connection(*conn); err != nil {
 			return fail(e, name, *asJSON, exitUsage, err)
@@ -117,13 +144,13 @@ func runFind(ctx context.Context, e *env, args []string) int {
 		}
 		return emitJSON(e, name, out)
 	}
-	printConversations(e, m, res)
+	printConversations(e, m, res, x.Team())
 	return exitOK
 }
 
 // printConversations writes one block per conversation, newest first: a
 // heading with the state, then its items as a table like the mailbox's.
-func printConversations(e *env, m *track.Machine, res track.Result) {
+func printConversations(e *env, m *track.Machine, res track.Result, team bool) {
 	if len(res.Conversations) == 0 {
 		fmt.Fprintf(e.stdout, "nothing stored matches %s\n", termsafe.String(res.Query.Text))
 		return
@@ -142,10 +169,17 @@ func printConversations(e *env, m *track.Machine, res track.Result) {
 		}
 		fmt.Fprintln(out, head)
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  WHEN\tCONNECTION\tKIND\tTYPE\tREF\tSTATE\tSTATUS")
+		by := ""
+		if team { // the team store's items say who
+			by = "\tBY"
+		}
+		fmt.Fprintln(tw, "  WHEN\tCONNECTION\tKIND\tTYPE\tREF\tSTATE\tSTATUS"+by)
 		for _, it := range c.Items {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", when(it.At), termsafe.String(connName(m, it.Conn)), it.Kind,
-				termsafe.String(it.Type), termsafe.String(itemRef(it)), termsafe.String(it.State), termsafe.String(it.Status))
+			if team {
+				by = "\t" + termsafe.String(it.By.String())
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", when(it.At), termsafe.String(connName(m, it.Conn)), it.Kind,
+				termsafe.String(it.Type), termsafe.String(itemRef(it)), termsafe.String(it.State), termsafe.String(it.Status), by)
 		}
 		_ = tw.Flush()
 		for _, it := range c.Items {

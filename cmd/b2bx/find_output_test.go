@@ -41,7 +41,7 @@ func TestFindOutputIsBuffered(t *testing.T) {
 	}
 	var out countingWriter
 	e := &env{stdout: &out, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}
-	printConversations(e, &track.Machine{Names: map[string]string{"conn-a": "acme"}}, res)
+	printConversations(e, &track.Machine{Names: map[string]string{"conn-a": "acme"}}, res, false)
 	lines := strings.Count(out.String(), "\n")
 	require.Greater(t, lines, 800)
 	require.LessOrEqual(t, out.writes, 1+out.Len()/(64<<10), "%d writes for %d lines", out.writes, lines)
@@ -57,7 +57,7 @@ func TestFindShowsContractFindings(t *testing.T) {
 		Items: []track.Item{{Conn: "conn-a", Kind: track.KindDelivery, Ref: "d-1", Type: "ORDRSP", At: at, State: "stored", Contract: []string{text}}}}}}
 	var out bytes.Buffer
 	e := &env{stdout: &out, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}
-	printConversations(e, &track.Machine{Names: map[string]string{"conn-a": "acme"}}, res)
+	printConversations(e, &track.Machine{Names: map[string]string{"conn-a": "acme"}}, res, false)
 	require.Contains(t, out.String(), "  ! contract finding, delivery d-1: ORDRSP \"R1\" is in directory D.25A, but this connection's profile revision is D.96A^[[2J\n")
 	b, err := json.Marshal(conversationJSON{Conversation: res.Conversations[0]})
 	require.NoError(t, err)

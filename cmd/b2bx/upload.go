@@ -10,8 +10,10 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/orders"
+	"github.com/nutrab2b/b2bx/internal/teamstore"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 )
@@ -93,6 +95,14 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "upload", f.asJSON, exitStorage, err)
 	}
+	// the key plan counts the team's uploads when a team store is set
+	team, note := teamstore.ForKeyPlans(ctx, e.getenv, func() (credentials.SecretStore, error) { return teamSecrets(e) }, store)
+	if note != "" {
+		fmt.Fprintf(e.stderr, "b2bx upload: %s\n", note)
+	}
+	if team != nil {
+		defer team.Close()
+	}
 	opts = opts.WithHistory(ctx, store, t.ConnectionID, track.SelectLoader(session.Env{Getenv: e.getenv}))
 	pf, err := orders.InspectWith(ctx, pos[0], opts)
 	if err == nil {
@@ -114,6 +124,17 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	}
 	if code := u.guardResend(ctx, store, t.ConnectionID); code != exitOK {
 		return code
+	}
+	if team != nil && !u.plan.Preflight.Blocked() {
+		if err := team.SameAsRejected(ctx, t.ConnectionID, u.plan.Preflight.SHA256); err != nil {
+			if !errors.Is(err, orders.ErrSameAsRejected) {
+				return fail(e, "upload", f.asJSON, exitStorage, fmt.Errorf("asking the team store about these bytes failed, nothing was sent: %w", err))
+			}
+			if !f.force {
+				return fail(e, "upload", f.asJSON, exitUsage, err)
+			}
+			fmt.Fprintln(e.stderr, "b2bx upload: --force: sending bytes identical to an upload the partner rejected (in the team store)")
+		}
 	}
 	if code := u.reserveKey(); code != exitOK {
 		return code

@@ -222,6 +222,37 @@ out and the entry becomes due again.`,
 		Topic: "tracking.md",
 	},
 	{
+		Name:     "store init",
+		Synopsis: []string{"store init [--json]"},
+		About:    "Creates the team store's tables and its tracking index in the database of [store] url (config.toml), or migrates them; run it again after an upgrade. It needs a role that may create tables; engineers' roles need less (docs/team-store.md).",
+		Examples: []Example{
+			{"store init", "create or migrate the schema; says the versions"},
+		},
+		Exits: []Exit{ok, {Usage, "no [store] url, a URL with a password or without TLS off loopback"}, {Storage, "the database is unreachable, refused, or of a newer b2bx"}},
+		Topic: "team-store.md",
+	},
+	{
+		Name:     "store status",
+		Synopsis: []string{"store status [--json]"},
+		Examples: []Example{
+			{"store status", "reachable, schema versions, who the records say they are by"},
+			{"store status --json", "the same as JSON (monitoring)"},
+		},
+		Exits: []Exit{ok, {Usage, "no [store] url or a bad one"}, {Storage, "unreachable, no current schema (run store init), or a newer b2bx's schema"}},
+		Topic: "team-store.md",
+	},
+	{
+		Name:     "store login",
+		Synopsis: []string{"store login [--password-stdin]"},
+		About:    "Keeps the database password of [store] url in the OS keyring after checking it connects. Without it b2bx uses PGPASSWORD or ~/.pgpass; never put the password in the URL.",
+		Examples: []Example{
+			{"store login", "asks for the password without echo"},
+			{"store login --password-stdin", "reads it as one line from stdin (scripts)"},
+		},
+		Exits: []Exit{ok, {Usage, "no [store] url, no terminal to prompt on, an empty password"}, {Storage, "it did not connect with that password, or the keyring failed"}},
+		Topic: "team-store.md",
+	},
+	{
 		Name:     "index",
 		Synopsis: []string{"index [--rebuild] [--json]"},
 		Examples: []Example{

@@ -99,7 +99,7 @@ func NewPlan(store *spool.Store, connectionID string, pf *Preflight) (*Plan, err
 	if pf.Blocked() {
 		return p, nil
 	}
-	hist, err := store.Uploads(connectionID)
+	hist, err := store.KeyHistory(connectionID) // with the team's uploads, when a team store is set
 	if err != nil {
 		return nil, fmt.Errorf("reading the upload history failed, nothing was sent: %w", err)
 	}

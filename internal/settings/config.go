@@ -16,6 +16,10 @@
 //	accent = "#5f87ff"        # #rgb, #rrggbb, or an ANSI colour 0-255
 //	error = "9"
 //
+//	[store]                   # the team store (docs/team-store.md)
+//	url = "postgres://b2bx@db.example.com/b2bx?sslmode=verify-full"
+//	user = "alice"            # who the team's records name; default the OS user
+//
 // NO_COLOR wins over [theme]: when it is set (to anything), Theme.Colors
 // is empty and the app draws without colour.
 package settings
@@ -62,6 +66,8 @@ type Config struct {
 	// binds none), by action name.
 	Keys  map[string][]string
 	Theme Theme
+	// Store is the [store] section: the team store (see Store).
+	Store Store
 }
 
 // Theme is the colours by slot name ("accent", "error", ...), as
@@ -99,6 +105,7 @@ func (es Errors) Error() string {
 type file struct {
 	Keys  map[string]any    `toml:"keys"`
 	Theme map[string]string `toml:"theme"`
+	Store Store             `toml:"store"`
 }
 
 // Load reads the file at path and checks it against actions (nil: the
@@ -133,10 +140,17 @@ func Load(path string, actions []Action, slots []string, getenv func(string) str
 		errs = append(errs, &Error{Path: path, Line: lines[key], Msg: fmt.Sprintf(format, args...)})
 	}
 	for _, k := range md.Undecoded() {
-		if len(k) == 1 {
-			bad(k[0], "unknown section or setting %q: the file has [keys] and [theme]", termsafe.String(k.String()))
+		switch {
+		case len(k) == 1:
+			bad(k[0], "unknown section or setting %q: the file has [keys], [theme] and [store]", termsafe.String(k.String()))
+		case k[0] == "store":
+			bad(k.String(), "unknown setting %q in [store]: it has url and user", termsafe.String(k.String()))
 		}
 	}
+	if msg := f.Store.problem(); msg != "" {
+		bad("store.url", "%s", msg)
+	}
+	cfg.Store = f.Store
 	known := map[string]*Action{}
 	for i := range actions {
 		known[actions[i].Name] = &actions[i]

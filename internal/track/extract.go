@@ -98,8 +98,12 @@ func readDoc(ctx context.Context, path string, wantSize int64, fn func(*edi.Docu
 		return fmt.Errorf("the stored payload cannot be read: %w", err)
 	}
 	defer f.Close()
-	data := f.Bytes()
-	err = edi.Guard(data, func() error {
+	return parseDoc(ctx, f.Bytes(), fn)
+}
+
+// parseDoc parses data and runs fn on it inside edi.Guard.
+func parseDoc(ctx context.Context, data []byte, fn func(*edi.Document) error) error {
+	err := edi.Guard(data, func() error {
 		doc, err := edi.ParseContext(ctx, data, edi.Options{})
 		if err != nil {
 			return err
@@ -130,6 +134,12 @@ const maxOutcomes = 3
 // a head and its parts when the payload names more than wideConvs
 // conversations.
 func deliveryItems(ctx context.Context, st spool.Stored) []Item {
+	return deliveryItemsWith(ctx, st, func(fn func(*edi.Document) error) error { return readDoc(ctx, st.Path, st.Meta.Size, fn) })
+}
+
+// deliveryItemsWith is deliveryItems parsing the payload with read (the
+// stored file, or bytes a team store was handed).
+func deliveryItemsWith(ctx context.Context, st spool.Stored, read func(fn func(*edi.Document) error) error) []Item {
 	m := &st.Meta
 	at := m.CreatedAt
 	if at.IsZero() {
@@ -148,7 +158,7 @@ func deliveryItems(ctx context.Context, st spool.Stored) []Item {
 	var parts []Item
 	var versions []edi.MessageVersion
 	nmsg := 0
-	err := readDoc(ctx, st.Path, m.Size, func(doc *edi.Document) error {
+	err := read(func(doc *edi.Document) error {
 		if it.Type == "" && len(doc.Messages) > 0 {
 			it.Type = doc.Messages[0].Type
 		}
@@ -278,6 +288,22 @@ func answersDetail(as []answers.Answer, m *spool.Meta, versions ...edi.MessageVe
 // (spool.Attempts), each with the keys of the file it sent when a copy is
 // kept (sent reads it; nil skips).
 func uploadItems(ctx context.Context, conn string, hist []spool.UploadRecord, sentPath func(sha string) (string, error)) []Item {
+	var read func(sha string, fn func(*edi.Document) error) (bool, error)
+	if sentPath != nil {
+		read = func(sha string, fn func(*edi.Document) error) (bool, error) {
+			p, err := sentPath(sha)
+			if err != nil {
+				return false, nil
+			}
+			return true, readDoc(ctx, p, -1, fn)
+		}
+	}
+	return uploadItemsWith(conn, hist, read)
+}
+
+// uploadItemsWith is uploadItems parsing the files sent with read (found
+// false: no copy kept).
+func uploadItemsWith(conn string, hist []spool.UploadRecord, read func(sha string, fn func(*edi.Document) error) (bool, error)) []Item {
 	var out []Item
 	parsed := map[string]*keySet{} // by SHA-256: the same bytes parse once
 	for _, r := range spool.Attempts(hist) {
@@ -301,14 +327,12 @@ func uploadItems(ctx context.Context, conn string, hist []spool.UploadRecord, se
 			k.add(KeyPO, r.BusinessID)
 		}
 		k.add(KeyConv, recordConvs(r)...)
-		if sentPath != nil && r.SHA256 != "" {
+		if read != nil && r.SHA256 != "" {
 			sk, ok := parsed[r.SHA256]
 			if !ok {
 				sk = &keySet{}
-				if p, err := sentPath(r.SHA256); err == nil {
-					if err := readDoc(ctx, p, -1, func(doc *edi.Document) error { docKeys(sk, doc); return nil }); err != nil {
-						it.Note = err.Error()
-					}
+				if _, err := read(r.SHA256, func(doc *edi.Document) error { docKeys(sk, doc); return nil }); err != nil {
+					it.Note = err.Error()
 				}
 				parsed[r.SHA256] = sk
 			}
@@ -387,6 +411,11 @@ func eventItems(path string) ([]Item, error) {
 	if err != nil {
 		return nil, err
 	}
+	return eventItemsOf(ds), nil
+}
+
+// eventItemsOf indexes captured deliveries.
+func eventItemsOf(ds []events.Delivery) []Item {
 	rep := events.Inspect(ds, events.Options{})
 	findings := map[int][]string{}
 	for _, f := range rep.Findings {
@@ -425,7 +454,7 @@ func eventItems(path string) ([]Item, error) {
 		it.Keys = k.keys
 		out = append(out, it)
 	}
-	return out, nil
+	return out
 }
 
 // parseEventTime reads an event's time (RFC 3339); zero when it has none.

@@ -91,7 +91,11 @@ func uploaded(t testing.TB, s *spool.Store, conn, ref, doc string, data []byte, 
 // openIndex opens an index over dir with a fake clock.
 func openIndex(t testing.TB, dir string, c *clock, say *[]string) *Index {
 	t.Helper()
-	x, err := Open(t.Context(), Options{Dir: dir, Now: c.now, Say: func(m string) {
+	var b Backend
+	if testBackend != nil {
+		b = testBackend(t, dir)
+	}
+	x, err := Open(t.Context(), Options{Dir: dir, Now: c.now, Backend: b, Say: func(m string) {
 		if say != nil {
 			*say = append(*say, m)
 		}
@@ -105,11 +109,14 @@ func openIndex(t testing.TB, dir string, c *clock, say *[]string) *Index {
 func dump(t testing.TB, x *Index) []string {
 	t.Helper()
 	var db *sql.DB
+	bind := func(q string) string { return q }
 	switch b := x.raw.(type) {
 	case *SQLite:
 		db = b.db
 	case *failing:
 		db = b.SQLite.db
+	case *Postgres:
+		db, bind = b.db, rebind
 	}
 	rows, err := db.QueryContext(t.Context(), `SELECT i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, i.convs, s.path, s.size, s.mtime
 		FROM track_items i JOIN track_sources s ON s.id = i.source`)
@@ -120,7 +127,7 @@ func dump(t testing.TB, x *Index) []string {
 		var id, at, size, mtime int64
 		var conn, kind, ref, typ, state, status, note, detail, convs, path string
 		require.NoError(t, rows.Scan(&id, &conn, &kind, &ref, &typ, &at, &state, &status, &note, &detail, &convs, &path, &size, &mtime))
-		krows, err := db.QueryContext(t.Context(), `SELECT kind, value, at FROM track_keys WHERE item = ? ORDER BY kind, value`, id)
+		krows, err := db.QueryContext(t.Context(), bind(`SELECT kind, value, at FROM track_keys WHERE item = ? ORDER BY kind, value`), id)
 		require.NoError(t, err)
 		var keys []string
 		for krows.Next() {

@@ -51,6 +51,9 @@ type Index struct {
 	said   bool
 
 	fallback string // why the index is in memory (OpenQuery), "" when not
+
+	team     bool                              // a team store's index (OpenTeam): never synced
+	readFile func(path string) ([]byte, error) // reads an item's file (nil: os.ReadFile)
 }
 
 // DBPath is where the database of data directory dir lives.
@@ -180,6 +183,10 @@ func (x *Index) clearStale(ctx context.Context) error {
 	return x.b.SetMeta(ctx, metaStale, "")
 }
 
+// ErrTeamIndex: a team store's index is fed by pushes, not synced from
+// this machine's files.
+var ErrTeamIndex = errors.New("track: a team store's index is fed by pushes (b2bx store push), not synced from files")
+
 // Stats says what a sync did.
 type Stats struct {
 	Rebuilt bool   // the index was emptied and built from the files
@@ -224,6 +231,9 @@ func (x *Index) SyncConn(ctx context.Context, root, connectionID string) (Stats,
 // after each download, a few milliseconds each however large the store.
 // A pending rebuild is left to the next Sync.
 func (x *Index) IndexStored(ctx context.Context, root string, stored ...spool.Stored) (err error) {
+	if x.team {
+		return ErrTeamIndex
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.reason != "" {
@@ -260,6 +270,9 @@ func (x *Index) IndexStored(ctx context.Context, root string, stored ...spool.St
 // sent) and seen journal, not its deliveries: the update after an upload.
 // A pending rebuild is left to the next Sync.
 func (x *Index) IndexHistory(ctx context.Context, root, connectionID string) (err error) {
+	if x.team {
+		return ErrTeamIndex
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.reason != "" {
@@ -294,6 +307,9 @@ func (x *Index) IndexHistory(ctx context.Context, root, connectionID string) (er
 }
 
 func (x *Index) sync(ctx context.Context, onlyConnDir string) (st Stats, err error) {
+	if x.team {
+		return st, ErrTeamIndex
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	defer func() {

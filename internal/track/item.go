@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/nutrab2b/b2bx/internal/who"
 )
 
 // Kind says what an indexed item is.
@@ -55,6 +57,7 @@ type Item struct {
 	Path   string    `json:"path"`             // the file the item comes from (source of truth)
 	Part   int       `json:"part,omitempty"`   // a delivery's part (see wideConvs): 1, 2, …; 0 the delivery or its head
 	Detail string    `json:"-"`                // compact JSON the linking needs (see detail.go)
+	By     who.Who   `json:"by,omitzero"`      // who stored or sent it (a team store's items); zero for this machine's
 	IDs    *ItemIDs  `json:"ids,omitempty"`    // filled by Find: what a ticket quotes
 	// Contract are a delivery's contract findings for its connection's
 	// directory (Result.AddContractFindings); raw: sanitise for display.

@@ -54,6 +54,10 @@ var migrations = [][]string{
 		`ALTER TABLE track_items ADD COLUMN part BIGINT NOT NULL DEFAULT 0`,
 		`CREATE INDEX track_items_type ON track_items (type, at)`,
 	},
+	{ // 2 → 3: who stored or sent an item (a team store's items say "by alice on host-3");
+		// the rows are kept, local items have no author
+		`ALTER TABLE track_items ADD COLUMN who TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // cacheKiB is each connection's page cache.
@@ -106,10 +110,68 @@ func classify(err error) error {
 
 // SQLite is the Backend on an SQLite file.
 type SQLite struct {
+	sqlStore
+}
+
+// sqlStore is the SQL both engines share (the queries of a Backend, with
+// ? placeholders rebound to $n for PostgreSQL).
+type sqlStore struct {
 	db *sql.DB
+	pg bool // PostgreSQL: $n placeholders, text made valid UTF-8 without NUL
 
 	statsMu sync.Mutex
 	stats   QueryStats
+}
+
+// bind rewrites q's ? placeholders for the engine (no query here holds a
+// literal '?').
+func (s *sqlStore) bind(q string) string {
+	if !s.pg {
+		return q
+	}
+	return rebind(q)
+}
+
+// args makes text parameters storable for the engine.
+func (s *sqlStore) args(a []any) []any {
+	if !s.pg {
+		return a
+	}
+	return pgArgs(a)
+}
+
+func (s *sqlStore) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return s.db.QueryContext(ctx, s.bind(q), s.args(args)...)
+}
+
+func (s *sqlStore) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return s.db.QueryRowContext(ctx, s.bind(q), s.args(args)...)
+}
+
+func (s *sqlStore) begin(ctx context.Context) (*sqlTx, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlTx{Tx: tx, s: s}, nil
+}
+
+// sqlTx is a transaction whose statements are bound for the engine.
+type sqlTx struct {
+	*sql.Tx
+	s *sqlStore
+}
+
+func (t *sqlTx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return t.ExecContext(ctx, t.s.bind(q), t.s.args(args)...)
+}
+
+func (t *sqlTx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.QueryContext(ctx, t.s.bind(q), t.s.args(args)...)
+}
+
+func (t *sqlTx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.QueryRowContext(ctx, t.s.bind(q), t.s.args(args)...)
 }
 
 // QueryStats count the work of the queries so far: statements on the key
@@ -121,13 +183,13 @@ type QueryStats struct {
 }
 
 // Stats returns the counts so far.
-func (s *SQLite) Stats() QueryStats {
+func (s *sqlStore) Stats() QueryStats {
 	s.statsMu.Lock()
 	defer s.statsMu.Unlock()
 	return s.stats
 }
 
-func (s *SQLite) count(f *int, n ...int) {
+func (s *sqlStore) count(f *int, n ...int) {
 	s.statsMu.Lock()
 	if len(n) == 0 {
 		*f++
@@ -176,7 +238,7 @@ func openSQLite(ctx context.Context, name string, wait time.Duration, conns int)
 		db.SetConnMaxLifetime(0)
 		db.SetMaxIdleConns(1) // the one connection is the database: never closed while open
 	}
-	s := &SQLite{db: db}
+	s := &SQLite{sqlStore{db: db}}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -291,9 +353,9 @@ func (s *SQLite) Busy(ctx context.Context) bool {
 }
 
 // Meta implements Backend.
-func (s *SQLite) Meta(ctx context.Context, name string) (string, error) {
+func (s *sqlStore) Meta(ctx context.Context, name string) (string, error) {
 	var v string
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM track_meta WHERE name = ?`, name).Scan(&v)
+	err := s.queryRow(ctx, `SELECT value FROM track_meta WHERE name = ?`, name).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -301,24 +363,24 @@ func (s *SQLite) Meta(ctx context.Context, name string) (string, error) {
 }
 
 // SetMeta implements Backend.
-func (s *SQLite) SetMeta(ctx context.Context, name, value string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) SetMeta(ctx context.Context, name, value string) error {
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return classify(err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM track_meta WHERE name = ?`, name); err != nil {
+	if _, err := tx.exec(ctx, `DELETE FROM track_meta WHERE name = ?`, name); err != nil {
 		return classify(err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO track_meta (name, value) VALUES (?, ?)`, name, value); err != nil {
+	if _, err := tx.exec(ctx, `INSERT INTO track_meta (name, value) VALUES (?, ?)`, name, value); err != nil {
 		return classify(err)
 	}
 	return classify(tx.Commit())
 }
 
 // Metas implements Backend.
-func (s *SQLite) Metas(ctx context.Context, prefix string) (map[string]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, value FROM track_meta WHERE name >= ? AND name < ?`, prefix, prefix+"\U0010FFFF")
+func (s *sqlStore) Metas(ctx context.Context, prefix string) (map[string]string, error) {
+	rows, err := s.query(ctx, `SELECT name, value FROM track_meta WHERE name >= ? AND name < ?`, prefix, prefix+"\U0010FFFF")
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -335,28 +397,28 @@ func (s *SQLite) Metas(ctx context.Context, prefix string) (map[string]string, e
 }
 
 // Reset implements Backend.
-func (s *SQLite) Reset(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) Reset(ctx context.Context) error {
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return classify(err)
 	}
 	defer tx.Rollback()
 	for _, t := range []string{"track_keys", "track_items", "track_sources"} {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+		if _, err := tx.exec(ctx, `DELETE FROM `+t); err != nil {
 			return classify(err)
 		}
 	}
 	// the schema marker and the root numbering (paths are stored relative
 	// to numbered roots) stay
-	if _, err := tx.ExecContext(ctx, `DELETE FROM track_meta WHERE name NOT IN (?, ?) AND (name < ? OR name >= ?)`, "schema", "version", rootPrefix, rootPrefix+"\U0010FFFF"); err != nil {
+	if _, err := tx.exec(ctx, `DELETE FROM track_meta WHERE name NOT IN (?, ?) AND (name < ? OR name >= ?)`, "schema", "version", rootPrefix, rootPrefix+"\U0010FFFF"); err != nil {
 		return classify(err)
 	}
 	return classify(tx.Commit())
 }
 
 // Counts implements Backend.
-func (s *SQLite) Counts(ctx context.Context) (sources, items, keys int64, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM track_sources WHERE size >= 0), (SELECT COUNT(*) FROM track_items), (SELECT COUNT(*) FROM track_keys)`).
+func (s *sqlStore) Counts(ctx context.Context) (sources, items, keys int64, err error) {
+	err = s.queryRow(ctx, `SELECT (SELECT COUNT(*) FROM track_sources WHERE size >= 0), (SELECT COUNT(*) FROM track_items), (SELECT COUNT(*) FROM track_keys)`).
 		Scan(&sources, &items, &keys)
 	return sources, items, keys, classify(err)
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // Sources implements Backend.
-func (s *SQLite) Sources(ctx context.Context, prefix string) (map[string]Source, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT path, conn, size, mtime FROM track_sources WHERE path >= ? AND path < ?`, prefix, prefix+"\U0010FFFF")
+func (s *sqlStore) Sources(ctx context.Context, prefix string) (map[string]Source, error) {
+	rows, err := s.query(ctx, `SELECT path, conn, size, mtime FROM track_sources WHERE path >= ? AND path < ?`, prefix, prefix+"\U0010FFFF")
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -27,19 +27,22 @@ func (s *SQLite) Sources(ctx context.Context, prefix string) (map[string]Source,
 	return out, classify(rows.Err())
 }
 
-const itemCols = `i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, i.convs, i.part, s.path`
+const itemCols = `i.id, i.conn, i.kind, i.ref, i.type, i.at, i.state, i.status, i.note, i.detail, i.convs, i.part, i.who, s.path`
 
 func scanItems(rows *sql.Rows) ([]Item, error) {
 	defer rows.Close()
 	var out []Item
 	for rows.Next() {
 		var it Item
-		var kind, convs string
+		var kind, convs, by string
 		var at int64
-		if err := rows.Scan(&it.ID, &it.Conn, &kind, &it.Ref, &it.Type, &at, &it.State, &it.Status, &it.Note, &it.Detail, &convs, &it.Part, &it.Path); err != nil {
+		if err := rows.Scan(&it.ID, &it.Conn, &kind, &it.Ref, &it.Type, &at, &it.State, &it.Status, &it.Note, &it.Detail, &convs, &it.Part, &by, &it.Path); err != nil {
 			return nil, classify(err)
 		}
 		it.Kind, it.At = Kind(kind), time.UnixMilli(at).UTC()
+		if by != "" {
+			_ = json.Unmarshal([]byte(by), &it.By)
+		}
 		var cs []string
 		_ = json.Unmarshal([]byte(convs), &cs)
 		for _, c := range cs {
@@ -53,7 +56,7 @@ func scanItems(rows *sql.Rows) ([]Item, error) {
 // Match implements Backend. The value is compared by equality or as a
 // range (prefix), never with LIKE, so '%', '_' and '*' in it are plain
 // characters.
-func (s *SQLite) Match(ctx context.Context, m Match) ([]Item, error) {
+func (s *sqlStore) Match(ctx context.Context, m Match) ([]Item, error) {
 	if m.Value == "" {
 		return s.matchType(ctx, m)
 	}
@@ -66,7 +69,7 @@ func (s *SQLite) Match(ctx context.Context, m Match) ([]Item, error) {
 	// walk the value index newest first and stop at the limit; the
 	// items are read by id afterwards
 	s.count(&s.stats.KeyQueries)
-	rows, err := s.db.QueryContext(ctx, `SELECT k.item FROM track_keys k JOIN track_items i ON i.id = k.item
+	rows, err := s.query(ctx, `SELECT k.item FROM track_keys k JOIN track_items i ON i.id = k.item
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY k.at DESC, k.item DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, classify(err)
@@ -128,11 +131,11 @@ func matchWhere(m Match) (where []string, args []any) {
 
 // itemsByID reads items by id, in the order of ids (ids missing from
 // the table are left out).
-func (s *SQLite) itemsByID(ctx context.Context, ids []int64) ([]Item, error) {
+func (s *sqlStore) itemsByID(ctx context.Context, ids []int64) ([]Item, error) {
 	byID := make(map[int64]Item, len(ids))
 	err := inChunks(ids, func(ph string, args []any) error {
 		s.count(&s.stats.ItemQueries)
-		rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source WHERE i.id IN (`+ph+`)`, args...)
+		rows, err := s.query(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source WHERE i.id IN (`+ph+`)`, args...)
 		if err != nil {
 			return classify(err)
 		}
@@ -156,7 +159,7 @@ func (s *SQLite) itemsByID(ctx context.Context, ids []int64) ([]Item, error) {
 }
 
 // matchType lists the items of one type (a type: query without value).
-func (s *SQLite) matchType(ctx context.Context, m Match) ([]Item, error) {
+func (s *sqlStore) matchType(ctx context.Context, m Match) ([]Item, error) {
 	where, args := []string{`i.type = ?`, `i.at >= ?`}, []any{m.Type, m.Since.UnixMilli()}
 	if m.Since.IsZero() {
 		args[1] = int64(-1 << 62)
@@ -170,7 +173,7 @@ func (s *SQLite) matchType(ctx context.Context, m Match) ([]Item, error) {
 		limit = DefaultLimit
 	}
 	s.count(&s.stats.ItemQueries)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
+	rows, err := s.query(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
 		WHERE `+strings.Join(where, " AND ")+` ORDER BY i.at DESC, i.id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, classify(err)
@@ -201,12 +204,12 @@ func inChunks[T any](vals []T, fn func(ph string, args []any) error) error {
 
 // ByConv implements Backend. The keys give the ids (an item carrying
 // many of the conversations is named once per key, read once).
-func (s *SQLite) ByConv(ctx context.Context, convs []string) ([]Item, error) {
+func (s *sqlStore) ByConv(ctx context.Context, convs []string) ([]Item, error) {
 	seen := map[int64]bool{}
 	var ids []int64
 	err := inChunks(convs, func(ph string, args []any) error {
 		s.count(&s.stats.KeyQueries)
-		rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT k.item FROM track_keys k WHERE k.value IN (`+ph+`) AND k.kind = ?`, append(args, string(KeyConv))...)
+		rows, err := s.query(ctx, `SELECT DISTINCT k.item FROM track_keys k WHERE k.value IN (`+ph+`) AND k.kind = ?`, append(args, string(KeyConv))...)
 		if err != nil {
 			return classify(err)
 		}
@@ -230,8 +233,8 @@ func (s *SQLite) ByConv(ctx context.Context, convs []string) ([]Item, error) {
 }
 
 // ByKind implements Backend.
-func (s *SQLite) ByKind(ctx context.Context, kind Kind, since time.Time) ([]Item, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
+func (s *sqlStore) ByKind(ctx context.Context, kind Kind, since time.Time) ([]Item, error) {
+	rows, err := s.query(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
 		WHERE i.kind = ? AND i.at >= ? ORDER BY i.at, i.id`, string(kind), since.UnixMilli())
 	if err != nil {
 		return nil, classify(err)

@@ -49,7 +49,11 @@ func TimelineText(c Conversation, steps []Step) []string {
 		if !s.At.IsZero() {
 			at = s.At.UTC().Format(time.RFC3339)
 		}
-		out = append(out, fmt.Sprintf("%-20s  %-12s %s", at, s.Kind, s.Title))
+		title := s.Title
+		if s.By != "" { // a team store's step: who did it
+			title += " — by " + s.By
+		}
+		out = append(out, fmt.Sprintf("%-20s  %-12s %s", at, s.Kind, title))
 		for _, l := range s.Lines {
 			out = append(out, indent+l)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -52,6 +51,9 @@ type Step struct {
 	Lines  []string  `json:"lines,omitempty"`
 	Source string    `json:"source"`
 	Open   Opens     `json:"open,omitzero"`
+	// By is who stored or sent it ("alice on host-3"; a team store's
+	// steps), sanitised; "" for this machine's.
+	By string `json:"by,omitempty"`
 
 	cause string // an event's causationid: it comes after that event
 }
@@ -82,6 +84,7 @@ func (x *Index) Timeline(ctx context.Context, c Conversation) []Step {
 		// says when its own clock put it.
 		var floor time.Time
 		for _, s := range add {
+			s.By = it.By.String()
 			if floor.After(s.At) {
 				if floor.Sub(s.At) > answers.DateResolution {
 					s.Lines = append(s.Lines, "at "+s.At.UTC().Format(time.RFC3339)+" by this machine's clock, which is behind the server's")
@@ -191,7 +194,7 @@ func uploadStep(it *Item) Step {
 
 func (x *Index) deliverySteps(ctx context.Context, it *Item, links map[string]*connLinks) []Step {
 	var m spool.Meta // the mailbox times and the receipt, from the sidecar
-	if raw, err := os.ReadFile(it.Path); err == nil {
+	if raw, err := x.read(it.Path); err == nil {
 		_ = json.Unmarshal(raw, &m)
 	}
 	src := "delivery " + safe(it.Ref) + " (" + safe(it.Path) + ")"

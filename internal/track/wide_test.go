@@ -33,7 +33,7 @@ func wideMessages() int {
 }
 
 // statsOf is the query counts of x's database.
-func statsOf(x *Index) QueryStats { return x.raw.(*SQLite).Stats() }
+func statsOf(x *Index) QueryStats { return x.raw.(interface{ Stats() QueryStats }).Stats() }
 
 func (a QueryStats) minus(b QueryStats) QueryStats {
 	return QueryStats{KeyQueries: a.KeyQueries - b.KeyQueries, ItemQueries: a.ItemQueries - b.ItemQueries, ItemsRead: a.ItemsRead - b.ItemsRead}

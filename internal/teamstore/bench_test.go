@@ -1,0 +1,83 @@
+package teamstore
+
+import (
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/internal/track"
+)
+
+// benchDeliveries is how many deliveries the find benchmark's team store holds.
+const benchDeliveries = 100_000
+
+// fillDirect writes n acknowledged ORDRSP delivery items (each with its
+// order number, ID and conversation keys) straight into the index tables:
+// building them through n pushes would take the run's whole budget.
+func fillDirect(b *testing.B, s *Store, n int) {
+	b.Helper()
+	at0 := t0.UnixMilli()
+	stmts := []string{
+		fmt.Sprintf(`INSERT INTO track_sources (id, path, conn, size, mtime) SELECT g, 'team:conn-a/deliveries/d' || g || '.json', 'conn-a', 0, 0 FROM generate_series(1, %d) g`, n),
+		fmt.Sprintf(`INSERT INTO track_items (id, source, conn, kind, ref, type, at, state, status, note, detail, convs, part, who)
+			SELECT g, g, 'conn-a', 'delivery', 'd' || g, 'ORDRSP', %d + g * 1000, 'acknowledged', 'ORDRSP: accepted', '', '', '["po:po-' || g || '"]', 0,
+			'{"user":"alice","host":"host-3"}' FROM generate_series(1, %d) g`, at0, n),
+		fmt.Sprintf(`INSERT INTO track_keys (value, at, item, kind)
+			SELECT 'po-' || g, (%d + g * 1000) / 1000, g, 'po' FROM generate_series(1, %[2]d) g
+			UNION ALL SELECT 'd' || g, (%[1]d + g * 1000) / 1000, g, 'id' FROM generate_series(1, %[2]d) g
+			UNION ALL SELECT 'po:po-' || g, (%[1]d + g * 1000) / 1000, g, 'conv' FROM generate_series(1, %[2]d) g`, at0, n),
+		`SELECT setval('track_sources_id_seq', (SELECT MAX(id) FROM track_sources))`,
+		`SELECT setval('track_items_id_seq', (SELECT MAX(id) FROM track_items))`,
+		`ANALYZE`,
+	}
+	for _, q := range stmts {
+		_, err := s.db.ExecContext(b.Context(), q)
+		require.NoError(b, err, q)
+	}
+}
+
+// BenchmarkTeamFind is `find po:NUMBER` on a team store of 100,000
+// deliveries: the whole query (key walk, items, conversation closure),
+// over a loopback connection. p95-ms is the 95th percentile of the
+// iterations.
+func BenchmarkTeamFind(b *testing.B) {
+	s, _ := newStore(b, alice)
+	fillDirect(b, s, benchDeliveries)
+	x, err := s.Index(b.Context())
+	require.NoError(b, err)
+	defer x.Close()
+	took := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		q, err := track.ParseQuery(fmt.Sprintf("po:PO-%d", 1+(i*7919)%benchDeliveries))
+		require.NoError(b, err)
+		start := time.Now()
+		r, err := x.Find(b.Context(), q, nil)
+		took = append(took, time.Since(start))
+		require.NoError(b, err)
+		require.Len(b, r.Conversations, 1)
+	}
+	b.StopTimer()
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+}
+
+// BenchmarkPushDelivery pushes small deliveries (a CONTRL of ~150 bytes),
+// each its own transaction with its index items, as the outbox does.
+func BenchmarkPushDelivery(b *testing.B) {
+	s, _ := newStore(b, alice)
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		data := contrl(fmt.Sprintf("C%07d", i), "ICR0001", false)
+		st := delivery("conn-a", fmt.Sprintf("d%07d", i), "CONTRL", data, t0, true)
+		if err := s.PushDelivery(b.Context(), "conn-a", st, data, alice); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "deliveries/s")
+}

@@ -1,0 +1,101 @@
+package teamstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/track"
+)
+
+// ErrNotFound: no such blob.
+var ErrNotFound = errors.New("teamstore: not in the team store")
+
+// Uploads returns the upload history lines the team pushed for a
+// connection, oldest first (what key plans merge with the local history).
+func (s *Store) Uploads(ctx context.Context, conn string) ([]spool.UploadRecord, error) {
+	ctx, cancel := ctxOp(ctx)
+	defer cancel()
+	rows, err := s.db.QueryContext(ctx, `SELECT record FROM uploads WHERE conn = $1 ORDER BY at, seq`, t(conn))
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []spool.UploadRecord
+	for rows.Next() {
+		var raw string
+		if err := rows.Scan(&raw); err != nil {
+			return nil, s.wrap(err)
+		}
+		var r spool.UploadRecord
+		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+			return nil, fmt.Errorf("teamstore: an upload record of %q does not decode: %w", t(conn), err)
+		}
+		out = append(out, r)
+	}
+	return out, s.wrap(rows.Err())
+}
+
+// Blob returns stored bytes by SHA-256 (ErrNotFound when none).
+func (s *Store) Blob(ctx context.Context, sha string) ([]byte, error) {
+	ctx, cancel := ctxOp(ctx)
+	defer cancel()
+	var b []byte
+	err := s.db.QueryRowContext(ctx, `SELECT data FROM blobs WHERE sha256 = $1`, t(strings.ToLower(sha))).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: no bytes with SHA-256 %s", ErrNotFound, t(sha))
+	}
+	return b, s.wrap(err)
+}
+
+// Status is what `b2bx store status` says of the database.
+type Status struct {
+	Target    string  // the URL without a password
+	Reachable bool    // it answered
+	Version   Version // the schemas found (zero when unreachable)
+	Current   bool    // both are this b2bx's
+	Err       error   // why it is not reachable or not current
+}
+
+// Status checks the database answers and reads its schema versions.
+func (s *Store) Status(ctx context.Context) (Status, error) {
+	st := Status{Target: s.target}
+	if err := s.Ping(ctx); err != nil {
+		st.Err = err
+		return st, nil
+	}
+	st.Reachable = true
+	v, err := s.checkSchema(ctx)
+	st.Version, st.Err = v, err
+	st.Current = err == nil
+	return st, nil
+}
+
+// Index is the team's tracking index (read only: fed by the pushes, no
+// local file is synced into it). Closing it leaves the store open.
+func (s *Store) Index(ctx context.Context) (*track.Index, error) {
+	b, err := s.backend(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return track.OpenTeam(ctx, b, s.readFile(ctx), s.now)
+}
+
+// readFile reads a team item's sidecar (a delivery's source path) for
+// the timeline.
+func (s *Store) readFile(ctx context.Context) func(path string) ([]byte, error) {
+	return func(path string) ([]byte, error) {
+		ctx, cancel := ctxOp(context.WithoutCancel(ctx))
+		defer cancel()
+		var sidecar string
+		err := s.db.QueryRowContext(ctx, `SELECT sidecar FROM deliveries WHERE source = $1`, t(path)).Scan(&sidecar)
+		if err != nil {
+			return nil, s.wrap(err)
+		}
+		return []byte(sidecar), nil
+	}
+}
