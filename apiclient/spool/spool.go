@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -63,6 +64,8 @@ type Store struct {
 
 	mu      sync.Mutex
 	cleaned map[string]bool // connection dirs whose stale temps were swept
+
+	onWrite atomic.Pointer[func(Written)] // SetOnWrite
 }
 
 // DefaultRoot returns the spool root from the environment: $B2BX_DATA_DIR,
