@@ -13,6 +13,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/internal/outbox"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 )
@@ -45,7 +46,9 @@ replays only the captures it does not hold yet. With --jwks every event
 verifies; a changed file is reloaded, a URL refetched every 5 minutes.
 Plain http only on a loopback address; any other needs --tls-cert and
 --tls-key. One line per delivery on stdout (--json: JSON lines); never
-the secret. Runs until Ctrl-C.
+the secret. Runs until Ctrl-C. With --store every committed capture is
+also queued in the outbox and pushed to the team store (config.toml's
+[store]), so one always-on receiver feeds the team (docs/team-store.md).
 `
 
 func runEventListen(ctx context.Context, e *env, args []string) int {
@@ -56,13 +59,14 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	keyFile := fs.String("tls-key", "", "the certificate's private key `FILE` (PEM)")
 	dir := fs.String("dir", "", "capture `DIR`: every delivery as NNNNNNNNNNNN.http (created when missing; a restart goes on from it; default: webhook-captures in the data directory)")
 	asJSON := fs.Bool("json", false, "print one JSON line per delivery (the answer, its findings and streams)")
+	toTeam := fs.Bool("store", false, "also push every committed capture to the team store of config.toml's [store] (queued in the outbox first)")
 	keep := fs.Duration("keep", webhook.DefaultRetention, "keep every idempotency key with its original result this long (at least 32h, the retry schedule)")
 	var jwks listFlag
 	fs.Var(&jwks, "jwks", "require and verify envelope.signature with this JWKS `FILE|URL` (repeatable as GLN=FILE|URL, one per sender)")
 	var sf secretFlags
 	sf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(e.stderr, "usage: b2bx event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--keep 48h] [--jwks [GLN=]FILE|URL]... [--json]\n\n"+listenHelp+"\nflags:\n")
+		fmt.Fprint(e.stderr, "usage: b2bx event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--keep 48h] [--jwks [GLN=]FILE|URL]... [--store] [--json]\n\n"+listenHelp+"\nflags:\n")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args)
@@ -99,8 +103,15 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	// what is committed joins its orders in the tracking index at once
 	noter := track.NewCaptureNoter(session.Env{Getenv: e.getenv}, say)
 	defer noter.Close()
+	var tp *teamPush
+	if *toTeam {
+		if tp, err = listenTeamPush(ctx, e); err != nil {
+			return fail(e, name, false, exitUsage, err)
+		}
+		defer tp.finish(teamDrainWait)
+	}
 	h, replayed, err := webhook.Open(webhook.Config{Dir: *dir, Receiver: ro, Retention: *keep, OnRecord: out.record,
-		OnCommitted: func(c webhook.Committed) { noter.Add(c.Path) }, OnNote: say})
+		OnCommitted: func(c webhook.Committed) { noter.Add(c.Path); tp.enqueue(outbox.CaptureEntry(c.Path)) }, OnNote: say})
 	if err != nil {
 		return fail(e, name, false, exitStorage, err)
 	}

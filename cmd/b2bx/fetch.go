@@ -121,6 +121,9 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "fetch", *asJSON, exitStorage, err)
 	}
+	tp := startTeamPush(ctx, e, "fetch") // what is stored is queued for the team store, after the local write
+	defer tp.finish(teamDrainWait)
+	tp.attach(store)
 	w := worker.New(ac.client, store, ac.log)
 	f := &fetcher{e: e, store: store, ack: *ack, outDir: *out, asJSON: *asJSON,
 		r: worker.NewRunner(w.Backend(), worker.RunnerOptions{}), reported: map[string]bool{}, conn: t.ConnectionID}

@@ -91,6 +91,9 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "upload", f.asJSON, exitStorage, err)
 	}
+	tp := startTeamPush(ctx, e, "upload") // the history's records are queued for the team store
+	defer tp.finish(teamDrainWait)
+	tp.attach(store)
 	opts = opts.WithHistory(ctx, store, t.ConnectionID)
 	pf, err := orders.InspectWith(ctx, pos[0], opts)
 	if err == nil {
