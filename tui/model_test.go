@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -402,4 +403,26 @@ func TestStatusBarShowsTheActiveTab(t *testing.T) {
 	sb := m.statusBar()
 	require.Contains(t, sb, "DEMO │ acme-de conn-1 │ page 1 │ ! claim da-1 lease 0:42")
 	require.Contains(t, lines(m.View())[0], "DEMO")
+}
+
+// fakeTeamStore is a team store outbox that only has a line.
+type fakeTeamStore struct{ line string }
+
+func (fakeTeamStore) Attach(*spool.Store)  {}
+func (f fakeTeamStore) StatusLine() string { return f.line }
+
+// TestStatusBarShowsTheTeamStore: with a team store the status bar
+// carries its line, refreshed by a tick; without one nothing is shown
+// and no tick runs.
+func TestStatusBarShowsTheTeamStore(t *testing.T) {
+	m, _ := newTestModel(t)
+	require.NotContains(t, m.statusBar(), "team store")
+	m2, cmd := m.Update(teamTickMsg{})
+	require.Nil(t, cmd, "no team store: no refresh")
+	require.NotContains(t, m2.(Model).statusBar(), "team store")
+
+	m.team = fakeTeamStore{line: "team store: 12 waiting, unreachable since 09:10"}
+	m2, cmd = m.Update(teamTickMsg{})
+	require.NotNil(t, cmd, "the next refresh is scheduled")
+	require.Contains(t, m2.(Model).statusBar(), "connections: 0 profile(s) │ team store: 12 waiting, unreachable since 09:10")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
@@ -91,6 +92,28 @@ func newTeamPush(ctx context.Context, e *env, name string) (*teamPush, error) {
 	p := box.Start(context.WithoutCancel(ctx), outbox.PushOptions{Remote: r, By: by, Warn: say})
 	return &teamPush{e: e, name: name, box: box, p: p, close: closeFn}, nil
 }
+
+// appTeamPush is the app's outbox: its lines go to the status bar while
+// the app runs (stderr would tear the screen), what still waits at the
+// end to stderr.
+func appTeamPush(ctx context.Context, e *env) *teamPush {
+	quiet := *e
+	quiet.stderr = io.Discard
+	t, err := newTeamPush(ctx, &quiet, "app")
+	if err != nil {
+		fmt.Fprintf(e.stderr, "b2bx: %s; working on the local store only\n", termsafe.String(err.Error()))
+	}
+	if t != nil {
+		t.e = e
+	}
+	return t
+}
+
+// Attach implements tui.TeamStore.
+func (t *teamPush) Attach(s *spool.Store) { t.attach(s) }
+
+// StatusLine implements tui.TeamStore.
+func (t *teamPush) StatusLine() string { return t.p.Status().Short() }
 
 // listenTeamPush is `event listen --store`'s outbox: it needs a team
 // store.

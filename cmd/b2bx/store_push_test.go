@@ -22,6 +22,7 @@ import (
 	"github.com/nutrab2b/b2bx/internal/outbox"
 	"github.com/nutrab2b/b2bx/internal/syncbuf"
 	"github.com/nutrab2b/b2bx/internal/who"
+	"github.com/nutrab2b/b2bx/tui"
 )
 
 // teamPassword must never reach an output.
@@ -232,4 +233,36 @@ func TestEventListenStorePushesItsCaptures(t *testing.T) {
 	require.Equal(t, exitOK, <-done, stderr.String())
 	require.Equal(t, 1, team.count("capture 000000000001.http"), stderr.String())
 	require.NotContains(t, stderr.String(), "waiting")
+}
+
+// TestAppShowsTheTeamStoreWhenConfigured: the app gets the outbox only
+// with a team store: its spools queue into it and its line is the
+// status bar's; what still waits is said after the app ends.
+func TestAppShowsTheTeamStoreWhenConfigured(t *testing.T) {
+	pretendTerminal(t)
+	vars := map[string]string{"B2BX_CONFIG": filepath.Join(t.TempDir(), "profiles.toml"), "B2BX_DATA_DIR": t.TempDir()}
+	var got tui.Options
+	fakeTUI(t, func(_ context.Context, o tui.Options) error { got = o; return nil })
+	code, _, stderr := runCmd(t, "", vars, "app")
+	require.Equal(t, exitOK, code, stderr)
+	require.Nil(t, got.TeamStore, "no team store: nothing shown")
+
+	team := newFakeTeam()
+	team.down = true
+	withTeamStore(t, team)
+	teamDrainWait = 50 * time.Millisecond
+	var line string
+	fakeTUI(t, func(_ context.Context, o tui.Options) error {
+		s, err := spool.Open(vars["B2BX_DATA_DIR"])
+		require.NoError(t, err)
+		o.TeamStore.Attach(s)
+		require.NoError(t, s.NoteSeen(spool.SeenRecord{ConnectionID: "c", DeliveryAttemptID: "da-1", State: spool.SeenClaimed}))
+		line = o.TeamStore.StatusLine()
+		return nil
+	})
+	code, _, stderr = runCmd(t, "", vars, "app")
+	require.Equal(t, exitOK, code, stderr)
+	require.True(t, strings.HasPrefix(line, "team store: 1 waiting"), line)
+	require.Contains(t, stderr, "b2bx app: team store: 1 waiting")
+	require.NotContains(t, stderr, teamPassword)
 }
