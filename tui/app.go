@@ -64,6 +64,9 @@ type Options struct {
 	// common.ThemeSlots): its [keys] rebind the shell's and the tabs'
 	// keys, its [theme] sets the colours. nil: the defaults.
 	Config *settings.Config
+	// TeamStore, when set, is the team store's outbox: every connection's
+	// spool queues into it and the status bar shows its line. nil: none.
+	TeamStore TeamStore
 	// StatePath is where the app remembers its tabs between runs
 	// (settings.StatePath); "" remembers nothing. With Open empty, the
 	// tabs of the last run are opened again, each with its page size
@@ -78,6 +81,7 @@ type sessionBackend struct {
 	env    session.Env
 	logger *slog.Logger
 	newTab func(c *common.Common, id common.TabID, conn *session.Conn) Tab
+	team   TeamStore // nil: no team store
 }
 
 // Connect implements Backend: resolve the profile's secrets, then build
@@ -90,7 +94,11 @@ func (b sessionBackend) Connect(ctx context.Context, name string) (*session.Conn
 	if err != nil {
 		return nil, err
 	}
-	return session.Open(t, session.Options{Logger: b.logger, Getenv: b.env.Getenv})
+	c, err := session.Open(t, session.Options{Logger: b.logger, Getenv: b.env.Getenv})
+	if err == nil && b.team != nil {
+		b.team.Attach(c.Spool)
+	}
+	return c, err
 }
 
 // SecretStore is the session's one store (the event inspector's K reads
@@ -151,7 +159,7 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 		c.Styles = common.NewThemedStyles(noColor, opts.Config.Theme.Colors)
 	}
 	c.Demo = opts.Demo
-	be := sessionBackend{wait: opts.Wait, env: opts.Env, logger: slog.New(opts.Log), newTab: opts.NewTab}
+	be := sessionBackend{wait: opts.Wait, env: opts.Env, logger: slog.New(opts.Log), newTab: opts.NewTab, team: opts.TeamStore}
 	src := waitSource{Source: connlist.SessionSource{Env: opts.Env, StoreName: opts.StoreName}, wait: opts.Wait}
 	// the start screen's figures per connection (issue 14 §5), read in the background
 	dash := connlist.NewSessionDashboard(opts.Env, opts.Wait)
@@ -161,6 +169,7 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 	m.evListenAddr, m.evDir = opts.EventsListenAddr, opts.EventsDir
 	m.keys = GlobalKeys(opts.Config)
 	m.statePath = opts.StatePath
+	m.team = opts.TeamStore
 	if stateErr != nil {
 		m.foot.info = termsafe.String("the tabs of the last run are not restored: " + stateErr.Error())
 	}

@@ -61,6 +61,9 @@ type Model struct {
 	statePath    string          // Options.StatePath: where the open tabs are remembered; "" for nowhere
 	onFirstFrame func()          // Options.OnFirstFrame; nil when none
 	sized        bool            // a window size arrived (the first real frame)
+
+	team     TeamStore // Options.TeamStore; nil: no team store, no status
+	teamLine string    // its status bar line, refreshed by teamTickMsg
 }
 
 // firstFrameDelay is how long after the first window size the first full
@@ -119,6 +122,9 @@ func (m Model) Init() tea.Cmd {
 	for _, id := range m.startup {
 		cmds = append(cmds, m.connect(id, m.opening[id].name))
 	}
+	if m.team != nil {
+		cmds = append(cmds, func() tea.Msg { return teamTickMsg{} })
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -137,6 +143,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case firstFrameMsg:
 		f := m.onFirstFrame
 		return m, func() tea.Msg { f(); return nil }
+	case teamTickMsg:
+		return m.teamTicked()
 	case tea.KeyMsg:
 		return m.handleKey(msg)
 	case connlist.OpenMsg:

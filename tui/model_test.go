@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
 
@@ -428,4 +429,26 @@ func TestClosePromptHandsBackItsAction(t *testing.T) {
 	require.Len(t, m.tabs, 1, "y closed the tab the prompt was asked for")
 	require.Equal(t, "acme-fr", m.tabs[0].name)
 	require.Equal(t, 1, st.closed)
+}
+
+// fakeTeamStore is a team store outbox that only has a line.
+type fakeTeamStore struct{ line string }
+
+func (fakeTeamStore) Attach(*spool.Store)  {}
+func (f fakeTeamStore) StatusLine() string { return f.line }
+
+// TestStatusBarShowsTheTeamStore: with a team store the status bar
+// carries its line, refreshed by a tick; without one nothing is shown
+// and no tick runs.
+func TestStatusBarShowsTheTeamStore(t *testing.T) {
+	m, _ := newTestModel(t)
+	require.NotContains(t, m.statusBar(), "team store")
+	m2, cmd := m.Update(teamTickMsg{})
+	require.Nil(t, cmd, "no team store: no refresh")
+	require.NotContains(t, m2.(Model).statusBar(), "team store")
+
+	m.team = fakeTeamStore{line: "team store: 12 waiting, unreachable since 09:10"}
+	m2, cmd = m.Update(teamTickMsg{})
+	require.NotNil(t, cmd, "the next refresh is scheduled")
+	require.Contains(t, m2.(Model).statusBar(), "connections: 0 profile(s) │ team store: 12 waiting, unreachable since 09:10")
 }

@@ -110,6 +110,9 @@ func (m Model) statusBar() string {
 	} else {
 		segs = append(segs, fmt.Sprintf("connections: %d profile(s)", m.list.Count()))
 	}
+	if m.teamLine != "" {
+		segs = append(segs, m.teamLine)
+	}
 	line := " " + strings.Join(segs, " │ ")
 	line = ansi.Truncate(line, m.c.Width, "…")
 	line += strings.Repeat(" ", max(m.c.Width-ansi.StringWidth(line), 0))

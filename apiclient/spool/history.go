@@ -321,8 +321,12 @@ func (s *Store) appendLocked(rec *UploadRecord) error {
 		return fmt.Errorf("spool: fsync upload history: %w", err)
 	}
 	if end == 0 {
-		return syncDir(filepath.Dir(path)) // a new file: make its name durable too
+		if err := syncDir(filepath.Dir(path)); err != nil { // a new file: make its name durable too
+			return err
+		}
 	}
+	r := *rec
+	s.wrote(Written{Kind: WroteUpload, ConnectionID: rec.ConnectionID, Upload: &r})
 	return nil
 }
 

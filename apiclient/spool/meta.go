@@ -138,6 +138,9 @@ func (s *Store) MarkAcknowledged(connectionID, deliveryAttemptID, receiptID stri
 		if err := writeMeta(dir, m); err != nil {
 			return nil, fmt.Errorf("spool: record receipt for %q: %w", deliveryAttemptID, err)
 		}
+		st := &Stored{Meta: *m, Path: filepath.Join(dir, m.File)}
+		s.wrote(Written{Kind: WroteAck, ConnectionID: connectionID, Stored: st})
+		return st, nil
 	}
 	return &Stored{Meta: *m, Path: filepath.Join(dir, m.File)}, nil
 }

@@ -82,6 +82,7 @@ func (s *Store) NoteSeen(rec SeenRecord) error {
 	if err != nil {
 		return fmt.Errorf("spool: seen journal: %w", err)
 	}
+	s.wrote(Written{Kind: WroteSeen, ConnectionID: rec.ConnectionID, Seen: &rec})
 	return nil
 }
 

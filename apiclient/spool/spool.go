@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -66,6 +67,8 @@ type Store struct {
 	hist    map[string]parsedHistory // the last parse of each upload history (Uploads)
 
 	shared func(connectionID string) ([]UploadRecord, error) // the team's upload lines (SetSharedUploads)
+
+	onWrite atomic.Pointer[func(Written)] // SetOnWrite
 }
 
 // DefaultRoot returns the spool root from the environment: $B2BX_DATA_DIR,

@@ -155,7 +155,9 @@ func (w *Staged) Commit(m Meta) (*Stored, error) {
 	if err := syncDir(w.dir); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	return &Stored{Meta: m, Path: final}, nil
+	st := &Stored{Meta: m, Path: final}
+	w.s.wrote(Written{Kind: WroteDelivery, ConnectionID: w.conn, Stored: st})
+	return st, nil
 }
 
 // stagedFile is a temp file holding a file's complete new content, not

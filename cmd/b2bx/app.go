@@ -51,10 +51,16 @@ func runApp(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "b2bx: %v\n", err)
 		return exitUsage
 	}
+	opts := tui.Options{Env: session.Env{Getenv: e.getenv, Store: store}, StoreName: "the OS keyring",
+		Input: e.stdin, Output: e.stdout, Config: cfg, StatePath: statePath}
+	tp := appTeamPush(ctx, e)
+	if tp != nil {
+		opts.TeamStore = tp
+	}
 	release := holdTerminal(e.stdin, e.stdout)
-	err = runTUI(ctx, tui.Options{Env: session.Env{Getenv: e.getenv, Store: store}, StoreName: "the OS keyring",
-		Input: e.stdin, Output: e.stdout, Config: cfg, StatePath: statePath})
+	err = runTUI(ctx, opts)
 	release()
+	tp.finish(teamDrainWait) // what still waits is said after the screen is back
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(e.stderr, "b2bx: %v\n", err)
 		return exitUsage

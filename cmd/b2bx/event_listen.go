@@ -15,6 +15,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/metrics"
+	"github.com/nutrab2b/b2bx/internal/outbox"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 )
@@ -47,7 +48,9 @@ replays only the captures it does not hold yet. With --jwks every event
 verifies; a changed file is reloaded, a URL refetched every 5 minutes.
 Plain http only on a loopback address; any other needs --tls-cert and
 --tls-key. One line per delivery on stdout (--json: JSON lines); never
-the secret. Runs until Ctrl-C.
+the secret. Runs until Ctrl-C. With --store every committed capture is
+also queued in the outbox and pushed to the team store (config.toml's
+[store]), so one always-on receiver feeds the team (docs/team-store.md).
 `
 
 func runEventListen(ctx context.Context, e *env, args []string) int {
@@ -58,6 +61,7 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	keyFile := fs.String("tls-key", "", "the certificate's private key `FILE` (PEM)")
 	dir := fs.String("dir", "", "capture `DIR`: every delivery as NNNNNNNNNNNN.http (created when missing; a restart goes on from it; default: webhook-captures in the data directory)")
 	asJSON := fs.Bool("json", false, "print one JSON line per delivery (the answer, its findings and streams)")
+	toTeam := fs.Bool("store", false, "also push every committed capture to the team store of config.toml's [store] (queued in the outbox first)")
 	keep := fs.Duration("keep", webhook.DefaultRetention, "keep every idempotency key with its original result this long (at least 32h, the retry schedule)")
 	admin := fs.String("admin", "", "serve /healthz and Prometheus /metrics on `HOST:PORT`, apart from --addr (no host: loopback)")
 	var jwks listFlag
@@ -65,7 +69,7 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	var sf secretFlags
 	sf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(e.stderr, "usage: b2bx event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--keep 48h] [--jwks [GLN=]FILE|URL]... [--admin HOST:PORT] [--json]\n\n"+listenHelp+"\nflags:\n")
+		fmt.Fprint(e.stderr, "usage: b2bx event listen [--addr 127.0.0.1:8787] [-c PROFILE | --secret-stdin] [--tls-cert F --tls-key F] [--dir DIR] [--keep 48h] [--jwks [GLN=]FILE|URL]... [--admin HOST:PORT] [--store] [--json]\n\n"+listenHelp+"\nflags:\n")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args)
@@ -93,6 +97,13 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 			return fail(e, name, false, exitUsage, fmt.Errorf("no --dir given and %w", err))
 		}
 	}
+	var tp *teamPush
+	if *toTeam {
+		if tp, err = listenTeamPush(ctx, e); err != nil {
+			return fail(e, name, false, exitUsage, err)
+		}
+		defer tp.finish(teamDrainWait)
+	}
 	out := &listenOutput{w: e.stdout, json: *asJSON}
 	onRecord, onBatch := out.record, func(int, time.Duration) {}
 	var mx *metrics.Listen
@@ -100,9 +111,7 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 		if _, err := metrics.AdminAddr(*admin); err != nil {
 			return fail(e, name, false, exitUsage, err)
 		}
-		// The team store's outbox is not wired into event listen yet: its
-		// gauges stay absent (nil).
-		mx = metrics.NewListen(nil)
+		mx = metrics.NewListen(tp.team()) // the outbox's gauges with --store, else absent
 		onRecord = func(r webhook.Record) { mx.Record(r); out.record(r) }
 		onBatch = mx.Batch
 	}
@@ -115,7 +124,7 @@ func runEventListen(ctx context.Context, e *env, args []string) int {
 	noter := track.NewCaptureNoter(session.Env{Getenv: e.getenv}, say)
 	defer noter.Close()
 	h, replayed, err := webhook.Open(webhook.Config{Dir: *dir, Receiver: ro, Retention: *keep, OnRecord: onRecord, OnBatch: onBatch,
-		OnCommitted: func(c webhook.Committed) { noter.Add(c.Path) }, OnNote: say})
+		OnCommitted: func(c webhook.Committed) { noter.Add(c.Path); tp.enqueue(outbox.CaptureEntry(c.Path)) }, OnNote: say})
 	if err != nil {
 		return fail(e, name, false, exitStorage, err)
 	}

@@ -127,6 +127,9 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "fetch", *asJSON, exitStorage, err)
 	}
+	tp := startTeamPush(ctx, e, "fetch") // what is stored is queued for the team store, after the local write
+	defer tp.finish(teamDrainWait)
+	tp.attach(store)
 	w := worker.New(ac.client, store, ac.log)
 	f := &fetcher{e: e, store: store, ack: *ack, outDir: *out, asJSON: *asJSON,
 		reported: map[string]bool{}, conn: t.ConnectionID}
@@ -139,7 +142,7 @@ func runFetch(ctx context.Context, e *env, args []string) int {
 	// output: never on the download path.
 	defer func() { indexAfter(ctx, e, "fetch", t, f.stored...) }()
 	if *all {
-		return mf.run(e, f, func() int { return f.all(ctx) })
+		return mf.run(e, f, tp.team(), func() int { return f.all(ctx) })
 	}
 
 	var (

@@ -37,12 +37,11 @@ func (m *fetchMetricsFlags) check(all bool) error {
 
 // run runs body (fetch --all) with the metrics wired into f; the run
 // succeeded when body returns exitOK.
-func (m *fetchMetricsFlags) run(e *env, f *fetcher, body func() int) int {
+func (m *fetchMetricsFlags) run(e *env, f *fetcher, team metrics.TeamStatus, body func() int) int {
 	if *m.admin == "" && *m.file == "" {
 		return body()
 	}
-	// No team store outbox is wired into fetch yet: its gauges are absent.
-	f.mx = metrics.NewFetch(nil, time.Now())
+	f.mx = metrics.NewFetch(team, time.Now()) // team: the outbox's gauges, nil without a team store
 	if *m.admin != "" {
 		adm, err := metrics.ServeAdmin(*m.admin, f.mx.Registry(), nil)
 		if err != nil {

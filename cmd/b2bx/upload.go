@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient"
-	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/teamstore"
@@ -103,6 +103,9 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if team != nil {
 		defer team.Close()
 	}
+	tp := startTeamPush(ctx, e, "upload") // the history's records are queued for the team store
+	defer tp.finish(teamDrainWait)
+	tp.attach(store)
 	opts = opts.WithHistory(ctx, store, t.ConnectionID, track.SelectLoader(session.Env{Getenv: e.getenv}))
 	pf, err := orders.InspectWith(ctx, pos[0], opts)
 	if err == nil {

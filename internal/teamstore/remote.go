@@ -1,0 +1,116 @@
+package teamstore
+
+import (
+	"context"
+	"sync"
+
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/who"
+)
+
+// Remote is the team store as the outbox's pusher uses it
+// (outbox.Remote): it connects on first use and again after a failed
+// open, so a command queues what it stores even while the database is
+// down, and pushes once it answers. An open Store keeps its pool
+// (database/sql reconnects it).
+type Remote struct {
+	cfg Config
+	mu  sync.Mutex
+	s   *Store
+}
+
+// NewRemote is the Remote of cfg; nothing is connected yet.
+func NewRemote(cfg Config) *Remote { return &Remote{cfg: cfg} }
+
+// ConfiguredRemote is the Remote of config.toml's [store] and who its
+// pushes are by; nil, with a nil error, when no team store is configured.
+// secrets is asked for the keyring only when one is.
+func ConfiguredRemote(getenv func(string) string, secrets func() (credentials.SecretStore, error)) (*Remote, who.Who, error) {
+	st, err := Settings(getenv)
+	if err != nil {
+		return nil, who.Who{}, err
+	}
+	if !st.Configured() {
+		return nil, who.Who{}, nil
+	}
+	if _, err := Parse(st.URL); err != nil { // a bad URL is said now, not on every retry
+		return nil, who.Who{}, err
+	}
+	var sec credentials.SecretStore
+	if secrets != nil {
+		sec, _ = secrets() // no keyring: PGPASSWORD or ~/.pgpass, as psql
+	}
+	cfg := ConfigFrom(st, sec)
+	return NewRemote(cfg), cfg.By.Clean(), nil
+}
+
+// store is the open Store, opening it first (within ConnectTimeout).
+func (r *Remote) store(ctx context.Context) (*Store, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.s != nil {
+		return r.s, nil
+	}
+	s, err := Open(ctx, r.cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.s = s
+	return s, nil
+}
+
+// Ping implements outbox.Remote.
+func (r *Remote) Ping(ctx context.Context) error {
+	s, err := r.store(ctx)
+	if err != nil {
+		return err
+	}
+	return s.Ping(ctx)
+}
+
+// PushDelivery implements outbox.Remote.
+func (r *Remote) PushDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error {
+	s, err := r.store(ctx)
+	if err != nil {
+		return err
+	}
+	return s.PushDelivery(ctx, conn, st, payload, by)
+}
+
+// PushUpload implements outbox.Remote.
+func (r *Remote) PushUpload(ctx context.Context, conn string, rec spool.UploadRecord, file []byte, by who.Who) error {
+	s, err := r.store(ctx)
+	if err != nil {
+		return err
+	}
+	return s.PushUpload(ctx, conn, rec, file, by)
+}
+
+// PushSeen implements outbox.Remote.
+func (r *Remote) PushSeen(ctx context.Context, conn string, rec spool.SeenRecord, by who.Who) error {
+	s, err := r.store(ctx)
+	if err != nil {
+		return err
+	}
+	return s.PushSeen(ctx, conn, rec, by)
+}
+
+// PushCapture implements outbox.Remote.
+func (r *Remote) PushCapture(ctx context.Context, name string, capture []byte, by who.Who) error {
+	s, err := r.store(ctx)
+	if err != nil {
+		return err
+	}
+	return s.PushCapture(ctx, name, capture, by)
+}
+
+// Close closes the connections, if any were opened.
+func (r *Remote) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.s != nil {
+		_ = r.s.Close()
+		r.s = nil
+	}
+}

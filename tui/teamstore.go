@@ -1,0 +1,41 @@
+package tui
+
+import (
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+)
+
+// TeamStore is the team store's outbox as the app sees it (cmd/b2bx
+// builds it from internal/outbox when config.toml has a [store]): each
+// connection's spool queues what it stores into it, and the status bar
+// shows its line. Without one nothing is queued or shown.
+type TeamStore interface {
+	// Attach makes s queue what it stores (after each durable write).
+	Attach(s *spool.Store)
+	// StatusLine is "team store: 12 waiting, unreachable since 09:10";
+	// it must be quick (it is read once a second).
+	StatusLine() string
+}
+
+// teamTick is how often the status bar's team store line is refreshed.
+const teamTick = time.Second
+
+// teamTickMsg refreshes the team store line.
+type teamTickMsg struct{}
+
+func teamTickCmd() tea.Cmd {
+	return tea.Tick(teamTick, func(time.Time) tea.Msg { return teamTickMsg{} })
+}
+
+// teamTicked reads the team store's line (IO-free: the pusher keeps its
+// status in memory) and schedules the next read.
+func (m Model) teamTicked() (Model, tea.Cmd) {
+	if m.team == nil {
+		return m, nil
+	}
+	m.teamLine = m.team.StatusLine()
+	return m, teamTickCmd()
+}
