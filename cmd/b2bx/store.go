@@ -60,13 +60,20 @@ func storeFlags(e *env, name string, args []string) (asJSON bool, code int, done
 	return *j, exitOK, false
 }
 
-func runStoreInit(ctx context.Context, e *env, args []string) int {
-	asJSON, code, done := storeFlags(e, "store init", args)
-	if done {
-		return code
+// storeStart parses the flags of store init and store status and reads
+// the [store] configuration; done (with the exit code) when the command
+// ends there (-h, a bad flag, no team store configured).
+func storeStart(e *env, name string, args []string) (cfg teamstore.Config, asJSON bool, code int, done bool) {
+	if asJSON, code, done = storeFlags(e, name, args); done {
+		return cfg, asJSON, code, true
 	}
-	cfg, code := storeConfig(e, "store init", asJSON)
-	if code != exitOK {
+	cfg, code = storeConfig(e, name, asJSON)
+	return cfg, asJSON, code, code != exitOK
+}
+
+func runStoreInit(ctx context.Context, e *env, args []string) int {
+	cfg, asJSON, code, done := storeStart(e, "store init", args)
+	if done {
 		return code
 	}
 	s, err := teamstore.Connect(ctx, cfg)
@@ -91,12 +98,8 @@ func runStoreInit(ctx context.Context, e *env, args []string) int {
 }
 
 func runStoreStatus(ctx context.Context, e *env, args []string) int {
-	asJSON, code, done := storeFlags(e, "store status", args)
+	cfg, asJSON, code, done := storeStart(e, "store status", args)
 	if done {
-		return code
-	}
-	cfg, code := storeConfig(e, "store status", asJSON)
-	if code != exitOK {
 		return code
 	}
 	st := teamstore.Status{}

@@ -24,18 +24,11 @@ type appScreens struct {
 // timeout it fails with what the pane shows.
 func (a *appScreens) waitScreen(what string, timeout time.Duration, cond func(screen string) bool) string {
 	a.p.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		s := a.p.screen()
-		if cond(s) {
-			a.seen = append(a.seen, s)
-			return s
-		}
-		if time.Now().After(deadline) {
-			a.p.t.Fatalf("timed out after %s waiting for %s; the pane shows:\n%s", timeout, what, s)
-		}
-		time.Sleep(30 * time.Millisecond)
+	s := a.waitScreenFor(timeout, cond)
+	if s == "" {
+		a.p.t.Fatalf("timed out after %s waiting for %s; the pane shows:\n%s", timeout, what, a.p.screen())
 	}
+	return s
 }
 
 // waitScreenFor is waitScreen that gives up quietly: "" when cond did

@@ -90,3 +90,21 @@ func LongFile(path string, max int) (string, error) {
 	}
 	return "", nil
 }
+
+// LongFuncsIn are LongFuncs over every Go file under dir (tests says
+// whether _test.go files count).
+func LongFuncsIn(dir string, tests bool, max int) ([]string, error) {
+	files, err := Files(dir, tests)
+	if err != nil {
+		return nil, err
+	}
+	var long []string
+	for _, f := range files {
+		got, err := LongFuncs(f, max)
+		if err != nil {
+			return nil, err
+		}
+		long = append(long, got...)
+	}
+	return long, nil
+}
