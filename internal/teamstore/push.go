@@ -29,8 +29,30 @@ func sum(b []byte) string {
 }
 
 // push runs fn in one transaction that also writes index items (through
-// the track backend's ApplyTx).
+// the track backend's ApplyTx): its own, or the transaction of the Batch
+// ctx runs in.
 func (s *Store) push(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx, index func(track.Batch) error) error) error {
+	if bt, ok := ctx.Value(batchKey{}).(*batchTx); ok && bt.s == s {
+		return fn(ctx, bt.h.Tx(), func(batch track.Batch) error { return bt.b.ApplyTx(ctx, bt.h, batch) }) // Batch scrubs the error
+	}
+	return s.Batch(ctx, func(ctx context.Context) error { return s.push(ctx, fn) })
+}
+
+// batchKey is the context key of a Batch's transaction.
+type batchKey struct{}
+
+type batchTx struct {
+	s *Store
+	b *track.Postgres
+	h *track.TxHandle
+}
+
+// Batch runs fn with a context in which every Push* of s shares one
+// transaction, committed (one durable commit) when fn returns nil; an
+// error from fn, or any push in it, rolls all of them back. The outbox
+// pushes what was queued together this way: a commit waits for the
+// database's disk once, not once per delivery.
+func (s *Store) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
 	ctx, cancel := ctxOp(ctx)
 	defer cancel()
 	b, err := s.backend(ctx)
@@ -42,8 +64,7 @@ func (s *Store) push(ctx context.Context, fn func(ctx context.Context, tx *sql.T
 		return s.wrap(fmt.Errorf("%w: %w", ErrUnreachable, err))
 	}
 	defer h.Tx().Rollback()
-	err = fn(ctx, h.Tx(), func(batch track.Batch) error { return b.ApplyTx(ctx, h, batch) })
-	if err != nil {
+	if err := fn(context.WithValue(ctx, batchKey{}, &batchTx{s: s, b: b, h: h})); err != nil {
 		return s.wrap(err)
 	}
 	return s.wrap(h.Tx().Commit())

@@ -105,6 +105,16 @@ func (r *Remote) PushCapture(ctx context.Context, name string, capture []byte, b
 	return s.PushCapture(ctx, name, capture, by)
 }
 
+// Batch implements the outbox's Batcher: the pushes fn makes share one
+// transaction (Store.Batch).
+func (r *Remote) Batch(ctx context.Context, fn func(ctx context.Context) error) error {
+	s, err := r.store(ctx)
+	if err != nil {
+		return err
+	}
+	return s.Batch(ctx, fn)
+}
+
 // Close closes the connections, if any were opened.
 func (r *Remote) Close() {
 	r.mu.Lock()
