@@ -161,3 +161,24 @@ func requireSaid(t *testing.T, e *env, id string) {
 	}
 	t.Fatalf("no warning names %s: %v", id, e.warnings())
 }
+
+// TestPusherLingersUntilDrained: entries stored one after another are
+// left to gather for Linger, so one round (one batch, one journal and
+// ledger fsync) takes them all; Drain does not wait for it.
+func TestPusherLingersUntilDrained(t *testing.T) {
+	e := newEnv(t)
+	r := &batchFake{fakeRemote: newFake()}
+	opts := pushOpts(r, fakeclock.New(time.Time{}))
+	opts.Linger = time.Hour
+	p := e.box.Start(t.Context(), opts)
+	defer p.Stop()
+	drain(t, p) // the first round (nothing queued yet) is done
+	want := queueDeliveries(t, e, 5)
+	time.Sleep(50 * time.Millisecond) // time for a pusher that did not linger to push
+	assert.Empty(t, r.pushes(), "pushed before the linger ended")
+	began := time.Now()
+	drain(t, p)
+	assert.Less(t, time.Since(began), 10*time.Second, "Drain did not wait for the linger")
+	assert.Equal(t, want, r.pushes())
+	assert.Equal(t, []int{5}, r.batches(), "one batch for what gathered")
+}

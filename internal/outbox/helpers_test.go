@@ -143,9 +143,10 @@ func (g *gatedClock) next(t *testing.T) time.Duration {
 
 var alice = who.Who{User: "alice", Host: "host-3"}
 
-// pushOpts are the test pusher's options: no polling (Enqueue wakes it).
+// pushOpts are the test pusher's options: no polling (Enqueue wakes it),
+// no lingering.
 func pushOpts(r Remote, c Clock) PushOptions {
-	return PushOptions{Remote: r, By: alice, Clock: c, Poll: -1, MinBackoff: time.Second, MaxBackoff: 4 * time.Second}
+	return PushOptions{Remote: r, By: alice, Clock: c, Poll: -1, Linger: -1, MinBackoff: time.Second, MaxBackoff: 4 * time.Second}
 }
 
 // drain drains p with a bound and fails when something still waits.

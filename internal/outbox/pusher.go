@@ -50,6 +50,7 @@ const (
 	DefaultPushTimeout = 2 * time.Minute
 	pingTimeout        = 10 * time.Second
 	syncEvery          = 64 // ledger fsync at least every this many pushes
+	DefaultLinger      = 250 * time.Millisecond
 )
 
 // PushOptions configure a Pusher.
@@ -68,6 +69,12 @@ type PushOptions struct {
 	MinBackoff, MaxBackoff time.Duration
 	// PushTimeout bounds one Remote call; 0: DefaultPushTimeout.
 	PushTimeout time.Duration
+	// Linger is how long the pusher lets entries gather after an Enqueue
+	// woke it, before it pushes them: while P or W stores one delivery
+	// after another, the pusher's fsyncs and transactions then cover many
+	// entries instead of competing with every download for the disk.
+	// Drain does not wait for it. 0: DefaultLinger; negative: none.
+	Linger time.Duration
 	// Warn gets a line for an entry that cannot be pushed because its
 	// local file is gone or damaged (it is skipped); nil discards.
 	Warn func(string)
@@ -123,6 +130,7 @@ type Pusher struct {
 	cursor  int64 // the committed cursor (journal offset)
 	atRead  int64 // o.queued when the journal was last read
 	changed chan struct{}
+	urgent  chan struct{} // Drain waits: no lingering
 }
 
 // Start starts the pusher of o until ctx ends or Stop.
@@ -142,8 +150,11 @@ func (o *Outbox) Start(ctx context.Context, opts PushOptions) *Pusher {
 	if opts.PushTimeout <= 0 {
 		opts.PushTimeout = DefaultPushTimeout
 	}
+	if opts.Linger == 0 {
+		opts.Linger = DefaultLinger
+	}
 	p := &Pusher{o: o, opts: opts, clock: opts.Clock, done: make(chan struct{}),
-		stores: map[string]*spool.Store{}, changed: make(chan struct{})}
+		stores: map[string]*spool.Store{}, changed: make(chan struct{}), urgent: make(chan struct{}, 1)}
 	ctx, p.cancel = context.WithCancel(ctx)
 	go p.run(ctx)
 	return p
@@ -199,10 +210,10 @@ func (p *Pusher) Drain(ctx context.Context) Status {
 	}
 }
 
-// kick wakes the run loop.
+// kick wakes the run loop now (Drain: without lingering).
 func (p *Pusher) kick() {
 	select {
-	case p.o.wake <- struct{}{}:
+	case p.urgent <- struct{}{}:
 	default:
 	}
 }
@@ -301,8 +312,20 @@ func (p *Pusher) idle(ctx context.Context) bool {
 	select {
 	case <-ctx.Done():
 		return false
+	case <-p.urgent:
+		return true
 	case <-p.o.wake:
 	case <-poll:
+	}
+	if p.opts.Linger > 0 { // let what is being stored gather (real time: the disk's)
+		t := time.NewTimer(p.opts.Linger)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-p.urgent:
+		case <-t.C:
+		}
 	}
 	return true
 }
