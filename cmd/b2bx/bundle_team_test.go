@@ -80,6 +80,14 @@ func TestBundleReadsTheTeamsIndex(t *testing.T) {
 	require.Contains(t, tl, "— by bob on host-7", "who uploaded:\n%s", tl)
 	require.NotContains(t, tl, dsn)
 
+	// Bob's uploads: his upload, answered by the CONTRL Alice fetched
+	code, out, errOut = runCmd(t, "", bobEnv, "uploads", "--connection", "conn-a", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	rows := decodeJSON[[]uploadsJSON](t, out)
+	require.Len(t, rows, 1, "one attempt (pending, then accepted)")
+	require.True(t, rows[0].Rejected, "Alice's CONTRL rejects it: %+v", rows[0])
+	require.Contains(t, rows[0].Answers, "CONTRL")
+
 	// the team store down: one stderr line, then this machine's index
 	bad := storeEnv(t, "postgres://bob@127.0.0.1:1/none?sslmode=disable")
 	bad[spool.EnvDataDir] = bobEnv[spool.EnvDataDir]
@@ -90,4 +98,8 @@ func TestBundleReadsTheTeamsIndex(t *testing.T) {
 	tl = bundleFiles(t, decodeJSON[bundleJSON](t, out))["dir/timeline.txt"]
 	require.Contains(t, tl, "ORDERS uploaded")
 	require.NotContains(t, tl, "alice", "this machine never saw Alice's CONTRL")
+	code, out, errOut = runCmd(t, "", bad, "uploads", "--connection", "conn-a", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, 1, strings.Count(errOut, "team store not used"), errOut)
+	require.False(t, decodeJSON[[]uploadsJSON](t, out)[0].Rejected, "no CONTRL on this machine")
 }
