@@ -123,7 +123,9 @@ func TestFacesUnreachableFallBackToThisMachine(t *testing.T) {
 	require.NoError(t, f.SameAsRejected(t.Context(), "conn-a", "00"))
 
 	// none configured: no Faces, and a nil one is "no team"
-	require.Nil(t, NewFaces(func(k string) string { return map[string]string{credentials.EnvConfig: filepath.Join(t.TempDir(), "profiles.toml")}[k] }, nil))
+	require.Nil(t, NewFaces(func(k string) string {
+		return map[string]string{credentials.EnvConfig: filepath.Join(t.TempDir(), "profiles.toml")}[k]
+	}, nil))
 	var none *Faces
 	require.Nil(t, none.Index(t.Context()))
 	require.Empty(t, none.Note())
