@@ -67,6 +67,9 @@ type Options struct {
 	// TeamStore, when set, is the team store's outbox: every connection's
 	// spool queues into it and the status bar shows its line. nil: none.
 	TeamStore TeamStore
+	// Team, when set, is the team's data the app reads (TeamData:
+	// teamstore.Faces); nil: this machine's only.
+	Team TeamData
 	// StatePath is where the app remembers its tabs between runs
 	// (settings.StatePath); "" remembers nothing. With Open empty, the
 	// tabs of the last run are opened again, each with its page size
@@ -82,6 +85,8 @@ type sessionBackend struct {
 	logger *slog.Logger
 	newTab func(c *common.Common, id common.TabID, conn *session.Conn) Tab
 	team   TeamStore // nil: no team store
+	data   TeamData  // nil: no team data
+	ctx    context.Context
 }
 
 // Connect implements Backend: resolve the profile's secrets, then build
@@ -97,6 +102,9 @@ func (b sessionBackend) Connect(ctx context.Context, name string) (*session.Conn
 	c, err := session.Open(t, session.Options{Logger: b.logger, Getenv: b.env.Getenv})
 	if err == nil && b.team != nil {
 		b.team.Attach(c.Spool)
+	}
+	if err == nil && b.data != nil { // key plans count the team's uploads
+		b.data.AttachKeyPlans(b.ctx, c.Spool)
 	}
 	return c, err
 }
@@ -148,7 +156,7 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 		}
 	}
 	if opts.NewTab == nil {
-		opts.NewTab = ConnTabWith(opts.Env, TabKeys(opts.Config), remembered) // keeping the tracking index up to date
+		opts.NewTab = ConnTabTeam(opts.Env, TabKeys(opts.Config), remembered, opts.Team) // keeping the tracking index up to date
 	}
 	if opts.Wait == nil {
 		opts.Wait = func(context.Context) error { return nil }
@@ -159,17 +167,22 @@ func NewApp(ctx context.Context, opts Options) (Model, error) {
 		c.Styles = common.NewThemedStyles(noColor, opts.Config.Theme.Colors)
 	}
 	c.Demo = opts.Demo
-	be := sessionBackend{wait: opts.Wait, env: opts.Env, logger: slog.New(opts.Log), newTab: opts.NewTab, team: opts.TeamStore}
+	if opts.Team != nil {
+		opts.Team.Start(ctx) // on its own goroutine, bounded: never the UI's
+	}
+	be := sessionBackend{wait: opts.Wait, env: opts.Env, logger: slog.New(opts.Log), newTab: opts.NewTab, team: opts.TeamStore, data: opts.Team, ctx: ctx}
 	src := waitSource{Source: connlist.SessionSource{Env: opts.Env, StoreName: opts.StoreName}, wait: opts.Wait}
 	// the start screen's figures per connection (issue 14 §5), read in the background
 	dash := connlist.NewSessionDashboard(opts.Env, opts.Wait)
+	dash.Team = teamIndexFunc(opts.Team)
 	m := New(ctx, c, be, src, opts.Log, connlist.Options{StoreName: opts.StoreName, Dashboard: dash}, opts.Open)
 	m.onFirstFrame = opts.OnFirstFrame
-	m.finder = machineSource{env: opts.Env, wait: opts.Wait}
+	m.finder = machineSource{env: opts.Env, wait: opts.Wait, team: opts.Team}
 	m.evListenAddr, m.evDir = opts.EventsListenAddr, opts.EventsDir
 	m.keys = GlobalKeys(opts.Config)
 	m.statePath = opts.StatePath
 	m.team = opts.TeamStore
+	m.teamData = opts.Team
 	if stateErr != nil {
 		m.foot.info = termsafe.String("the tabs of the last run are not restored: " + stateErr.Error())
 	}

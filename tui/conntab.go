@@ -26,10 +26,22 @@ func ConnTab(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 // size and filter each profile's tab had when the app last ended.
 // Each tab keeps the tracking index up to date (indexFor).
 func ConnTabWith(env session.Env, keys conntab.KeyMap, remembered map[string]settings.TabState) func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
+	return ConnTabTeam(env, keys, remembered, nil)
+}
+
+// ConnTabTeam is ConnTabWith whose tabs read the team's data when team is
+// set: H, the upload guard, the fix flow and a bundle's timeline (T)
+// read the team's index (this machine's until it is open or when it
+// cannot be used).
+func ConnTabTeam(env session.Env, keys conntab.KeyMap, remembered map[string]settings.TabState, team TeamData) func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
+	timeline, links, linksFor := track.MachineTimeline(env, nil), track.Loader(env), track.SelectLoader(env)
+	if team != nil {
+		timeline, links, linksFor = team.Timeline(env), team.Loader(env), team.SelectLoader(env)
+	}
 	return func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 		st := remembered[conn.Target.Name]
 		return connTab{m: conntab.New(c, id, conn, conntab.Options{Keys: &keys, PageSize: st.PageSize, Filter: st.Filter, Index: indexFor(env, conn),
-			Timeline: track.MachineTimeline(env, nil), Links: track.Loader(env), LinksFor: track.SelectLoader(env)})}
+			Timeline: timeline, Links: links, LinksFor: linksFor})}
 	}
 }
 

@@ -29,39 +29,50 @@ func indexFor(env session.Env, conn *session.Conn) conntab.IndexFunc {
 // another process holding it), the stored files answer through an index
 // in memory (track.Machine.OpenQuery), as `b2bx find` does; the results
 // head says so.
+//
+// With team data (Options.Team) the team's index answers once it is
+// open, its steps by who did them; until then, or when it cannot be
+// used, this machine's (the status bar says why).
 type machineSource struct {
 	env  session.Env
 	wait func(ctx context.Context) error
+	team TeamData // nil: this machine's index only
 }
 
-func (s machineSource) open(ctx context.Context) (*track.Machine, *track.Index, track.Stats, error) {
+// open is the index to read and how to release it.
+func (s machineSource) open(ctx context.Context) (*track.Machine, *track.Index, func(), track.Stats, error) {
 	if s.wait != nil {
 		if err := s.wait(ctx); err != nil {
-			return nil, nil, track.Stats{}, err
+			return nil, nil, nil, track.Stats{}, err
 		}
 	}
 	m, err := track.LoadMachine(session.Env{Getenv: s.env.Getenv})
 	if err != nil {
-		return nil, nil, track.Stats{}, err
+		return nil, nil, nil, track.Stats{}, err
+	}
+	if s.team != nil {
+		if x := s.team.Index(ctx); x != nil { // the team's: shared, not closed here
+			return m, x, func() {}, track.Stats{}, nil
+		}
 	}
 	var said []string
 	x, err := m.OpenQuery(ctx, func(msg string) { said = append(said, msg) })
 	if err != nil {
-		return nil, nil, track.Stats{}, err
+		return nil, nil, nil, track.Stats{}, err
 	}
 	// What OpenQuery said (a rebuild, the files answering) is the head's
 	// note; OpenQuery has synced the index already.
 	st := track.Stats{Rebuilt: len(said) > 0, Reason: strings.Join(said, "; ")}
-	return m, x, st, nil
+	return m, x, func() { x.Close() }, st, nil
 }
 
 // Find implements find.Source.
 func (s machineSource) Find(ctx context.Context, q track.Query) (track.Result, track.Stats, error) {
-	m, x, st, err := s.open(ctx)
+	m, x, release, st, err := s.open(ctx)
 	if err != nil {
 		return track.Result{}, st, err
 	}
-	defer x.Close()
+	defer release()
 	r, err := x.Find(ctx, q, m.SLA())
 	for i := range r.Conversations { // the profile names people gave, as b2bx find prints them
 		c := &r.Conversations[i]
@@ -78,11 +89,11 @@ func (s machineSource) Find(ctx context.Context, q track.Query) (track.Result, t
 
 // Timeline implements find.Source.
 func (s machineSource) Timeline(ctx context.Context, c track.Conversation) []track.Step {
-	_, x, _, err := s.open(ctx)
+	_, x, release, _, err := s.open(ctx)
 	if err != nil {
 		return []track.Step{{Kind: "note", Title: "the index cannot be read: " + termsafe.String(err.Error()), Source: "the tracking index"}}
 	}
-	defer x.Close()
+	defer release()
 	return x.Timeline(ctx, c)
 }
 

@@ -64,6 +64,7 @@ type Model struct {
 
 	team     TeamStore // Options.TeamStore; nil: no team store, no status
 	teamLine string    // its status bar line, refreshed by teamTickMsg
+	teamData TeamData  // Options.Team; nil: this machine's data only
 }
 
 // firstFrameDelay is how long after the first window size the first full
@@ -122,7 +123,7 @@ func (m Model) Init() tea.Cmd {
 	for _, id := range m.startup {
 		cmds = append(cmds, m.connect(id, m.opening[id].name))
 	}
-	if m.team != nil {
+	if m.team != nil || m.teamData != nil {
 		cmds = append(cmds, func() tea.Msg { return teamTickMsg{} })
 	}
 	return tea.Batch(cmds...)

@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
 // TeamStore is the team store's outbox as the app sees it (cmd/b2bx
@@ -31,11 +33,23 @@ func teamTickCmd() tea.Cmd {
 }
 
 // teamTicked reads the team store's line (IO-free: the pusher keeps its
-// status in memory) and schedules the next read.
+// status in memory), and why the team's data is not read if it is not
+// (this machine's answers), and schedules the next read.
 func (m Model) teamTicked() (Model, tea.Cmd) {
-	if m.team == nil {
+	if m.team == nil && m.teamData == nil {
 		return m, nil
 	}
-	m.teamLine = m.team.StatusLine()
+	var segs []string
+	if m.team != nil {
+		if l := m.team.StatusLine(); l != "" {
+			segs = append(segs, l)
+		}
+	}
+	if m.teamData != nil {
+		if n := m.teamData.Note(); n != "" {
+			segs = append(segs, termsafe.String(n))
+		}
+	}
+	m.teamLine = strings.Join(segs, " · ")
 	return m, teamTickCmd()
 }

@@ -7,7 +7,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/internal/teamstore"
 	"github.com/nutrab2b/b2bx/tui"
 )
 
@@ -57,9 +59,16 @@ func runApp(ctx context.Context, e *env, args []string) int {
 	if tp != nil {
 		opts.TeamStore = tp
 	}
+	// the team's data (find, the timeline, the dashboard, H, key plans):
+	// opened by the app off its UI goroutine, within ConnectTimeout
+	team := teamstore.NewFaces(e.getenv, func() (credentials.SecretStore, error) { return teamSecrets(e) })
+	if team != nil {
+		opts.Team = team
+	}
 	release := holdTerminal(e.stdin, e.stdout)
 	err = runTUI(ctx, opts)
 	release()
+	team.Close()
 	tp.finish(teamDrainWait) // what still waits is said after the screen is back
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(e.stderr, "b2bx: %v\n", err)

@@ -40,19 +40,25 @@ func indexTimeline(e *env) bundle.TimelineFunc {
 // bundleConn finds the connection of id in the tracking index when
 // neither -c nor --connection names it: the one connection whose stored
 // deliveries or uploads carry it.
-func bundleConn(ctx context.Context, e *env, id string) (string, int, error) {
-	_, x, err := openMachineIndex(ctx, e, "bundle")
-	if err != nil {
-		return "", exitStorage, err
+// team, when not nil, is the team store's index (it is asked instead of
+// this machine's).
+func bundleConn(ctx context.Context, e *env, team *track.Index, id string) (string, int, error) {
+	x, where := team, "in the team store"
+	if x == nil {
+		var err error
+		if _, x, err = openMachineIndex(ctx, e, "bundle"); err != nil {
+			return "", exitStorage, err
+		}
+		defer x.Close()
+		where = "on this machine"
 	}
-	defer x.Close()
 	conns, err := x.ConnsOf(ctx, id)
 	switch {
 	case err != nil:
 		return "", exitStorage, err
 	case len(conns) == 0:
-		return "", exitUsage, fmt.Errorf("%w: no stored delivery or upload on this machine has the ID %q: fetch it first, or name the connection with -c NAME",
-			bundle.ErrNotFound, termsafe.String(id))
+		return "", exitUsage, fmt.Errorf("%w: no stored delivery or upload %s has the ID %q: fetch it first, or name the connection with -c NAME",
+			bundle.ErrNotFound, where, termsafe.String(id))
 	case len(conns) > 1:
 		return "", exitUsage, fmt.Errorf("the ID %q is stored on %d connections (%s): choose one with -c NAME or --connection ID",
 			termsafe.String(id), len(conns), termsafe.String(strings.Join(conns, ", ")))
@@ -78,9 +84,16 @@ func runBundle(ctx context.Context, e *env, args []string) int {
 	case len(pos) != 1:
 		return fail(e, name, *asJSON, exitUsage, errors.New("give one DELIVERY-ID (a fetched deliveryAttemptId) or UPLOAD-ID (an upload id or idempotency key)"))
 	}
+	// the team's index when [store] url is set and answers (its steps say
+	// who did them), else this machine's
+	m, team, closeTeam, err := openTeamIndex(ctx, e, name)
+	if err != nil {
+		return fail(e, name, *asJSON, exitStorage, err)
+	}
+	defer closeTeam()
 	if *profile == "" && *conn == "" {
 		// the index knows where the ID is stored
-		c, code, err := bundleConn(ctx, e, pos[0])
+		c, code, err := bundleConn(ctx, e, team, pos[0])
 		if err != nil {
 			return fail(e, name, *asJSON, code, err)
 		}
@@ -91,7 +104,11 @@ func runBundle(ctx context.Context, e *env, args []string) int {
 		return fail(e, name, *asJSON, code, err)
 	}
 	tl := bundleTimeline
-	if tl == nil {
+	switch {
+	case tl != nil:
+	case team != nil:
+		tl = track.IndexTimeline(team, m.SLA())
+	default:
 		tl = indexTimeline(e)
 	}
 	res, err := bundle.Write(ctx, bundle.Options{Store: store, ConnectionID: t.ConnectionID, ID: pos[0], OutDir: *out,

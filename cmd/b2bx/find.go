@@ -61,23 +61,35 @@ func openMachineIndex(ctx context.Context, e *env, name string) (*track.Machine,
 	return m, x, nil
 }
 
-// openFindIndex is the team store's index when [store] url is set and
-// the store answers, else this machine's (saying once why the team's is
-// not used).
-func openFindIndex(ctx context.Context, e *env, name string) (*track.Machine, *track.Index, func(), error) {
+// openTeamIndex is the team store's index and the profiles when [store]
+// url is set and the store answers; else x is nil (saying once on stderr
+// why the team's is not used) and this machine's index is the caller's
+// to open. close is never nil.
+func openTeamIndex(ctx context.Context, e *env, name string) (*track.Machine, *track.Index, func(), error) {
 	tx, closeTeam, note := teamstore.TeamIndex(ctx, e.getenv, func() (credentials.SecretStore, error) { return teamSecrets(e) })
 	if note != "" {
 		fmt.Fprintf(e.stderr, "b2bx %s: %s\n", name, note)
 	}
-	if tx != nil {
-		m, err := track.LoadMachine(session.Env{Getenv: e.getenv, Warn: func(w string) {
-			fmt.Fprintf(e.stderr, "b2bx %s: warning: %s\n", name, termsafe.String(w))
-		}})
-		if err != nil {
-			closeTeam()
-			return nil, nil, nil, err
-		}
-		return m, tx, closeTeam, nil
+	if tx == nil {
+		return nil, nil, func() {}, nil
+	}
+	m, err := track.LoadMachine(session.Env{Getenv: e.getenv, Warn: func(w string) {
+		fmt.Fprintf(e.stderr, "b2bx %s: warning: %s\n", name, termsafe.String(w))
+	}})
+	if err != nil {
+		closeTeam()
+		return nil, nil, nil, err
+	}
+	return m, tx, closeTeam, nil
+}
+
+// openFindIndex is the team store's index when [store] url is set and
+// the store answers, else this machine's (saying once why the team's is
+// not used).
+func openFindIndex(ctx context.Context, e *env, name string) (*track.Machine, *track.Index, func(), error) {
+	m, tx, closeTeam, err := openTeamIndex(ctx, e, name)
+	if err != nil || tx != nil {
+		return m, tx, closeTeam, err
 	}
 	m, x, err := openMachineIndex(ctx, e, name)
 	if err != nil {

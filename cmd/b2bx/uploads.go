@@ -53,7 +53,7 @@ func runUploads(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, name, *asJSON, exitStorage, err)
 	}
-	l, err := track.LoadLinked(ctx, session.Env{Getenv: e.getenv}, store, t.ConnectionID)
+	l, err := uploadsLinked(ctx, e, name, store, t.ConnectionID)
 	if err != nil {
 		return fail(e, name, *asJSON, exitStorage, err)
 	}
@@ -118,4 +118,24 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// uploadsLinked is the answers of conn's uploads: from the team's index
+// when [store] url is set and answers (a CONTRL a colleague fetched links
+// to this machine's upload), else from this machine's (the one stderr
+// line says why the team's is not used).
+func uploadsLinked(ctx context.Context, e *env, name string, store *spool.Store, conn string) (*orders.Linked, error) {
+	_, team, closeTeam, err := openTeamIndex(ctx, e, name)
+	if err != nil {
+		return nil, err
+	}
+	defer closeTeam()
+	if team != nil {
+		l, err := team.Linked(ctx, store, conn)
+		if err == nil {
+			return l, nil
+		}
+		fmt.Fprintf(e.stderr, "b2bx %s: team store not used (%s): this machine's index answers\n", name, termsafe.String(err.Error()))
+	}
+	return track.LoadLinked(ctx, session.Env{Getenv: e.getenv}, store, conn)
 }

@@ -26,10 +26,11 @@ type Figures struct {
 	MailboxErr  string `json:"mailboxError,omitempty"` // why the page could not be read (sanitise)
 
 	// From the index of this machine's files.
-	Refused     int `json:"refused"`     // deliveries refused here (a failed check) and not stored since
-	Awaiting    int `json:"awaiting"`    // accepted uploads waiting for an answer, not yet overdue
-	Overdue     int `json:"overdue"`     // accepted uploads whose CONTRL or ORDRSP is late
-	NeedsAction int `json:"needsAction"` // uploads a CONTRL or APERAK rejected
+	Refused     int  `json:"refused"`        // deliveries refused here (a failed check) and not stored since
+	Awaiting    int  `json:"awaiting"`       // accepted uploads waiting for an answer, not yet overdue
+	Overdue     int  `json:"overdue"`        // accepted uploads whose CONTRL or ORDRSP is late
+	NeedsAction int  `json:"needsAction"`    // uploads a CONTRL or APERAK rejected
+	Team        bool `json:"team,omitempty"` // from a team store's index (what anyone on the team stored and sent)
 }
 
 // AgeBuckets are the upper bounds of the backlog's age bars.
@@ -90,10 +91,15 @@ func (f Figures) OldestText(now time.Time) string {
 }
 
 // StoreText is the figures from this machine's files: "refused here 1 ·
-// awaiting 2 · overdue 1 · needs action 0 (this machine's files)".
+// awaiting 2 · overdue 1 · needs action 0 (this machine's files)", or
+// "(the team's data)" from a team store's index.
 func (f Figures) StoreText() string {
-	return fmt.Sprintf("refused here %d · awaiting answer %d · overdue %d · needs action %d (this machine's files)",
-		f.Refused, f.Awaiting, f.Overdue, f.NeedsAction)
+	from := "this machine's files"
+	if f.Team {
+		from = "the team's data"
+	}
+	return fmt.Sprintf("refused here %d · awaiting answer %d · overdue %d · needs action %d (%s)",
+		f.Refused, f.Awaiting, f.Overdue, f.NeedsAction, from)
 }
 
 // Chart is the backlog's age as a bar per bucket ("<1h ▂ 1-6h █ …"),

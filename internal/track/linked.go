@@ -39,22 +39,7 @@ func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, 
 		if err != nil {
 			return nil, err
 		}
-		ups, err := x.b.ByKind(ctx, KindUpload, time.Time{})
-		if err != nil {
-			return nil, err
-		}
-		var convs []string
-		seen := map[string]bool{}
-		for _, u := range ups {
-			if u.Conn == conn {
-				convs = addConvs(convs, seen, &u)
-			}
-		}
-		ds, _, err := x.convItems(ctx, conn, convs)
-		if err != nil {
-			return nil, err
-		}
-		return orders.NewLinked(hist, ds), nil
+		return x.LinkedWith(ctx, hist, conn)
 	}
 	ups, err := x.uploadsFor(ctx, conn, *sel)
 	if err != nil {
@@ -80,6 +65,29 @@ func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, 
 			return nil, err
 		}
 		hist = inConvs(all, seen)
+	}
+	return orders.NewLinked(hist, ds), nil
+}
+
+// LinkedWith is Linked over the upload history hist (a team's: this
+// machine's lines merged with the ones its colleagues pushed) instead of
+// the store's own file: the answers of every conversation of conn's
+// uploads in the index, linked to hist.
+func (x *Index) LinkedWith(ctx context.Context, hist []spool.UploadRecord, conn string) (*orders.Linked, error) {
+	ups, err := x.b.ByKind(ctx, KindUpload, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	var convs []string
+	seen := map[string]bool{}
+	for _, u := range ups {
+		if u.Conn == conn {
+			convs = addConvs(convs, seen, &u)
+		}
+	}
+	ds, _, err := x.convItems(ctx, conn, convs)
+	if err != nil {
+		return nil, err
 	}
 	return orders.NewLinked(hist, ds), nil
 }

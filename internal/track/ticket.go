@@ -82,7 +82,16 @@ func MachineTimeline(env session.Env, say func(string)) func(ctx context.Context
 		if _, err := x.Sync(ctx); err != nil && !errors.Is(err, ErrStale) {
 			return nil, err
 		}
-		c, steps, ok, err := x.TimelineOf(ctx, conn, id, m.SLA())
+		return IndexTimeline(x, m.SLA())(ctx, conn, id)
+	}
+}
+
+// IndexTimeline is a bundle's timeline source over an index already open
+// (a team store's: its steps say who did them), told as `b2bx find
+// --timeline` tells it.
+func IndexTimeline(x *Index, sla SLAFunc) func(ctx context.Context, conn, id string) ([]string, error) {
+	return func(ctx context.Context, conn, id string) ([]string, error) {
+		c, steps, ok, err := x.TimelineOf(ctx, conn, id, sla)
 		if err != nil {
 			return nil, err
 		}

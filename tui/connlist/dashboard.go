@@ -78,6 +78,9 @@ type figState struct {
 type SessionDashboard struct {
 	Env  session.Env
 	Wait func(ctx context.Context) error
+	// Team, when set, is the team's index (nil: not open or not usable):
+	// the figures count what anyone on the team stored and sent.
+	Team func(ctx context.Context) *track.Index
 
 	mu  sync.Mutex
 	idx *track.Index
@@ -111,6 +114,14 @@ func (d *SessionDashboard) index(ctx context.Context) (*track.Machine, *track.In
 	return m, x, nil
 }
 
+// teamIndex is the team's index, nil without one (or until it is open).
+func (d *SessionDashboard) teamIndex(ctx context.Context) *track.Index {
+	if d.Team == nil {
+		return nil
+	}
+	return d.Team(ctx)
+}
+
 // Figures implements Dashboard: the index part, then one mailbox page
 // (limit 50) through the profile's own client. A mailbox that cannot be
 // read leaves the index part and says why.
@@ -128,7 +139,10 @@ func (d *SessionDashboard) Figures(ctx context.Context, name string) (track.Figu
 	if err != nil {
 		return track.Figures{}, err
 	}
-	if _, err := x.Sync(ctx); err != nil && !errors.Is(err, track.ErrStale) {
+	team := d.teamIndex(ctx)
+	if team != nil { // fed by pushes, not synced
+		x = team
+	} else if _, err := x.Sync(ctx); err != nil && !errors.Is(err, track.ErrStale) {
 		return track.Figures{}, err
 	}
 	var p credentials.Profile
@@ -142,6 +156,7 @@ func (d *SessionDashboard) Figures(ctx context.Context, name string) (track.Figu
 	if err != nil {
 		return f, err
 	}
+	f.Team = team != nil
 	t, err := session.ResolveProfile(ctx, d.Env, name)
 	if err == nil {
 		var c *session.Conn

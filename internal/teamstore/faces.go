@@ -1,0 +1,248 @@
+package teamstore
+
+import (
+	"context"
+	"sync"
+
+	"github.com/nutrab2b/b2bx/apiclient/credentials"
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/orders"
+	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/internal/track"
+)
+
+// Faces is the team's data for a long-running face (the app): the team
+// store is opened once, in the background (Start), within ConnectTimeout;
+// its index answers find, the timeline, the dashboard and H, its upload
+// history counts in key plans. Until it is open, or when it cannot be
+// used, this machine's data answers (Note says why, one line). The zero
+// of every method is "no team": a nil *Faces is valid.
+type Faces struct {
+	getenv  func(string) string
+	secrets func() (credentials.SecretStore, error)
+
+	once  sync.Once
+	ready chan struct{} // closed once the open has ended
+	mu    sync.Mutex
+	s     *Store
+	x     *track.Index
+	note  string
+}
+
+// NewFaces is the configured team store for the app, or nil when none is
+// configured ([store] url unset; config.toml's own problems are said
+// where it is read for them). Start opens it.
+func NewFaces(getenv func(string) string, secrets func() (credentials.SecretStore, error)) *Faces {
+	st, err := Settings(getenv)
+	if err != nil || !st.Configured() {
+		return nil
+	}
+	return &Faces{getenv: getenv, secrets: secrets, ready: make(chan struct{})}
+}
+
+// Start opens the team store on its own goroutine (never the caller's),
+// bounded by ConnectTimeout; ctx ends it early. Calling it again does
+// nothing.
+func (f *Faces) Start(ctx context.Context) {
+	if f == nil {
+		return
+	}
+	f.once.Do(func() { go f.open(ctx) })
+}
+
+func (f *Faces) open(ctx context.Context) {
+	defer close(f.ready)
+	st, err := Settings(f.getenv)
+	if err != nil {
+		f.setNote(err)
+		return
+	}
+	var ks credentials.SecretStore
+	if f.secrets != nil {
+		ks, _ = f.secrets() // no keyring: PGPASSWORD or .pgpass
+	}
+	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	defer cancel()
+	s, err := Open(ctx, ConfigFrom(st, ks))
+	if err != nil {
+		f.setNote(err)
+		return
+	}
+	x, err := s.Index(context.WithoutCancel(ctx))
+	if err != nil {
+		s.Close()
+		f.setNote(err)
+		return
+	}
+	f.mu.Lock()
+	f.s, f.x = s, x
+	f.mu.Unlock()
+}
+
+func (f *Faces) setNote(err error) {
+	f.mu.Lock()
+	f.note = "team store not used (" + termsafe.String(err.Error()) + "): this machine's index answers"
+	f.mu.Unlock()
+}
+
+// Index is the team's index once the store is open: it waits for the
+// open Start began (ConnectTimeout at most, or until ctx ends); nil when
+// the store cannot be used or there is none (this machine's answers).
+// The caller does not close it.
+func (f *Faces) Index(ctx context.Context) *track.Index {
+	if f == nil {
+		return nil
+	}
+	f.Start(ctx)
+	select {
+	case <-f.ready:
+	case <-ctx.Done():
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.x
+}
+
+// Note is the one line to say when the team store is configured but not
+// used (it cannot be reached, a login is missing); "" otherwise or while
+// it is still being opened.
+func (f *Faces) Note() string {
+	if f == nil {
+		return ""
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.note
+}
+
+// store is the open Store, nil until then (never waits).
+func (f *Faces) store() *Store {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.s
+}
+
+// Loader is track.Loader reading the team's index when it is open (H: a
+// tab's uploads with the answers anyone on the team fetched), this
+// machine's otherwise.
+func (f *Faces) Loader(env session.Env) orders.Loader {
+	local := track.Loader(env)
+	if f == nil {
+		return local
+	}
+	return func(ctx context.Context, store *spool.Store, conn string) (*orders.Linked, error) {
+		if x := f.Index(ctx); x != nil {
+			if l, err := f.teamLinked(ctx, x, store, conn); err == nil {
+				return l, nil
+			}
+		}
+		return local(ctx, store, conn)
+	}
+}
+
+// teamLinked links this machine's upload history merged with the team's
+// to the answers in the team's index.
+func (f *Faces) teamLinked(ctx context.Context, x *track.Index, store *spool.Store, conn string) (*orders.Linked, error) {
+	hist, err := store.Uploads(conn)
+	if err != nil {
+		return nil, err
+	}
+	if s := f.store(); s != nil {
+		team, err := s.Uploads(ctx, conn)
+		if err != nil {
+			return nil, err
+		}
+		hist = spool.MergeHistories(hist, team)
+	}
+	return x.LinkedWith(ctx, hist, conn)
+}
+
+// SelectLoader is track.SelectLoader reading the team's index when it is
+// open: the upload guard and the fix flow see the uploads anyone sent
+// with these bytes and the answers that rejected them.
+func (f *Faces) SelectLoader(env session.Env) orders.SelectLoader {
+	local := track.SelectLoader(env)
+	if f == nil {
+		return local
+	}
+	return func(ctx context.Context, store *spool.Store, conn string, sel orders.Selection) (*orders.Linked, error) {
+		if x := f.Index(ctx); x != nil {
+			if l, err := x.LinkedFor(ctx, store, conn, &sel); err == nil {
+				return l, nil
+			}
+		}
+		return local(ctx, store, conn, sel)
+	}
+}
+
+// Timeline is a bundle's timeline source (T) over the team's index when
+// it is open (each step by who did it), this machine's otherwise.
+func (f *Faces) Timeline(env session.Env) func(ctx context.Context, conn, id string) ([]string, error) {
+	local := track.MachineTimeline(env, nil)
+	if f == nil {
+		return local
+	}
+	return func(ctx context.Context, conn, id string) ([]string, error) {
+		x := f.Index(ctx)
+		if x == nil {
+			return local(ctx, conn, id)
+		}
+		m, err := track.LoadMachine(session.Env{Getenv: env.Getenv})
+		if err != nil {
+			return nil, err
+		}
+		return track.IndexTimeline(x, m.SLA())(ctx, conn, id)
+	}
+}
+
+// AttachKeyPlans makes store's key plans count the team's uploads once
+// the team store is open (as ForKeyPlans does for `b2bx upload`); before
+// that, and when it cannot be used, this machine's. It never waits for
+// the open.
+func (f *Faces) AttachKeyPlans(ctx context.Context, store *spool.Store) {
+	if f == nil || store == nil {
+		return
+	}
+	store.SetSharedUploads(func(conn string) ([]spool.UploadRecord, error) {
+		s := f.store()
+		if s == nil {
+			return nil, nil
+		}
+		return s.Uploads(context.WithoutCancel(ctx), conn)
+	})
+}
+
+// SameAsRejected is Store.SameAsRejected once the team store is open
+// (bytes a partner rejected for anyone on the team are refused), nil
+// before and without one.
+func (f *Faces) SameAsRejected(ctx context.Context, conn, sha string) error {
+	s := f.store()
+	if s == nil {
+		return nil
+	}
+	return s.SameAsRejected(ctx, conn, sha)
+}
+
+// Close releases the index and the store, waiting for an open still
+// running (bounded by ConnectTimeout).
+func (f *Faces) Close() {
+	if f == nil {
+		return
+	}
+	f.once.Do(func() { close(f.ready) }) // never started: nothing to wait for
+	<-f.ready
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.x != nil {
+		f.x.Close()
+	}
+	if f.s != nil {
+		f.s.Close()
+	}
+	f.s, f.x = nil, nil
+}

@@ -1,0 +1,45 @@
+package tui
+
+import (
+	"context"
+
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/orders"
+	"github.com/nutrab2b/b2bx/internal/track"
+)
+
+// TeamData is the team's data as the app reads it (cmd/b2bx gives it
+// teamstore.Faces when config.toml has a [store] url): find and its
+// timeline, the start screen's figures, H and the upload guard read the
+// team's index, key plans count the team's uploads. It is opened off the
+// UI goroutine (Start) and, until it is open or when it cannot be used,
+// this machine's data answers; Note is the one line the status bar shows
+// then. nil: this machine's data only.
+type TeamData interface {
+	// Start opens the team store on a goroutine of its own (bounded).
+	Start(ctx context.Context)
+	// Index waits for the open (bounded) and is the team's index, or nil
+	// (this machine's answers). The caller does not close it.
+	Index(ctx context.Context) *track.Index
+	// Note says why the team's data is not used; "" when it is (or not
+	// known yet). Quick: read once a second.
+	Note() string
+	// Loader, SelectLoader and Timeline are track.Loader,
+	// track.SelectLoader and track.MachineTimeline over the team's index.
+	Loader(env session.Env) orders.Loader
+	SelectLoader(env session.Env) orders.SelectLoader
+	Timeline(env session.Env) func(ctx context.Context, conn, id string) ([]string, error)
+	// AttachKeyPlans makes s's key plans count the team's uploads
+	// (never waits for the open).
+	AttachKeyPlans(ctx context.Context, s *spool.Store)
+}
+
+// teamIndexFunc is the dashboard's source of the team's index; nil
+// without team data.
+func teamIndexFunc(t TeamData) func(ctx context.Context) *track.Index {
+	if t == nil {
+		return nil
+	}
+	return t.Index
+}
