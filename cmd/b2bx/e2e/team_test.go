@@ -210,6 +210,44 @@ func TestTwoEngineersOneTeamStore(t *testing.T) {
 	}
 	alice.requireNoSecretOnDisk(t)
 	bob.requireNoSecretOnDisk(t)
+	dump := dumpTeamTables(t, db)
+	require.Contains(t, dump, first.Key, "the dump reads the rows")
+	alice.requireNoSecret(t, "the team store's tables", dump) // every API key secret of the simulator
+}
+
+// dumpTeamTables is the text of every column of every table of the team
+// store's schema (bytea as text too: the blobs' bytes).
+func dumpTeamTables(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rows, err := db.QueryContext(ctx, `SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY 1, 2`)
+	require.NoError(t, err)
+	var cols [][3]string
+	for rows.Next() {
+		var c [3]string
+		require.NoError(t, rows.Scan(&c[0], &c[1], &c[2]))
+		cols = append(cols, c)
+	}
+	require.NoError(t, rows.Close())
+	require.NotEmpty(t, cols)
+	var b strings.Builder
+	for _, c := range cols {
+		expr := `COALESCE("` + c[1] + `"::text, '')`
+		if c[2] == "bytea" {
+			expr = `COALESCE(encode("` + c[1] + `", 'escape'), '')` // ASCII as is
+		}
+		r, err := db.QueryContext(ctx, `SELECT `+expr+` FROM "`+c[0]+`"`)
+		require.NoError(t, err, "%v", c)
+		for r.Next() {
+			var v string
+			require.NoError(t, r.Scan(&v))
+			b.WriteString(v)
+			b.WriteByte('\n')
+		}
+		require.NoError(t, r.Close())
+	}
+	return b.String()
 }
 
 // runQuiet is world.b2bx for a goroutine: no require (which must run on
