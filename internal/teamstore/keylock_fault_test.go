@@ -73,9 +73,11 @@ func TestKeyPlansOfTwoMachinesTakeTurns(t *testing.T) {
 	keyLockWait = 200 * time.Millisecond
 	t.Cleanup(func() { keyLockWait = old })
 	c := open(t, dsn, alice)
+	require.NoError(t, c.db.PingContext(t.Context())) // its connection is open: the bound is the lock's
 	err = c.lockKeys(t.Context(), "conn-a")
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "held the team's key plan for more than 200ms; try again")
+	keyLockWait = old // a loaded machine may need more than 200 ms to connect
 	b.ReleaseKeys()
 	require.NoError(t, c.lockKeys(t.Context(), "conn-a"), "released: the next plan gets it")
 	require.NoError(t, c.Close(), "Close releases it too")
