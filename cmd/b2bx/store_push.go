@@ -163,6 +163,17 @@ func (t *teamPush) enqueue(en outbox.Entry) {
 	}
 }
 
+// pushNow drains the outbox within wait and leaves the pusher running:
+// upload pushes the key it reserved before a colleague may plan the next.
+func (t *teamPush) pushNow(wait time.Duration) outbox.Status {
+	if t == nil {
+		return outbox.Status{}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	return t.p.Drain(ctx)
+}
+
 // finish drains the outbox within wait, says what still waits, and
 // stops the pusher.
 func (t *teamPush) finish(wait time.Duration) outbox.Status {

@@ -142,6 +142,10 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if code := u.reserveKey(); code != exitOK {
 		return code
 	}
+	if team != nil { // the key reserved in the team store, then a colleague may plan the next
+		tp.pushNow(teamDrainWait)
+		team.ReleaseKeys()
+	}
 	code := u.send(ctx, ac.client)
 	indexAfter(ctx, e, "upload", t) // after the result is recorded and shown
 	return code

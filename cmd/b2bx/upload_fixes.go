@@ -16,7 +16,9 @@ import (
 func (u *uploadCmd) guardResend(ctx context.Context, store *spool.Store, connectionID string) int {
 	var fixes *spool.UploadRecord
 	if u.f.fixes != "" {
-		hist, err := store.Uploads(connectionID)
+		// this machine's history and, with a team store, the team's: Bob
+		// fixes the upload Alice sent
+		hist, err := store.KeyHistory(connectionID)
 		if err != nil {
 			return fail(u.e, "upload", u.f.asJSON, exitStorage, fmt.Errorf("reading the upload history failed, nothing was sent: %w", err))
 		}

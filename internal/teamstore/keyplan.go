@@ -16,8 +16,11 @@ import (
 // after Alice's :1 is :2. With none configured it returns nil and "";
 // when the store cannot be used, nil and the one line to say (key plans
 // then count this machine's uploads only, and a key a colleague used is
-// answered 409 by the platform, which the plan steps past). The caller
-// closes the store.
+// answered 409 by the platform, which the plan steps past). The first
+// read takes the team's key-plan lock of the connection (keylock.go):
+// the caller pushes the key it reserved, then calls ReleaseKeys (or
+// Close), so a colleague planning the same order at once gets the next
+// key. The caller closes the store.
 func ForKeyPlans(ctx context.Context, getenv func(string) string, secrets func() (credentials.SecretStore, error), store *spool.Store) (*Store, string) {
 	st, err := Settings(getenv)
 	if err != nil || !st.Configured() {
@@ -32,6 +35,9 @@ func ForKeyPlans(ctx context.Context, getenv func(string) string, secrets func()
 		return nil, "team store not used (" + termsafe.String(err.Error()) + "): the key counts this machine's uploads only"
 	}
 	store.SetSharedUploads(func(conn string) ([]spool.UploadRecord, error) {
+		if err := s.lockKeys(context.WithoutCancel(ctx), conn); err != nil {
+			return nil, err
+		}
 		return s.Uploads(context.WithoutCancel(ctx), conn)
 	})
 	return s, ""

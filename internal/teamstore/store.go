@@ -76,6 +76,8 @@ type Store struct {
 
 	mu sync.Mutex
 	pg *track.Postgres // the index backend, once its schema was checked
+
+	keys keyLock // key plans' team-wide lock (keylock.go)
 }
 
 // Parsed is a checked [store] url.
@@ -168,7 +170,10 @@ func Connect(ctx context.Context, cfg Config) (*Store, error) {
 }
 
 // Close closes the connections.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.ReleaseKeys()
+	return s.db.Close()
+}
 
 // Target is the URL as it may be shown (no password).
 func (s *Store) Target() string { return s.target }
