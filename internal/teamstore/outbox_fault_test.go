@@ -162,8 +162,8 @@ const killEnv = "B2BX_TEAMSTORE_KILL_CHILD"
 // delivery is in the database, never returns: the pusher is stuck
 // between the push and its ledger line, where kill -9 finds it.
 type stallingRemote struct {
-	*Remote
-	stallAfter int64
+	outbox.Remote // the interface only: one transaction per push, no Batch
+	stallAfter    int64
 	mark       string // a file written when it stalls
 	n          atomic.Int64
 }
@@ -177,6 +177,29 @@ func (r *stallingRemote) PushDelivery(ctx context.Context, conn string, st spool
 		select {} // until kill -9
 	}
 	return nil
+}
+
+// stallingBatcher is stallingRemote pushing in batches (what the outbox
+// does with a backlog): it stalls inside the batch's transaction, before
+// its commit.
+type stallingBatcher struct {
+	*Remote
+	*stallingRemote
+}
+
+func (r *stallingBatcher) PushDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error {
+	return r.stallingRemote.PushDelivery(ctx, conn, st, payload, by)
+}
+
+func (r *stallingBatcher) Ping(ctx context.Context) error { return r.Remote.Ping(ctx) }
+func (r *stallingBatcher) PushUpload(ctx context.Context, conn string, rec spool.UploadRecord, file []byte, by who.Who) error {
+	return r.Remote.PushUpload(ctx, conn, rec, file, by)
+}
+func (r *stallingBatcher) PushSeen(ctx context.Context, conn string, rec spool.SeenRecord, by who.Who) error {
+	return r.Remote.PushSeen(ctx, conn, rec, by)
+}
+func (r *stallingBatcher) PushCapture(ctx context.Context, name string, capture []byte, by who.Who) error {
+	return r.Remote.PushCapture(ctx, name, capture, by)
 }
 
 // countingRemote counts the deliveries it pushes.
@@ -196,10 +219,17 @@ func TestKillNineChild(t *testing.T) {
 	if v == "" {
 		t.Skip("the child process of TestKillNineDuringAPush")
 	}
-	dir, dsn, _ := strings.Cut(v, "\n")
+	parts := strings.SplitN(v, "\n", 3)
+	require.Len(t, parts, 3)
+	dir, dsn, mode := parts[0], parts[1], parts[2]
 	box, err := outbox.Open(outbox.Dir(dir), outbox.Options{})
 	require.NoError(t, err)
-	r := &stallingRemote{Remote: NewRemote(Config{URL: dsn, By: alice}), stallAfter: 10, mark: filepath.Join(dir, "stalled")}
+	remote := NewRemote(Config{URL: dsn, By: alice})
+	stall := &stallingRemote{Remote: remote, stallAfter: 10, mark: filepath.Join(dir, "stalled")}
+	var r outbox.Remote = stall
+	if mode == "batch" {
+		r = &stallingBatcher{Remote: remote, stallingRemote: stall}
+	}
 	p := box.Start(context.Background(), faultOpts(r))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -210,8 +240,22 @@ func TestKillNineChild(t *testing.T) {
 // kill -9 of a pusher after the team store took a delivery and before
 // its ledger line: the next pusher pushes that one again (deduplicated
 // by the database) and nothing else twice; the team store holds every
-// delivery exactly once.
+// delivery exactly once. Pushed in a batch, the kill comes inside the
+// batch's transaction: nothing of it is in the database, and the next
+// pusher pushes all of them, once.
 func TestKillNineDuringAPush(t *testing.T) {
+	for _, c := range []struct {
+		mode            string
+		inDB, nextPushes int
+	}{
+		{"single", 10, 30 - 10 + 1},
+		{"batch", 0, 30},
+	} {
+		t.Run(c.mode, func(t *testing.T) { killNineDuringAPush(t, c.mode, c.inDB, c.nextPushes) })
+	}
+}
+
+func killNineDuringAPush(t *testing.T, mode string, inDB, nextPushes int) {
 	check, dsn := newStore(t, alice)
 	dir := t.TempDir()
 	e := newFaultEnv(t, dir)
@@ -222,7 +266,7 @@ func TestKillNineDuringAPush(t *testing.T) {
 	require.NoError(t, e.box.Close())
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKillNineChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), killEnv+"="+dir+"\n"+dsn)
+	cmd.Env = append(os.Environ(), killEnv+"="+dir+"\n"+dsn+"\n"+mode)
 	out := &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
@@ -244,7 +288,7 @@ func TestKillNineDuringAPush(t *testing.T) {
 	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	<-exited
-	require.Equal(t, 10, count(t, check, "deliveries"), "ten were in the database when it died")
+	require.Equal(t, inDB, count(t, check, "deliveries"), "what was committed when it died")
 
 	box, err := outbox.Open(outbox.Dir(dir), outbox.Options{})
 	require.NoError(t, err)
@@ -255,7 +299,7 @@ func TestKillNineDuringAPush(t *testing.T) {
 	defer p.Stop()
 	st := drainWithin(t, p, 30*time.Second)
 	require.Zero(t, st.Waiting, "%+v", st)
-	require.EqualValues(t, total-10+1, r.n.Load(), "the restarted pusher pushes the twenty left and the one whose ledger line the kill took, nothing else")
+	require.EqualValues(t, nextPushes, r.n.Load(), "the restarted pusher pushes what was left and the one whose ledger line the kill took, nothing else")
 	per := rowsPer(t, check)
 	require.Len(t, per, total)
 	for id, n := range per {
