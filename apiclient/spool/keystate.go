@@ -1,0 +1,290 @@
+package spool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+)
+
+// The key state is what key plans need from a connection's upload history,
+// kept next to it in <conn>/keyplan/ so one upload does not parse the whole
+// history (issue 23 §1): the history's lines grouped by sender and
+// business id into keyShards files, and meta.json saying how far the
+// history is folded (Offset, just after a newline) with the bytes before
+// that offset (Tail: the last folded line) to recognise the same file. It is a cache: read and
+// written only under the connection lock, brought up to date by folding
+// the lines appended since (by this or another process), and rebuilt from
+// a full parse when it does not match the history (missing, shorter,
+// other bytes before the offset, another version). A torn last line is
+// not folded (the offset stays before it); a corrupt complete line fails
+// as in Uploads.
+const (
+	keyStateDir     = "keyplan"
+	keyStateVersion = 1
+	keyShards       = 256
+	keyTailLen      = 4096
+)
+
+type keyMeta struct {
+	Version int    `json:"version"`
+	Offset  int64  `json:"offset"`
+	Tail    []byte `json:"tail"`
+}
+
+// keyEntry is one history line in a shard: Off is its offset in the
+// history, which makes a fold that crashed before meta.json was written
+// harmless (entries at or after the offset are dropped and folded again).
+type keyEntry struct {
+	Off int64        `json:"o"`
+	Rec UploadRecord `json:"r"`
+}
+
+var errKeyStateDamaged = errors.New("spool: key state damaged")
+
+// historyLinesDecoded counts the upload history lines decoded by a full
+// parse or the key state (tests: an unchanged history is not parsed again).
+var historyLinesDecoded atomic.Int64
+
+func planKey(sender, business string) string { return sender + "\x00" + business }
+
+func shardOf(sender, business string) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(planKey(sender, business)))
+	return int(h.Sum32() % keyShards)
+}
+
+func (s *Store) keyDir(conn string) string { return filepath.Join(s.connDir(conn), keyStateDir) }
+
+func shardName(i int) string { return fmt.Sprintf("%02x.json", i) }
+
+// keyRecords returns the local history's records of one sender and
+// business id in append order: what Decide reads for them. Call it under
+// the connection lock.
+func (s *Store) keyRecords(conn, sender, business string) ([]UploadRecord, error) {
+	hf, err := os.Open(s.historyPath(conn))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	defer hf.Close()
+	fi, err := hf.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	dir := s.keyDir(conn)
+	m, ok := readKeyMeta(dir)
+	if ok {
+		ok, err = tailMatches(hf, m, fi.Size())
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !ok {
+		if m, err = s.rebuildKeyState(hf, dir); err != nil {
+			return nil, err
+		}
+	} else if m.Offset < fi.Size() {
+		m, err = foldTail(hf, dir, m, fi.Size())
+		if errors.Is(err, errKeyStateDamaged) {
+			m, err = s.rebuildKeyState(hf, dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	ents, err := readShard(dir, shardOf(sender, business))
+	if errors.Is(err, errKeyStateDamaged) { // a cache: build it again
+		if m, err = s.rebuildKeyState(hf, dir); err != nil {
+			return nil, err
+		}
+		ents, err = readShard(dir, shardOf(sender, business))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []UploadRecord
+	for _, e := range ents {
+		if e.Off < m.Offset && e.Rec.SenderID == sender && e.Rec.BusinessID == business {
+			out = append(out, e.Rec)
+		}
+	}
+	return out, nil
+}
+
+func readKeyMeta(dir string) (keyMeta, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return keyMeta{}, false
+	}
+	var m keyMeta
+	if json.Unmarshal(b, &m) != nil || m.Version != keyStateVersion || m.Offset < 0 || int64(len(m.Tail)) > m.Offset {
+		return keyMeta{}, false
+	}
+	return m, true
+}
+
+// tailMatches reports whether the history still holds the folded part:
+// at least Offset bytes, ending with Tail.
+func tailMatches(hf *os.File, m keyMeta, size int64) (bool, error) {
+	if size < m.Offset || (m.Offset > 0 && len(m.Tail) == 0) {
+		return false, nil
+	}
+	got := make([]byte, len(m.Tail))
+	if _, err := hf.ReadAt(got, m.Offset-int64(len(got))); err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	return bytes.Equal(got, m.Tail), nil
+}
+
+// decodeLines decodes the complete lines of b (which starts at offset
+// base of the history) and returns how many bytes they span; a last line
+// without newline is left for later (torn, or being written).
+func decodeLines(path string, b []byte, base int64) ([]keyEntry, int64, error) {
+	var out []keyEntry
+	var used int64
+	for {
+		i := bytes.IndexByte(b[used:], '\n')
+		if i < 0 {
+			return out, used, nil
+		}
+		l := b[used : used+int64(i)]
+		off := base + used
+		used += int64(i) + 1
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		historyLinesDecoded.Add(1)
+		var r UploadRecord
+		if err := json.Unmarshal(l, &r); err != nil {
+			return nil, 0, fmt.Errorf("spool: upload history %s at byte %d is corrupt: %w (repair or move the file; key numbers come from it)", path, off, err)
+		}
+		out = append(out, keyEntry{Off: off, Rec: r})
+	}
+}
+
+// metaFor is the meta of a state folded to offset: Tail is the last
+// folded line (its time tells it from any other; at most keyTailLen bytes).
+func metaFor(hf *os.File, offset int64) (keyMeta, error) {
+	m := keyMeta{Version: keyStateVersion, Offset: offset, Tail: make([]byte, min(offset, keyTailLen))}
+	if _, err := hf.ReadAt(m.Tail, offset-int64(len(m.Tail))); err != nil && !errors.Is(err, io.EOF) {
+		return m, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	if n := len(m.Tail); n > 1 {
+		if i := bytes.LastIndexByte(m.Tail[:n-1], '\n'); i >= 0 {
+			m.Tail = m.Tail[i+1:]
+		}
+	}
+	return m, nil
+}
+
+// rebuildKeyState folds the whole history into a fresh key state.
+func (s *Store) rebuildKeyState(hf *os.File, dir string) (keyMeta, error) {
+	b, err := io.ReadAll(io.NewSectionReader(hf, 0, 1<<62))
+	if err != nil {
+		return keyMeta{}, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	ents, used, err := decodeLines(hf.Name(), b, 0)
+	if err != nil {
+		return keyMeta{}, err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return keyMeta{}, fmt.Errorf("spool: reset key state: %w", err)
+	}
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
+		return keyMeta{}, fmt.Errorf("spool: create key state: %w", err)
+	}
+	shards := map[int][]keyEntry{}
+	for _, e := range ents {
+		i := shardOf(e.Rec.SenderID, e.Rec.BusinessID)
+		shards[i] = append(shards[i], e)
+	}
+	return writeKeyState(hf, dir, shards, used)
+}
+
+// foldTail adds the lines appended after m.Offset to their shards.
+func foldTail(hf *os.File, dir string, m keyMeta, size int64) (keyMeta, error) {
+	b := make([]byte, size-m.Offset)
+	if _, err := hf.ReadAt(b, m.Offset); err != nil && !errors.Is(err, io.EOF) {
+		return m, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	ents, used, err := decodeLines(hf.Name(), b, m.Offset)
+	if err != nil || used == 0 {
+		return m, err
+	}
+	shards := map[int][]keyEntry{}
+	for _, e := range ents {
+		i := shardOf(e.Rec.SenderID, e.Rec.BusinessID)
+		if _, ok := shards[i]; !ok {
+			old, err := readShard(dir, i)
+			if err != nil {
+				return m, err
+			}
+			kept := old[:0]
+			for _, o := range old {
+				if o.Off < m.Offset { // entries of a fold that did not finish are folded again
+					kept = append(kept, o)
+				}
+			}
+			shards[i] = kept
+		}
+		shards[i] = append(shards[i], e)
+	}
+	return writeKeyState(hf, dir, shards, m.Offset+used)
+}
+
+// writeKeyState writes the shards durably, then meta.json: a crash in
+// between leaves entries past the old offset, which readers ignore.
+func writeKeyState(hf *os.File, dir string, shards map[int][]keyEntry, offset int64) (keyMeta, error) {
+	for i, ents := range shards {
+		if err := writeKeyShard(dir, i, ents); err != nil {
+			return keyMeta{}, err
+		}
+	}
+	m, err := metaFor(hf, offset)
+	if err != nil {
+		return m, err
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return m, err
+	}
+	if err := writeFileDurable(dir, "meta.json", b); err != nil {
+		return m, fmt.Errorf("spool: write key state: %w", err)
+	}
+	return m, nil
+}
+
+func readShard(dir string, i int) ([]keyEntry, error) {
+	b, err := os.ReadFile(filepath.Join(dir, shardName(i)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("spool: read key state: %w", err)
+	}
+	var ents []keyEntry
+	if err := json.Unmarshal(b, &ents); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errKeyStateDamaged, shardName(i), err)
+	}
+	return ents, nil
+}
+
+func writeKeyShard(dir string, i int, ents []keyEntry) error {
+	b, err := json.Marshal(ents)
+	if err != nil {
+		return err
+	}
+	if err := writeFileDurable(dir, shardName(i), b); err != nil {
+		return fmt.Errorf("spool: write key state: %w", err)
+	}
+	return nil
+}
