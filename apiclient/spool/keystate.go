@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -20,7 +22,8 @@ import (
 // history is folded (Offset, just after a newline) with the bytes before
 // that offset (Tail: the last folded line) to recognise the same file. It is a cache: read and
 // written only under the connection lock, brought up to date by folding
-// the lines appended since (by this or another process), and rebuilt from
+// the lines appended since (by this or another process), checked by the
+// CRC-32 of each shard, and rebuilt from
 // a full parse when it does not match the history (missing, shorter,
 // other bytes before the offset, another version). A torn last line is
 // not folded (the offset stays before it); a corrupt complete line fails
@@ -36,6 +39,10 @@ type keyMeta struct {
 	Version int    `json:"version"`
 	Offset  int64  `json:"offset"`
 	Tail    []byte `json:"tail"`
+	// Shards is the CRC-32 of each shard file written: a shard that does
+	// not match (a crash between writing it and meta.json, a lost write)
+	// makes the state rebuilt, so nothing here needs an fsync.
+	Shards map[int]uint32 `json:"shards"`
 }
 
 // keyEntry is one history line in a shard: Off is its offset in the
@@ -101,12 +108,12 @@ func (s *Store) keyRecords(conn, sender, business string) ([]UploadRecord, error
 			return nil, err
 		}
 	}
-	ents, err := readShard(dir, shardOf(sender, business))
+	ents, err := readShard(dir, m, shardOf(sender, business))
 	if errors.Is(err, errKeyStateDamaged) { // a cache: build it again
 		if m, err = s.rebuildKeyState(hf, dir); err != nil {
 			return nil, err
 		}
-		ents, err = readShard(dir, shardOf(sender, business))
+		ents, err = readShard(dir, m, shardOf(sender, business))
 	}
 	if err != nil {
 		return nil, err
@@ -207,7 +214,7 @@ func (s *Store) rebuildKeyState(hf *os.File, dir string) (keyMeta, error) {
 		i := shardOf(e.Rec.SenderID, e.Rec.BusinessID)
 		shards[i] = append(shards[i], e)
 	}
-	return writeKeyState(hf, dir, shards, used)
+	return writeKeyState(hf, dir, keyMeta{Shards: map[int]uint32{}}, shards, used)
 }
 
 // foldTail adds the lines appended after m.Offset to their shards.
@@ -224,7 +231,7 @@ func foldTail(hf *os.File, dir string, m keyMeta, size int64) (keyMeta, error) {
 	for _, e := range ents {
 		i := shardOf(e.Rec.SenderID, e.Rec.BusinessID)
 		if _, ok := shards[i]; !ok {
-			old, err := readShard(dir, i)
+			old, err := readShard(dir, m, i)
 			if err != nil {
 				return m, err
 			}
@@ -238,35 +245,67 @@ func foldTail(hf *os.File, dir string, m keyMeta, size int64) (keyMeta, error) {
 		}
 		shards[i] = append(shards[i], e)
 	}
-	return writeKeyState(hf, dir, shards, m.Offset+used)
+	return writeKeyState(hf, dir, m, shards, m.Offset+used)
 }
 
-// writeKeyState writes the shards durably, then meta.json: a crash in
-// between leaves entries past the old offset, which readers ignore.
-func writeKeyState(hf *os.File, dir string, shards map[int][]keyEntry, offset int64) (keyMeta, error) {
-	for i, ents := range shards {
-		if err := writeKeyShard(dir, i, ents); err != nil {
-			return keyMeta{}, err
-		}
-	}
+// writeKeyState writes the shards, then meta.json with their CRC-32s and
+// the new offset. Each file is replaced by rename (a reader sees a whole
+// one); a crash in between leaves shards that do not match meta.json
+// (rebuilt), and entries past the old offset, which readers ignore.
+func writeKeyState(hf *os.File, dir string, old keyMeta, shards map[int][]keyEntry, offset int64) (keyMeta, error) {
 	m, err := metaFor(hf, offset)
 	if err != nil {
 		return m, err
+	}
+	m.Shards = make(map[int]uint32, len(old.Shards)+len(shards))
+	maps.Copy(m.Shards, old.Shards)
+	for i, ents := range shards {
+		sum, err := writeKeyShard(dir, i, ents)
+		if err != nil {
+			return keyMeta{}, err
+		}
+		m.Shards[i] = sum
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return m, err
 	}
-	if err := writeFileDurable(dir, "meta.json", b); err != nil {
+	if err := replaceFile(dir, "meta.json", b); err != nil {
 		return m, fmt.Errorf("spool: write key state: %w", err)
 	}
 	return m, nil
 }
 
-func readShard(dir string, i int) ([]keyEntry, error) {
+// replaceFile writes dir/name through a temp file and rename, without
+// fsync: the key state is a checked cache.
+func replaceFile(dir, name string, data []byte) error {
+	f, err := createTemp(dir, "keyplan")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
+}
+
+// readShard reads shard i of state m: errKeyStateDamaged when it is not
+// the file m recorded.
+func readShard(dir string, m keyMeta, i int) ([]keyEntry, error) {
+	want, ok := m.Shards[i]
 	b, err := os.ReadFile(filepath.Join(dir, shardName(i)))
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) && !ok {
 		return nil, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && (!ok || crc32.ChecksumIEEE(b) != want)) {
+		return nil, fmt.Errorf("%w: %s does not match meta.json", errKeyStateDamaged, shardName(i))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("spool: read key state: %w", err)
@@ -278,13 +317,13 @@ func readShard(dir string, i int) ([]keyEntry, error) {
 	return ents, nil
 }
 
-func writeKeyShard(dir string, i int, ents []keyEntry) error {
+func writeKeyShard(dir string, i int, ents []keyEntry) (uint32, error) {
 	b, err := json.Marshal(ents)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if err := writeFileDurable(dir, shardName(i), b); err != nil {
-		return fmt.Errorf("spool: write key state: %w", err)
+	if err := replaceFile(dir, shardName(i), b); err != nil {
+		return 0, fmt.Errorf("spool: write key state: %w", err)
 	}
-	return nil
+	return crc32.ChecksumIEEE(b), nil
 }

@@ -128,10 +128,11 @@ func TestKeyStateEqualsFullParse(t *testing.T) {
 					if ok && err == nil && fi.Size() == m.Offset {
 						r := UploadRecord{ConnectionID: "c", SenderID: "S", BusinessID: "PO-1", N: 3, SHA256: "01", Key: "k:PO-1:3", Outcome: OutcomeAccepted}
 						require.NoError(t, a.AppendUpload(r))
-						ents, err := readShard(dir, shardOf("S", "PO-1"))
+						ents, err := readShard(dir, m, shardOf("S", "PO-1"))
 						require.NoError(t, err)
 						ents = append(ents, keyEntry{Off: m.Offset, Rec: r})
-						require.NoError(t, writeKeyShard(dir, shardOf("S", "PO-1"), ents))
+						_, err = writeKeyShard(dir, shardOf("S", "PO-1"), ents)
+						require.NoError(t, err)
 					}
 				case op == 8: // a damaged shard
 					if _, err := os.Stat(dir); err == nil {
