@@ -198,6 +198,7 @@ func parseHistory(path string, b []byte) ([]UploadRecord, error) {
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
 		}
+		historyLinesDecoded.Add(1)
 		var r UploadRecord
 		if err := json.Unmarshal(l, &r); err != nil {
 			if torn {
@@ -250,7 +251,7 @@ func (s *Store) ReserveUpload(req KeyRequest, rec UploadRecord, keyFor func(n in
 		return KeyDecision{}, nil, err
 	}
 	defer unlock()
-	hist, err := s.KeyHistory(rec.ConnectionID)
+	hist, err := s.keyHistoryForLocked(rec.ConnectionID, req.SenderID, req.BusinessID)
 	if err != nil {
 		return KeyDecision{}, nil, err
 	}

@@ -28,6 +28,37 @@ func (s *Store) KeyHistory(connectionID string) ([]UploadRecord, error) {
 	return MergeHistories(local, team), nil
 }
 
+// KeyHistoryFor is KeyHistory for one sender and business id: the lines
+// Decide reads for them (it skips every other line), from the key state
+// kept next to the history (keystate.go), so its cost grows with the
+// uploads of that order, not with the connection's history.
+func (s *Store) KeyHistoryFor(connectionID, senderID, businessID string) ([]UploadRecord, error) {
+	unlock, err := s.lockConn(connectionID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return s.keyHistoryForLocked(connectionID, senderID, businessID)
+}
+
+func (s *Store) keyHistoryForLocked(connectionID, senderID, businessID string) ([]UploadRecord, error) {
+	local, err := s.keyRecords(connectionID, senderID, businessID)
+	if err != nil || s.shared == nil {
+		return local, err
+	}
+	team, err := s.shared(connectionID)
+	if err != nil {
+		return nil, fmt.Errorf("reading the team's upload history: %w", err)
+	}
+	var mine []UploadRecord
+	for _, r := range team {
+		if r.SenderID == senderID && r.BusinessID == businessID {
+			mine = append(mine, r)
+		}
+	}
+	return MergeHistories(local, mine), nil
+}
+
 // MergeHistories joins histories line by line: a line (key, bytes, time,
 // outcome) in both counts once; the result is in time order, a's lines
 // first among equal times.

@@ -99,7 +99,10 @@ func NewPlan(store *spool.Store, connectionID string, pf *Preflight) (*Plan, err
 	if pf.Blocked() {
 		return p, nil
 	}
-	hist, err := store.KeyHistory(connectionID) // with the team's uploads, when a team store is set
+	req := p.request(spool.ChoiceAsk)
+	// the lines of this sender and business id, with the team's uploads
+	// when a team store is set
+	hist, err := store.KeyHistoryFor(connectionID, req.SenderID, req.BusinessID)
 	if err != nil {
 		return nil, fmt.Errorf("reading the upload history failed, nothing was sent: %w", err)
 	}

@@ -164,8 +164,8 @@ const killEnv = "B2BX_TEAMSTORE_KILL_CHILD"
 type stallingRemote struct {
 	outbox.Remote // the interface only: one transaction per push, no Batch
 	stallAfter    int64
-	mark       string // a file written when it stalls
-	n          atomic.Int64
+	mark          string // a file written when it stalls
+	n             atomic.Int64
 }
 
 func (r *stallingRemote) PushDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error {
@@ -245,7 +245,7 @@ func TestKillNineChild(t *testing.T) {
 // pusher pushes all of them, once.
 func TestKillNineDuringAPush(t *testing.T) {
 	for _, c := range []struct {
-		mode            string
+		mode             string
 		inDB, nextPushes int
 	}{
 		{"single", 10, 30 - 10 + 1},

@@ -191,6 +191,11 @@ const matchKeysMax = 32
 // selection holds, not every upload of every connection.
 func (x *Index) uploadsFor(ctx context.Context, conn string, sel orders.Selection) ([]Item, error) {
 	if sel.Len() > matchKeysMax {
+		if vb, ok := x.b.(valuesLookup); ok { // the values through the key index, in a few queries
+			if its, ok, err := uploadsByValues(ctx, vb, sel); ok || err != nil {
+				return its, err
+			}
+		}
 		return x.b.ByKind(ctx, KindUpload, sel.Since)
 	}
 	var out []Item
@@ -213,6 +218,50 @@ func (x *Index) uploadsFor(ctx context.Context, conn string, sel orders.Selectio
 		}
 	}
 	return out, nil
+}
+
+// valuesBackend is a Backend that reads the items carrying any of many
+// values of one key kind in a few queries (SQLite's IN lists).
+type valuesBackend interface {
+	ByValues(ctx context.Context, kind KeyKind, values []string) ([]Item, error)
+}
+
+// valuesLookup is the path codec's view of a valuesBackend: ok false
+// when the backend under it is not one.
+type valuesLookup interface {
+	ByValues(ctx context.Context, kind KeyKind, values []string) ([]Item, bool, error)
+}
+
+// uploadsByValues reads the upload items of a large selection by its keys
+// and SHA-256s (the pre-flight's newest 200 accepted payloads): what the
+// selection names, however many uploads the index holds. ok is false when
+// the backend cannot look values up in bulk.
+func uploadsByValues(ctx context.Context, vb valuesLookup, sel orders.Selection) ([]Item, bool, error) {
+	var out []Item
+	for _, q := range []struct {
+		kind KeyKind
+		vals []string
+	}{{KeyKey, sel.Keys}, {KeyID, sel.SHAs}} {
+		vals := make([]string, 0, len(q.vals))
+		for _, v := range q.vals {
+			if v != "" {
+				vals = append(vals, norm(v))
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		its, ok, err := vb.ByValues(ctx, q.kind, vals)
+		if !ok || err != nil {
+			return nil, ok, err
+		}
+		for _, it := range its {
+			if it.Kind == KindUpload {
+				out = append(out, it)
+			}
+		}
+	}
+	return out, true, nil
 }
 
 // LoadLinked is the link input of a connection for both faces (H, `b2bx

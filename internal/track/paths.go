@@ -122,6 +122,17 @@ func (c *pathCodec) ByConv(ctx context.Context, convs []string) ([]Item, error) 
 	return c.decItems(c.Backend.ByConv(ctx, convs))
 }
 
+// ByValues implements valuesBackend when the wrapped backend does;
+// false when it does not.
+func (c *pathCodec) ByValues(ctx context.Context, kind KeyKind, values []string) ([]Item, bool, error) {
+	vb, ok := c.Backend.(valuesBackend)
+	if !ok {
+		return nil, false, nil
+	}
+	items, err := c.decItems(vb.ByValues(ctx, kind, values))
+	return items, true, err
+}
+
 // ByKind implements Backend.
 func (c *pathCodec) ByKind(ctx context.Context, kind Kind, since time.Time) ([]Item, error) {
 	return c.decItems(c.Backend.ByKind(ctx, kind, since))

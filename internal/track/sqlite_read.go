@@ -205,11 +205,19 @@ func inChunks[T any](vals []T, fn func(ph string, args []any) error) error {
 // ByConv implements Backend. The keys give the ids (an item carrying
 // many of the conversations is named once per key, read once).
 func (s *sqlStore) ByConv(ctx context.Context, convs []string) ([]Item, error) {
+	return s.ByValues(ctx, KeyConv, convs)
+}
+
+// ByValues implements valuesBackend: the items carrying a key of kind
+// with one of the (normalised) values, each once, in chunks of IN lists
+// over the value index: a few queries for hundreds of values, where
+// ByKind would read every item of a kind.
+func (s *sqlStore) ByValues(ctx context.Context, kind KeyKind, values []string) ([]Item, error) {
 	seen := map[int64]bool{}
 	var ids []int64
-	err := inChunks(convs, func(ph string, args []any) error {
+	err := inChunks(values, func(ph string, args []any) error {
 		s.count(&s.stats.KeyQueries)
-		rows, err := s.query(ctx, `SELECT DISTINCT k.item FROM track_keys k WHERE k.value IN (`+ph+`) AND k.kind = ?`, append(args, string(KeyConv))...)
+		rows, err := s.query(ctx, `SELECT DISTINCT k.item FROM track_keys k WHERE k.value IN (`+ph+`) AND k.kind = ?`, append(args, string(kind))...)
 		if err != nil {
 			return classify(err)
 		}
@@ -239,5 +247,8 @@ func (s *sqlStore) ByKind(ctx context.Context, kind Kind, since time.Time) ([]It
 	if err != nil {
 		return nil, classify(err)
 	}
-	return scanItems(rows)
+	s.count(&s.stats.ItemQueries)
+	items, err := scanItems(rows)
+	s.count(&s.stats.ItemsRead, len(items))
+	return items, err
 }

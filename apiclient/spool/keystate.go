@@ -1,0 +1,329 @@
+package spool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+)
+
+// The key state is what key plans need from a connection's upload history,
+// kept next to it in <conn>/keyplan/ so one upload does not parse the whole
+// history (issue 23 §1): the history's lines grouped by sender and
+// business id into keyShards files, and meta.json saying how far the
+// history is folded (Offset, just after a newline) with the bytes before
+// that offset (Tail: the last folded line) to recognise the same file. It is a cache: read and
+// written only under the connection lock, brought up to date by folding
+// the lines appended since (by this or another process), checked by the
+// CRC-32 of each shard, and rebuilt from
+// a full parse when it does not match the history (missing, shorter,
+// other bytes before the offset, another version). A torn last line is
+// not folded (the offset stays before it); a corrupt complete line fails
+// as in Uploads.
+const (
+	keyStateDir     = "keyplan"
+	keyStateVersion = 1
+	keyShards       = 256
+	keyTailLen      = 4096
+)
+
+type keyMeta struct {
+	Version int    `json:"version"`
+	Offset  int64  `json:"offset"`
+	Tail    []byte `json:"tail"`
+	// Shards is the CRC-32 of each shard file written: a shard that does
+	// not match (a crash between writing it and meta.json, a lost write)
+	// makes the state rebuilt, so nothing here needs an fsync.
+	Shards map[int]uint32 `json:"shards"`
+}
+
+// keyEntry is one history line in a shard: Off is its offset in the
+// history, which makes a fold that crashed before meta.json was written
+// harmless (entries at or after the offset are dropped and folded again).
+type keyEntry struct {
+	Off int64        `json:"o"`
+	Rec UploadRecord `json:"r"`
+}
+
+var errKeyStateDamaged = errors.New("spool: key state damaged")
+
+// historyLinesDecoded counts the upload history lines decoded by a full
+// parse or the key state (tests: an unchanged history is not parsed again).
+var historyLinesDecoded atomic.Int64
+
+func planKey(sender, business string) string { return sender + "\x00" + business }
+
+func shardOf(sender, business string) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(planKey(sender, business)))
+	return int(h.Sum32() % keyShards)
+}
+
+func (s *Store) keyDir(conn string) string { return filepath.Join(s.connDir(conn), keyStateDir) }
+
+func shardName(i int) string { return fmt.Sprintf("%02x.json", i) }
+
+// keyRecords returns the local history's records of one sender and
+// business id in append order: what Decide reads for them. Call it under
+// the connection lock.
+func (s *Store) keyRecords(conn, sender, business string) ([]UploadRecord, error) {
+	hf, err := os.Open(s.historyPath(conn))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	defer hf.Close()
+	fi, err := hf.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	dir := s.keyDir(conn)
+	m, ok := readKeyMeta(dir)
+	if ok {
+		ok, err = tailMatches(hf, m, fi.Size())
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !ok {
+		if m, err = s.rebuildKeyState(hf, dir); err != nil {
+			return nil, err
+		}
+	} else if m.Offset < fi.Size() {
+		m, err = foldTail(hf, dir, m, fi.Size())
+		if errors.Is(err, errKeyStateDamaged) {
+			m, err = s.rebuildKeyState(hf, dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	ents, err := readShard(dir, m, shardOf(sender, business))
+	if errors.Is(err, errKeyStateDamaged) { // a cache: build it again
+		if m, err = s.rebuildKeyState(hf, dir); err != nil {
+			return nil, err
+		}
+		ents, err = readShard(dir, m, shardOf(sender, business))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []UploadRecord
+	for _, e := range ents {
+		if e.Off < m.Offset && e.Rec.SenderID == sender && e.Rec.BusinessID == business {
+			out = append(out, e.Rec)
+		}
+	}
+	return out, nil
+}
+
+func readKeyMeta(dir string) (keyMeta, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return keyMeta{}, false
+	}
+	var m keyMeta
+	if json.Unmarshal(b, &m) != nil || m.Version != keyStateVersion || m.Offset < 0 || int64(len(m.Tail)) > m.Offset {
+		return keyMeta{}, false
+	}
+	return m, true
+}
+
+// tailMatches reports whether the history still holds the folded part:
+// at least Offset bytes, ending with Tail.
+func tailMatches(hf *os.File, m keyMeta, size int64) (bool, error) {
+	if size < m.Offset || (m.Offset > 0 && len(m.Tail) == 0) {
+		return false, nil
+	}
+	got := make([]byte, len(m.Tail))
+	if _, err := hf.ReadAt(got, m.Offset-int64(len(got))); err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	return bytes.Equal(got, m.Tail), nil
+}
+
+// decodeLines decodes the complete lines of b (which starts at offset
+// base of the history) and returns how many bytes they span; a last line
+// without newline is left for later (torn, or being written).
+func decodeLines(path string, b []byte, base int64) ([]keyEntry, int64, error) {
+	var out []keyEntry
+	var used int64
+	for {
+		i := bytes.IndexByte(b[used:], '\n')
+		if i < 0 {
+			return out, used, nil
+		}
+		l := b[used : used+int64(i)]
+		off := base + used
+		used += int64(i) + 1
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		historyLinesDecoded.Add(1)
+		var r UploadRecord
+		if err := json.Unmarshal(l, &r); err != nil {
+			return nil, 0, fmt.Errorf("spool: upload history %s at byte %d is corrupt: %w (repair or move the file; key numbers come from it)", path, off, err)
+		}
+		out = append(out, keyEntry{Off: off, Rec: r})
+	}
+}
+
+// metaFor is the meta of a state folded to offset: Tail is the last
+// folded line (its time tells it from any other; at most keyTailLen bytes).
+func metaFor(hf *os.File, offset int64) (keyMeta, error) {
+	m := keyMeta{Version: keyStateVersion, Offset: offset, Tail: make([]byte, min(offset, keyTailLen))}
+	if _, err := hf.ReadAt(m.Tail, offset-int64(len(m.Tail))); err != nil && !errors.Is(err, io.EOF) {
+		return m, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	if n := len(m.Tail); n > 1 {
+		if i := bytes.LastIndexByte(m.Tail[:n-1], '\n'); i >= 0 {
+			m.Tail = m.Tail[i+1:]
+		}
+	}
+	return m, nil
+}
+
+// rebuildKeyState folds the whole history into a fresh key state.
+func (s *Store) rebuildKeyState(hf *os.File, dir string) (keyMeta, error) {
+	b, err := io.ReadAll(io.NewSectionReader(hf, 0, 1<<62))
+	if err != nil {
+		return keyMeta{}, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	ents, used, err := decodeLines(hf.Name(), b, 0)
+	if err != nil {
+		return keyMeta{}, err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return keyMeta{}, fmt.Errorf("spool: reset key state: %w", err)
+	}
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
+		return keyMeta{}, fmt.Errorf("spool: create key state: %w", err)
+	}
+	shards := map[int][]keyEntry{}
+	for _, e := range ents {
+		i := shardOf(e.Rec.SenderID, e.Rec.BusinessID)
+		shards[i] = append(shards[i], e)
+	}
+	return writeKeyState(hf, dir, keyMeta{Shards: map[int]uint32{}}, shards, used)
+}
+
+// foldTail adds the lines appended after m.Offset to their shards.
+func foldTail(hf *os.File, dir string, m keyMeta, size int64) (keyMeta, error) {
+	b := make([]byte, size-m.Offset)
+	if _, err := hf.ReadAt(b, m.Offset); err != nil && !errors.Is(err, io.EOF) {
+		return m, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	ents, used, err := decodeLines(hf.Name(), b, m.Offset)
+	if err != nil || used == 0 {
+		return m, err
+	}
+	shards := map[int][]keyEntry{}
+	for _, e := range ents {
+		i := shardOf(e.Rec.SenderID, e.Rec.BusinessID)
+		if _, ok := shards[i]; !ok {
+			old, err := readShard(dir, m, i)
+			if err != nil {
+				return m, err
+			}
+			kept := old[:0]
+			for _, o := range old {
+				if o.Off < m.Offset { // entries of a fold that did not finish are folded again
+					kept = append(kept, o)
+				}
+			}
+			shards[i] = kept
+		}
+		shards[i] = append(shards[i], e)
+	}
+	return writeKeyState(hf, dir, m, shards, m.Offset+used)
+}
+
+// writeKeyState writes the shards, then meta.json with their CRC-32s and
+// the new offset. Each file is replaced by rename (a reader sees a whole
+// one); a crash in between leaves shards that do not match meta.json
+// (rebuilt), and entries past the old offset, which readers ignore.
+func writeKeyState(hf *os.File, dir string, old keyMeta, shards map[int][]keyEntry, offset int64) (keyMeta, error) {
+	m, err := metaFor(hf, offset)
+	if err != nil {
+		return m, err
+	}
+	m.Shards = make(map[int]uint32, len(old.Shards)+len(shards))
+	maps.Copy(m.Shards, old.Shards)
+	for i, ents := range shards {
+		sum, err := writeKeyShard(dir, i, ents)
+		if err != nil {
+			return keyMeta{}, err
+		}
+		m.Shards[i] = sum
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return m, err
+	}
+	if err := replaceFile(dir, "meta.json", b); err != nil {
+		return m, fmt.Errorf("spool: write key state: %w", err)
+	}
+	return m, nil
+}
+
+// replaceFile writes dir/name through a temp file and rename, without
+// fsync: the key state is a checked cache.
+func replaceFile(dir, name string, data []byte) error {
+	f, err := createTemp(dir, "keyplan")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
+}
+
+// readShard reads shard i of state m: errKeyStateDamaged when it is not
+// the file m recorded.
+func readShard(dir string, m keyMeta, i int) ([]keyEntry, error) {
+	want, ok := m.Shards[i]
+	b, err := os.ReadFile(filepath.Join(dir, shardName(i)))
+	if errors.Is(err, fs.ErrNotExist) && !ok {
+		return nil, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && (!ok || crc32.ChecksumIEEE(b) != want)) {
+		return nil, fmt.Errorf("%w: %s does not match meta.json", errKeyStateDamaged, shardName(i))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("spool: read key state: %w", err)
+	}
+	var ents []keyEntry
+	if err := json.Unmarshal(b, &ents); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errKeyStateDamaged, shardName(i), err)
+	}
+	return ents, nil
+}
+
+func writeKeyShard(dir string, i int, ents []keyEntry) (uint32, error) {
+	b, err := json.Marshal(ents)
+	if err != nil {
+		return 0, err
+	}
+	if err := replaceFile(dir, shardName(i), b); err != nil {
+		return 0, fmt.Errorf("spool: write key state: %w", err)
+	}
+	return crc32.ChecksumIEEE(b), nil
+}
