@@ -93,10 +93,11 @@ func (p *Pusher) commit(id string, next int64) error {
 		}
 	}
 	now := p.clock.Now()
-	p.mu.Lock()
-	p.cursor = next
-	p.mu.Unlock()
 	p.update(func(s *Status) {
+		// the cursor and the status move together (update holds p.mu):
+		// Drain, woken by any change, never sees the cursor past an
+		// entry whose push the status does not count yet
+		p.cursor = next
 		s.Waiting = len(p.queue)
 		if id != "" {
 			s.Pushed++
