@@ -123,8 +123,11 @@ func (m Model) Close() error { return m.src.Close() }
 // edi.ErrFileChanged), nil while it can.
 func (m Model) Err() error { return m.src.Err() }
 
-// Title is the name for a tab or window title (sanitised).
-func (m Model) Title() string { return m.title }
+// Name is the file's name for a window title (sanitised).
+func (m Model) Name() string { return m.title }
+
+// Title names the screen in the tab bar and the help screen.
+func (m Model) Title() string { return "segment viewer" }
 
 // Capturing reports whether the search input wants every key, so the
 // caller must not take q, :, ? or digits for itself.
