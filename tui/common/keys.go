@@ -84,3 +84,32 @@ func AppendHelp(page []key.Binding, extra ...key.Binding) []key.Binding {
 	}
 	return out
 }
+
+// Bind is a key binding: the keys it matches, then its key and
+// description for the help.
+func Bind(keys []string, help, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+}
+
+// Nav is the movement keys of the list and page screens, declared once:
+// embed it in a screen's key map.
+type Nav struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+}
+
+// NavKeys is the movement keys as every list screen binds them.
+func NavKeys() Nav {
+	return Nav{
+		Up:       Bind([]string{"up", "k"}, "↑/k", "up"),
+		Down:     Bind([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:   Bind([]string{"pgup", "ctrl+u"}, "pgup", "screen up"),
+		PageDown: Bind([]string{"pgdown", "ctrl+d"}, "pgdn", "screen down"),
+		Top:      Bind([]string{"home", "g"}, "g", "first"),
+		Bottom:   Bind([]string{"end", "G"}, "G", "last"),
+	}
+}
+
+// Bindings is n's keys in the order the help lists them.
+func (n Nav) Bindings() []key.Binding {
+	return []key.Binding{n.Up, n.Down, n.PageUp, n.PageDown, n.Top, n.Bottom}
+}
