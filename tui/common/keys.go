@@ -113,3 +113,26 @@ func NavKeys() Nav {
 func (n Nav) Bindings() []key.Binding {
 	return []key.Binding{n.Up, n.Down, n.PageUp, n.PageDown, n.Top, n.Bottom}
 }
+
+// Move is where a cursor at pos among count rows goes on k, page rows a
+// screen (0: the page keys are not this screen's), clamped to the rows;
+// ok is false when k moves nothing.
+func (n Nav) Move(k tea.KeyMsg, pos, count, page int) (next int, ok bool) {
+	switch {
+	case key.Matches(k, n.Up):
+		pos--
+	case key.Matches(k, n.Down):
+		pos++
+	case page > 0 && key.Matches(k, n.PageUp):
+		pos -= page
+	case page > 0 && key.Matches(k, n.PageDown):
+		pos += page
+	case key.Matches(k, n.Top):
+		pos = 0
+	case key.Matches(k, n.Bottom):
+		pos = count - 1
+	default:
+		return pos, false
+	}
+	return max(0, min(count-1, pos)), true
+}
