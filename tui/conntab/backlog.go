@@ -64,12 +64,10 @@ func (m Model) loadBacklog() (Model, tea.Cmd) {
 }
 
 func (m Model) onBacklog(msg backlogMsg) (Model, tea.Cmd) {
-	if !m.list.is(msg.msgBase) {
+	j := answered(&m.list, msg.msgBase)
+	if j == nil {
 		return m, nil
 	}
-	j := m.list
-	j.finish()
-	m.list = nil
 	// Stopped at the page cap: what was read is a real backlog (100,000
 	// entries at 1000 pages), shown with the error instead of dropped.
 	cut := errors.Is(msg.err, apiclient.ErrPageCap)

@@ -74,12 +74,10 @@ func (m Model) loadPage(stack []pageRef, th then) (Model, tea.Cmd) {
 }
 
 func (m Model) onPage(msg pageMsg) (Model, tea.Cmd) {
-	if !m.list.is(msg.msgBase) {
+	j := answered(&m.list, msg.msgBase)
+	if j == nil {
 		return m, nil
 	}
-	j := m.list
-	j.finish()
-	m.list = nil
 	if msg.err != nil {
 		return m.listFailed(j, msg.err, msg.then == thenProcessHead)
 	}
