@@ -136,3 +136,16 @@ func (n Nav) Move(k tea.KeyMsg, pos, count, page int) (next int, ok bool) {
 	}
 	return max(0, min(count-1, pos)), true
 }
+
+// EachKey gives keys (SplitRunes' split) to update one at a time, as
+// if typed one by one (a key may focus an input, which then takes the
+// rest), and batches what they start.
+func EachKey[M any](m M, keys []tea.KeyMsg, update func(M, tea.Msg) (M, tea.Cmd)) (M, tea.Cmd) {
+	cmds := make([]tea.Cmd, 0, len(keys))
+	for _, k := range keys {
+		var cmd tea.Cmd
+		m, cmd = update(m, k)
+		cmds = append(cmds, cmd)
+	}
+	return m, tea.Batch(cmds...)
+}

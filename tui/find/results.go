@@ -81,13 +81,7 @@ func (r *Results) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 		r.cursor, r.top = 0, 0
 	case tea.KeyMsg:
 		if ks := common.SplitRunes(msg); ks != nil {
-			var cmds []tea.Cmd
-			for _, k := range ks {
-				var cmd tea.Cmd
-				_, cmd = r.Update(k)
-				cmds = append(cmds, cmd)
-			}
-			return r, tea.Batch(cmds...)
+			return common.EachKey[common.Screen](r, ks, common.Screen.Update)
 		}
 		n := len(r.res.Conversations)
 		var moved bool

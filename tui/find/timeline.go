@@ -56,12 +56,7 @@ func (t *Timeline) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 		return t, nil
 	}
 	if ks := common.SplitRunes(k); ks != nil {
-		var cmds []tea.Cmd
-		for _, one := range ks {
-			_, cmd := t.Update(one)
-			cmds = append(cmds, cmd)
-		}
-		return t, tea.Batch(cmds...)
+		return common.EachKey[common.Screen](t, ks, common.Screen.Update)
 	}
 	n := len(t.steps)
 	t.info = ""
