@@ -11,10 +11,10 @@ import (
 type KeyMap struct {
 	// Report.
 	common.Nav
-	Section, PrevSection                    key.Binding
-	Open, Rerun, Filter                     key.Binding
-	Secret, Keyring, Forget                 key.Binding
-	Listen                                  key.Binding
+	Section, PrevSection    key.Binding
+	Open, Rerun, Filter     key.Binding
+	Secret, Keyring, Forget key.Binding
+	Listen                  key.Binding
 	// File list (movement and h/l are the file picker's own keys).
 	Select, AllFiles, InspectDir, TypePath key.Binding
 	// Text inputs.

@@ -57,7 +57,6 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-
 func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	switch m.focus {
 	case inPath:
