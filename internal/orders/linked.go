@@ -351,6 +351,9 @@ func readAnswers(ctx context.Context, st spool.Stored) ([]answers.Answer, []edi.
 			return err
 		}
 		out = answers.FromDocument(doc, st.Meta.DeliveryAttemptID, answerTime(&st.Meta))
+		for i := range out {
+			out[i].Received = st.Meta.ReceivedAt
+		}
 		vs = edi.DistinctVersions(doc)
 		return nil
 	})
