@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 
 	"github.com/nutrab2b/b2bx/apiclient"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
@@ -383,4 +384,22 @@ func TestSimListLimits(t *testing.T) {
 	}
 	require.Equal(t, 120, n)
 	require.False(t, errors.Is(err, apiclient.ErrNotFound), fmt.Sprint(err))
+}
+
+// TestRateLimitWaitPastTheDeadlineSaysTheDeadline: when the next request
+// slot comes after the caller's deadline, the limiter refuses at once
+// with its own words; the call ends at the deadline and says why the
+// caller set it (the overall --timeout), as every other wait does.
+func TestRateLimitWaitPastTheDeadlineSaysTheDeadline(t *testing.T) {
+	e := newSimEnv(t, partnersim.HTTP1)
+	lim := rate.NewLimiter(rate.Every(time.Hour), 1)
+	require.True(t, lim.Allow(), "the one slot of this hour is taken")
+	c := e.client(simConn, func(cfg *apiclient.Config) { cfg.Limiter = lim })
+	cause := errors.New("the overall --timeout of 50ms ran out")
+	ctx, cancel := context.WithTimeoutCause(t.Context(), 50*time.Millisecond, cause)
+	defer cancel()
+	_, err := c.ListMailbox(ctx, 10, "")
+	require.ErrorIs(t, err, cause)
+	require.ErrorContains(t, err, "--timeout")
+	require.ErrorContains(t, err, "waiting for the rate limit")
 }
