@@ -61,3 +61,15 @@ func Key(k string) tea.KeyMsg {
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 }
+
+// Messages is Collect without the nil messages (a Cmd that had nothing
+// to say).
+func Messages(cmd tea.Cmd) []tea.Msg {
+	var out []tea.Msg
+	for _, m := range Collect(cmd) {
+		if m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
