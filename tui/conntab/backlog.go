@@ -83,7 +83,8 @@ func (m Model) onBacklog(msg backlogMsg) (Model, tea.Cmd) {
 	m.table.SetRows(msg.entries, nil)
 	m.markClaimed()
 	m.run.NoteListing(msg.entries, cut) // the whole listing: the head is among it
-	var cmds []tea.Cmd
+	m, links := m.rowsChanged()
+	cmds := []tea.Cmd{links}
 	if cut {
 		_, c := m.listFailed(j, msg.err, false)
 		cmds = append(cmds, c)

@@ -93,6 +93,11 @@ func (m Model) onPage(msg pageMsg) (Model, tea.Cmd) {
 	m.table.SetRows(p.Entries, positions(m.pager.top().first, p))
 	m.markClaimed()
 	var cmds []tea.Cmd
+	if m.links.loadOf != nil {
+		var cmd tea.Cmd
+		m, cmd = m.rowsChanged() // the new rows' links
+		cmds = append(cmds, cmd)
+	}
 	if len(m.pager.stack) == 1 && m.run.NoteListing(p.Entries, p.HasMore) && msg.then != thenProcessHead {
 		// Page 1 holds no head: the runner's head search finds it on a
 		// later page, so the marker and enter agree with P.
