@@ -1,8 +1,6 @@
 package track
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/orders"
+	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 )
 
 // benchDeliveries is the store size of the speed and size goals.
@@ -59,15 +58,7 @@ func writeStore(tb testing.TB, dir string, n int) {
 				typ = "ORDRSP"
 				data = ordrsp(fmt.Sprintf("R%07d", i), fmt.Sprintf("PO-%07d", order-1))
 			}
-			id := fmt.Sprintf("d-%s-%07d", conn, i)
-			sum := sha256.Sum256(data)
-			ack := at.Add(time.Minute)
-			m := spool.Meta{ConnectionID: conn, DeliveryAttemptID: id, InterchangeID: "ic-" + id, MessageType: typ, CreatedAt: at,
-				Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), ReceivedAt: at.Add(30 * time.Second), ReceiptID: "rc-" + id,
-				AcknowledgedAt: &ack, File: id + ".edi"}
-			side, _ := json.MarshalIndent(m, "", "  ")
-			require.NoError(tb, os.WriteFile(filepath.Join(ddir, id+".edi"), data, 0o600))
-			require.NoError(tb, os.WriteFile(filepath.Join(ddir, id+".json"), side, 0o600))
+			orderstest.WriteAcked(tb, ddir, conn, fmt.Sprintf("d-%s-%07d", conn, i), typ, data, at)
 			at = at.Add(time.Second)
 		}
 		if len(hist) > 0 {

@@ -20,20 +20,8 @@ import (
 // every upload the connection made; what find answers is the same as
 // after a rebuild.
 func TestUploadReindexesOnlyItsAttempt(t *testing.T) {
-	dir := t.TempDir()
-	s, err := spool.Open(dir)
-	require.NoError(t, err)
-	at := t0
-	for i := range 30 {
-		doc := fmt.Sprintf("PO-%04d", i)
-		uploaded(t, s, "conn-a", fmt.Sprintf("R%04d", i), doc, ordersIC(fmt.Sprintf("R%04d", i), doc), at, spool.OutcomeAccepted)
-		at = at.Add(time.Minute)
-	}
-	x, err := Open(t.Context(), Options{Dir: dir, Now: func() time.Time { return at }})
-	require.NoError(t, err)
-	defer x.Close()
-	_, err = x.Sync(t.Context())
-	require.NoError(t, err)
+	dir, s, x, at := syncedUploads(t, 30)
+	var err error
 	_, items, _, err := x.Backend().Counts(t.Context())
 	require.NoError(t, err)
 
@@ -218,20 +206,7 @@ func TestUploadFoundBySHA256(t *testing.T) {
 // attempt already indexed reads the history once for its earlier lines.
 // Both times the index equals a rebuild's.
 func TestNewAttemptReadsOnlyItsLines(t *testing.T) {
-	dir := t.TempDir()
-	s, err := spool.Open(dir)
-	require.NoError(t, err)
-	at := t0
-	for i := range 200 {
-		doc := fmt.Sprintf("PO-%04d", i)
-		uploaded(t, s, "conn-a", fmt.Sprintf("R%04d", i), doc, ordersIC(fmt.Sprintf("R%04d", i), doc), at, spool.OutcomeAccepted)
-		at = at.Add(time.Minute)
-	}
-	x, err := Open(t.Context(), Options{Dir: dir, Now: func() time.Time { return at }})
-	require.NoError(t, err)
-	defer x.Close()
-	_, err = x.Sync(t.Context())
-	require.NoError(t, err)
+	dir, s, x, at := syncedUploads(t, 200)
 	hp := filepath.Join(dir, "conn-a", "uploads.jsonl")
 	size := func() int64 {
 		fi, err := os.Stat(hp)
@@ -259,4 +234,27 @@ func TestNewAttemptReadsOnlyItsLines(t *testing.T) {
 	rec.Time, rec.Replay = at.Add(time.Minute), true // the same key and bytes sent again
 	require.NoError(t, s.AppendUpload(rec))
 	assert.Equal(t, size()+1, check("a replay of an indexed attempt"), "its earlier lines: the history once")
+}
+
+// syncedUploads is a store of n accepted uploads on conn-a, a minute
+// apart from t0, and an index synced over it; at is the minute after the
+// last.
+func syncedUploads(t *testing.T, n int) (dir string, s *spool.Store, x *Index, at time.Time) {
+	t.Helper()
+	dir = t.TempDir()
+	s, err := spool.Open(dir)
+	require.NoError(t, err)
+	at = t0
+	for i := range n {
+		doc := fmt.Sprintf("PO-%04d", i)
+		uploaded(t, s, "conn-a", fmt.Sprintf("R%04d", i), doc, ordersIC(fmt.Sprintf("R%04d", i), doc), at, spool.OutcomeAccepted)
+		at = at.Add(time.Minute)
+	}
+	last := at
+	x, err = Open(t.Context(), Options{Dir: dir, Now: func() time.Time { return last }})
+	require.NoError(t, err)
+	t.Cleanup(func() { x.Close() })
+	_, err = x.Sync(t.Context())
+	require.NoError(t, err)
+	return dir, s, x, at
 }

@@ -48,15 +48,7 @@ func WriteBigStore(tb testing.TB, dataDir, conn string, n int) {
 				"DTM+137:20260312:102'RFF+ON:%s'NAD+BY+%s::9'NAD+SU+%s::9'UNS+S'UNT+8+R1'UNZ+1+R%07d'",
 				supplier, buyer, i, doc, doc, buyer, supplier, i)
 		}
-		id := fmt.Sprintf("d-%07d", i)
-		sum := sha256.Sum256(data)
-		ack := at.Add(time.Minute)
-		m := spool.Meta{ConnectionID: conn, DeliveryAttemptID: id, InterchangeID: "ic-" + id, MessageType: typ, CreatedAt: at,
-			Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), ReceivedAt: at.Add(30 * time.Second), ReceiptID: "rc-" + id,
-			AcknowledgedAt: &ack, File: id + ".edi"}
-		side, _ := json.MarshalIndent(m, "", "  ")
-		require.NoError(tb, os.WriteFile(filepath.Join(ddir, id+".edi"), data, 0o600))
-		require.NoError(tb, os.WriteFile(filepath.Join(ddir, id+".json"), side, 0o600))
+		WriteAcked(tb, ddir, conn, fmt.Sprintf("d-%07d", i), typ, data, at)
 		at = at.Add(time.Second)
 	}
 	if n > 0 {
@@ -68,4 +60,19 @@ func WriteBigStore(tb testing.TB, dataDir, conn string, n int) {
 			require.NoError(tb, os.Chtimes(filepath.Join(cdir, p), old, old))
 		}
 	}
+}
+
+// WriteAcked writes an acknowledged delivery of conn into ddir (its
+// deliveries directory) as the spool stores one: the payload and its
+// sidecar, created at at, received 30 s and acknowledged a minute later.
+func WriteAcked(tb testing.TB, ddir, conn, id, typ string, data []byte, at time.Time) {
+	tb.Helper()
+	sum := sha256.Sum256(data)
+	ack := at.Add(time.Minute)
+	m := spool.Meta{ConnectionID: conn, DeliveryAttemptID: id, InterchangeID: "ic-" + id, MessageType: typ, CreatedAt: at,
+		Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), ReceivedAt: at.Add(30 * time.Second), ReceiptID: "rc-" + id,
+		AcknowledgedAt: &ack, File: id + ".edi"}
+	side, _ := json.MarshalIndent(m, "", "  ")
+	require.NoError(tb, os.WriteFile(filepath.Join(ddir, id+".edi"), data, 0o600))
+	require.NoError(tb, os.WriteFile(filepath.Join(ddir, id+".json"), side, 0o600))
 }
