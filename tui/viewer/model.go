@@ -164,7 +164,6 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-
 // doc is the parsed input.
 func (m Model) doc() *edi.Document { return m.src.doc }
 
