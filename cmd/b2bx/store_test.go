@@ -194,9 +194,13 @@ func TestTwoEngineersShareFindAndKeys(t *testing.T) {
 	plan, err = orders.NewPlan(bobStore, "conn-a", fixed)
 	require.NoError(t, err)
 	require.Equal(t, tBuyer+":PO-4711:orders:2", plan.Key, "Bob's next key after Alice's :1")
-	require.NoError(t, bt.SameAsRejected(ctx, "conn-a", fixed.SHA256), "changed bytes are fine")
+	l, err := bt.LinkedFor(ctx, bobStore, "conn-a", orders.Selection{SHAs: []string{fixed.SHA256}})
+	require.NoError(t, err)
+	require.NoError(t, orders.Guard(l, fixed.SHA256, nil, false), "changed bytes are fine")
 	// the very bytes the partner rejected for Alice are refused for Bob
-	err = bt.SameAsRejected(ctx, "conn-a", pf.SHA256)
+	l, err = bt.LinkedFor(ctx, bobStore, "conn-a", orders.Selection{SHAs: []string{pf.SHA256}})
+	require.NoError(t, err)
+	err = orders.Guard(l, pf.SHA256, nil, false)
 	require.ErrorIs(t, err, orders.ErrSameAsRejected)
 	require.Contains(t, err.Error(), "Fix the file")
 

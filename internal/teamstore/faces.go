@@ -217,17 +217,6 @@ func (f *Faces) AttachKeyPlans(ctx context.Context, store *spool.Store) {
 	})
 }
 
-// SameAsRejected is Store.SameAsRejected once the team store is open
-// (bytes a partner rejected for anyone on the team are refused), nil
-// before and without one.
-func (f *Faces) SameAsRejected(ctx context.Context, conn, sha string) error {
-	s := f.store()
-	if s == nil {
-		return nil
-	}
-	return s.SameAsRejected(ctx, conn, sha)
-}
-
 // Close releases the index and the store, waiting for an open still
 // running (bounded by ConnectTimeout).
 func (f *Faces) Close() {

@@ -1,0 +1,68 @@
+package teamstore
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/orders"
+)
+
+// alicesFixedRejection pushes, as Alice, her upload X of PO-4711 (:1)
+// rejected by a CONTRL, then her fix Y (:2, --fixes X) accepted by the
+// next one: nothing of hers needs action any more. It returns X's bytes.
+func alicesFixedRejection(t *testing.T, s *Store) []byte {
+	t.Helper()
+	x := alicesRejectedUpload(t, s)
+	y := ordersIC("ICR0002", "PO-4711")
+	p, r := upload("conn-a", "ICR0002", "PO-4711", 2, y, t0.Add(10*time.Minute), spool.OutcomeAccepted, 202)
+	p.Fixes, r.Fixes, r.UploadID = "up-PO-4711", "up-PO-4711", "up-PO-4711-fix"
+	require.NoError(t, s.PushUpload(t.Context(), "conn-a", p, y, alice))
+	require.NoError(t, s.PushUpload(t.Context(), "conn-a", r, y, alice))
+	ctl := contrl("CTL2", "ICR0002", false)
+	require.NoError(t, s.PushDelivery(t.Context(), "conn-a", delivery("conn-a", "d-contrl-2", "CONTRL", ctl, t0.Add(12*time.Minute), true), ctl, alice))
+	ix, err := s.Index(t.Context())
+	require.NoError(t, err)
+	defer ix.Close()
+	states, err := ix.Overdue(t.Context(), time.Time{}, "conn-a", nil)
+	require.NoError(t, err)
+	for _, st := range states {
+		require.False(t, st.IsNeedsAction(), "her fix was accepted: %+v", st)
+	}
+	return x
+}
+
+// One reject rule for the team, as the app's upload screen applies it
+// (tui/upload: Faces.SelectLoader, then orders.Guard) and `b2bx upload`
+// (Store.LinkedFor, then orders.Guard): Alice's rejected X stays refused
+// for Bob after her fix Y was accepted; her fix's bytes are not.
+func TestTheTeamsGuardRefusesRejectedBytesAfterTheFix(t *testing.T) {
+	s, dsn := newStore(t, alice)
+	x := alicesFixedRejection(t, s)
+	getenv := facesEnv(t, dsn)
+	f := NewFaces(getenv, nil)
+	defer f.Close()
+	bobStore, err := spool.Open(getenv(spool.EnvDataDir))
+	require.NoError(t, err)
+	sha := shaHex(x)
+	sel := orders.Selection{SHAs: []string{sha}}
+
+	l, err := f.SelectLoader(session.Env{Getenv: getenv})(t.Context(), bobStore, "conn-a", sel)
+	require.NoError(t, err)
+	require.ErrorIs(t, orders.Guard(l, sha, nil, false), orders.ErrSameAsRejected, "the app's upload")
+	require.NoError(t, orders.Guard(l, sha, nil, true), "--force")
+
+	l, err = s.LinkedFor(t.Context(), bobStore, "conn-a", sel)
+	require.NoError(t, err)
+	err = orders.Guard(l, sha, nil, false)
+	require.ErrorIs(t, err, orders.ErrSameAsRejected, "b2bx upload")
+	require.Contains(t, err.Error(), "upload up-PO-4711 ")
+
+	ySHA := shaHex(ordersIC("ICR0002", "PO-4711"))
+	l, err = s.LinkedFor(t.Context(), bobStore, "conn-a", orders.Selection{SHAs: []string{ySHA}})
+	require.NoError(t, err)
+	require.NoError(t, orders.Guard(l, ySHA, nil, false), "the accepted fix's bytes are not refused")
+}
