@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
 	"github.com/nutrab2b/b2bx/internal/teamstore"
 	"github.com/nutrab2b/b2bx/internal/testshared/pgtest"
@@ -107,4 +111,75 @@ func TestTeamUploadRefusesAColleaguesRejectedBytesAfterHerFix(t *testing.T) {
 	require.Contains(t, errOut, "--force: sending bytes identical to an upload the partner rejected (in the team store)")
 	require.Contains(t, out, tBuyer+":PO-4711:orders:3", "the next key after Alice's :2")
 	require.Equal(t, 1, alice.sim.RequestCount(partnersim.EndpointInbox, ""))
+}
+
+// The app's key plans take the team's key-plan lock as `b2bx upload`
+// does: Bob's app plans PO-4711 (:1) and holds the lock; Alice's upload
+// of another version at that moment waits for it, and once Bob's
+// reservation is pushed (the app's outbox, appTeam's wiring) she gets
+// :2. Without the lock both would pick :1.
+func TestTheAppAndTheCLIUploadAtOnceGetDistinctKeys(t *testing.T) {
+	alice, bob, dsn := teamSimEnvs(t, partnersim.WithResponseDelay(0))
+	ctx := t.Context()
+	var errb bytes.Buffer
+	be := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errb, getenv: func(k string) string { return bob.env[k] }}
+	tp, faces := appTeam(ctx, be)
+	require.NotNil(t, tp, errb.String())
+	require.NotNil(t, faces)
+	defer tp.finish(teamDrainWait)
+	defer faces.Close()
+	faces.Start(ctx)
+	require.NotNil(t, faces.Index(ctx), faces.Note())
+	bobStore, err := spool.Open(bob.dataDir)
+	require.NoError(t, err)
+	tp.Attach(bobStore)
+	faces.AttachKeyPlans(ctx, bobStore)
+
+	plan, err := orders.NewPlan(bobStore, cliConn, writeOrders(t, orderstest.Orders("REF1", 12, "PO-4711")))
+	require.NoError(t, err)
+	require.Equal(t, tBuyer+":PO-4711:orders:1", plan.Key)
+
+	type result struct {
+		code      int
+		out, errs string
+	}
+	done := make(chan result, 1)
+	po := orderstest.WriteFile(t, "po.edi", orderstest.Orders("REF2", 13, "PO-4711"))
+	go func() {
+		code, out, errOut := alice.run(t, "", "upload", po, "--json")
+		done <- result{code, out, errOut}
+	}()
+	// Alice's upload waits for the lock Bob's plan holds (bounded)
+	team, err := teamstore.Open(ctx, teamstore.Config{URL: dsn})
+	require.NoError(t, err)
+	defer team.Close()
+	waiting := func() bool {
+		var n int
+		require.NoError(t, team.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&n))
+		return n > 0
+	}
+	for deadline := time.Now().Add(20 * time.Second); !waiting(); time.Sleep(20 * time.Millisecond) {
+		select {
+		case r := <-done:
+			t.Fatalf("Alice's upload did not wait for Bob's key plan: %d %s %s", r.code, r.out, r.errs)
+		default:
+		}
+		require.True(t, time.Now().Before(deadline), "Alice's upload never reached the lock")
+	}
+	require.NoError(t, plan.Reserve(), "Bob's reservation: nobody took :1 meanwhile")
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(40 * time.Second):
+		t.Fatal("Alice's upload still waits after Bob's key was pushed")
+	}
+	require.Equal(t, exitOK, r.code, r.errs)
+	require.Equal(t, tBuyer+":PO-4711:orders:2", decodeJSON[uploadJSON](t, r.out).Key)
+	keys := map[string]bool{}
+	recs, err := team.Uploads(ctx, cliConn)
+	require.NoError(t, err)
+	for _, rec := range recs {
+		keys[rec.Key] = true
+	}
+	require.Equal(t, map[string]bool{tBuyer + ":PO-4711:orders:1": true, tBuyer + ":PO-4711:orders:2": true}, keys)
 }

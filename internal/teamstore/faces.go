@@ -3,6 +3,7 @@ package teamstore
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/session"
@@ -28,6 +29,7 @@ type Faces struct {
 	s     *Store
 	x     *track.Index
 	note  string
+	holds map[string]*time.Timer // the key-plan locks held (AttachKeyPlans), released by their timer
 }
 
 // NewFaces is the configured team store for the app, or nil when none is
@@ -201,20 +203,51 @@ func (f *Faces) Timeline(env session.Env) func(ctx context.Context, conn, id str
 }
 
 // AttachKeyPlans makes store's key plans count the team's uploads once
-// the team store is open (as ForKeyPlans does for `b2bx upload`); before
-// that, and when it cannot be used, this machine's. It never waits for
-// the open.
+// the team store is open, as ForKeyPlans does for `b2bx upload` (the
+// same function): read under the team's key-plan lock of the connection,
+// which UploadPushed releases once the key reserved is in the team store
+// (cmd/b2bx wires it to the outbox's Remote, OnUploadPushed), or, when no
+// upload follows the plan, keyLockWait after the last read (a
+// reservation reads again under the lock, so a plan left open never
+// hands out a key a colleague took meanwhile). Before the open, and when
+// the store cannot be used, this machine's uploads count. It never waits
+// for the open.
 func (f *Faces) AttachKeyPlans(ctx context.Context, store *spool.Store) {
 	if f == nil || store == nil {
 		return
 	}
-	store.SetSharedUploads(func(conn string) ([]spool.UploadRecord, error) {
-		s := f.store()
-		if s == nil {
-			return nil, nil
-		}
-		return s.Uploads(context.WithoutCancel(ctx), conn)
-	})
+	shareKeyPlans(ctx, store, f.store, f.held)
+}
+
+// held arms the release of conn's key-plan lock keyLockWait after its
+// last read.
+func (f *Faces) held(s *Store, conn string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.holds == nil {
+		f.holds = map[string]*time.Timer{}
+	}
+	if tm := f.holds[conn]; tm != nil {
+		tm.Stop()
+	}
+	f.holds[conn] = time.AfterFunc(keyLockWait, func() { s.releaseKey(conn) })
+}
+
+// UploadPushed releases the team's key-plan lock of conn held by this
+// app's key plans (if any): an upload record of conn is committed in the
+// team store, so a colleague's plan now counts it.
+func (f *Faces) UploadPushed(conn string) {
+	s := f.store()
+	if s == nil {
+		return
+	}
+	f.mu.Lock()
+	if tm := f.holds[conn]; tm != nil {
+		tm.Stop()
+		delete(f.holds, conn)
+	}
+	f.mu.Unlock()
+	s.releaseKey(conn)
 }
 
 // Close releases the index and the store, waiting for an open still
@@ -227,6 +260,10 @@ func (f *Faces) Close() {
 	<-f.ready
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	for _, tm := range f.holds {
+		tm.Stop()
+	}
+	f.holds = nil
 	if f.x != nil {
 		f.x.Close()
 	}

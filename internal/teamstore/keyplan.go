@@ -32,7 +32,7 @@ func ForKeyPlans(ctx context.Context, getenv func(string) string, secrets func()
 	if err != nil {
 		return nil, "team store not used (" + termsafe.String(err.Error()) + "): the key counts this machine's uploads only"
 	}
-	shareKeyPlans(ctx, store, func() *Store { return s })
+	shareKeyPlans(ctx, store, func() *Store { return s }, nil)
 	return s, ""
 }
 
@@ -41,8 +41,9 @@ func ForKeyPlans(ctx context.Context, getenv func(string) string, secrets func()
 // key decisions count the upload history of the Store team returns (nil:
 // not open, this machine's only), read under the team's key-plan lock of
 // the connection (keylock.go), which the caller releases once the key it
-// reserved is in the team store.
-func shareKeyPlans(ctx context.Context, store *spool.Store, team func() *Store) {
+// reserved is in the team store; locked (nil: nothing) hears of each
+// read under the lock.
+func shareKeyPlans(ctx context.Context, store *spool.Store, team func() *Store, locked func(s *Store, conn string)) {
 	store.SetSharedUploads(func(conn string) ([]spool.UploadRecord, error) {
 		s := team()
 		if s == nil {
@@ -50,6 +51,9 @@ func shareKeyPlans(ctx context.Context, store *spool.Store, team func() *Store) 
 		}
 		if err := s.lockKeys(context.WithoutCancel(ctx), conn); err != nil {
 			return nil, err
+		}
+		if locked != nil {
+			locked(s, conn)
 		}
 		return s.Uploads(context.WithoutCancel(ctx), conn)
 	})
