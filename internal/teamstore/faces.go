@@ -9,27 +9,34 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/orders"
-	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 // Faces is the team's data for a long-running face (the app): the team
-// store is opened once, in the background (Start), within ConnectTimeout;
-// its index answers find, the timeline, the dashboard and H, its upload
-// history counts in key plans. Until it is open, or when it cannot be
-// used, this machine's data answers (Note says why, one line). The zero
-// of every method is "no team": a nil *Faces is valid.
+// store is opened in the background (Start), each attempt within
+// ConnectTimeout, and again with a growing wait while it cannot be
+// (faces_open.go); its index answers find, the timeline, the dashboard
+// and H, its upload history counts in key plans. Until it is open, or
+// while it cannot be used, this machine's data answers (Note says why,
+// one line). The zero of every method is "no team": a nil *Faces is
+// valid.
 type Faces struct {
 	getenv  func(string) string
 	secrets func() (credentials.SecretStore, error)
+	// dial opens the store (openConfigured; tests inject theirs), clock
+	// times the waits between attempts (nil: the real one).
+	dial  func(ctx context.Context) (*Store, error)
+	clock clock
 
-	once  sync.Once
-	ready chan struct{} // closed once the open has ended
-	mu    sync.Mutex
-	s     *Store
-	x     *track.Index
-	note  string
-	holds map[string]*time.Timer // the key-plan locks held (AttachKeyPlans), released by their timer
+	once   sync.Once
+	ready  chan struct{} // closed once the first attempt has ended
+	done   chan struct{} // closed once the opening goroutine has ended
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	s      *Store
+	x      *track.Index
+	note   string
+	holds  map[string]*time.Timer // the key-plan locks held (AttachKeyPlans), released by their timer
 }
 
 // NewFaces is the configured team store for the app, or nil when none is
@@ -40,57 +47,15 @@ func NewFaces(getenv func(string) string, secrets func() (credentials.SecretStor
 	if err != nil || !st.Configured() {
 		return nil
 	}
-	return &Faces{getenv: getenv, secrets: secrets, ready: make(chan struct{})}
-}
-
-// Start opens the team store on its own goroutine (never the caller's),
-// bounded by ConnectTimeout; ctx ends it early. Calling it again does
-// nothing.
-func (f *Faces) Start(ctx context.Context) {
-	if f == nil {
-		return
-	}
-	f.once.Do(func() { go f.open(ctx) })
-}
-
-func (f *Faces) open(ctx context.Context) {
-	defer close(f.ready)
-	st, err := Settings(f.getenv)
-	if err != nil {
-		f.setNote(err)
-		return
-	}
-	var ks credentials.SecretStore
-	if f.secrets != nil {
-		ks, _ = f.secrets() // no keyring: PGPASSWORD or .pgpass
-	}
-	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
-	defer cancel()
-	s, err := Open(ctx, ConfigFrom(st, ks))
-	if err != nil {
-		f.setNote(err)
-		return
-	}
-	x, err := s.Index(context.WithoutCancel(ctx))
-	if err != nil {
-		s.Close()
-		f.setNote(err)
-		return
-	}
-	f.mu.Lock()
-	f.s, f.x = s, x
-	f.mu.Unlock()
-}
-
-func (f *Faces) setNote(err error) {
-	f.mu.Lock()
-	f.note = "team store not used (" + termsafe.String(err.Error()) + "): this machine's index answers"
-	f.mu.Unlock()
+	f := &Faces{getenv: getenv, secrets: secrets, ready: make(chan struct{}), done: make(chan struct{})}
+	f.dial = f.openConfigured
+	return f
 }
 
 // Index is the team's index once the store is open: it waits for the
-// open Start began (ConnectTimeout at most, or until ctx ends); nil when
-// the store cannot be used or there is none (this machine's answers).
+// first attempt Start began (ConnectTimeout at most, or until ctx ends);
+// nil while the store cannot be used (a later attempt that opens it
+// makes it the team's) or when there is none (this machine's answers).
 // The caller does not close it.
 func (f *Faces) Index(ctx context.Context) *track.Index {
 	if f == nil {
@@ -250,14 +215,19 @@ func (f *Faces) UploadPushed(conn string) {
 	s.releaseKey(conn)
 }
 
-// Close releases the index and the store, waiting for an open still
-// running (bounded by ConnectTimeout).
+// Close ends the opening (an attempt running is cancelled) and releases
+// the index and the store.
 func (f *Faces) Close() {
 	if f == nil {
 		return
 	}
-	f.once.Do(func() { close(f.ready) }) // never started: nothing to wait for
-	<-f.ready
+	f.once.Do(func() { close(f.ready); close(f.done) }) // never started: nothing to wait for
+	f.mu.Lock()
+	if f.cancel != nil {
+		f.cancel()
+	}
+	f.mu.Unlock()
+	<-f.done
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, tm := range f.holds {
