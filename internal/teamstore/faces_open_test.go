@@ -92,7 +92,10 @@ func TestFacesCloseEndsTheRetries(t *testing.T) {
 	g := NewFaces(facesEnv(t, "postgres://bob@127.0.0.1:1/none?sslmode=disable"), nil)
 	g.clock = fakeclock.New(time.Time{})
 	n := 0
-	g.dial = func(context.Context) (*Store, error) { n++; return nil, settingsError{errors.New("config.toml: line 3: bad")} }
+	g.dial = func(context.Context) (*Store, error) {
+		n++
+		return nil, settingsError{errors.New("config.toml: line 3: bad")}
+	}
 	g.Start(t.Context())
 	<-g.done
 	require.Equal(t, 1, n, "not retried")
