@@ -274,6 +274,11 @@ func runOverdue(ctx context.Context, e *env, m *track.Machine, x *track.Index, q
 		return fail(e, "find", asJSON, exitStorage, err)
 	}
 	out := overdueJSON{Overdue: []track.UploadState{}, NeedsAction: []track.UploadState{}}
+	team := false // a team store's uploads say who sent them
+	for i := range sts {
+		sts[i].By = sts[i].By.Clean() // terminal-safe, in the table and the JSON
+		team = team || !sts[i].By.IsZero()
+	}
 	for _, s := range sts {
 		if s.IsNeedsAction() {
 			out.NeedsAction = append(out.NeedsAction, s)
@@ -296,10 +301,17 @@ func runOverdue(ctx context.Context, e *env, m *track.Machine, x *track.Index, q
 		return code
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATE\tUPLOADED\tCONNECTION\tORDERS\tKEY\tWHY")
+	by := ""
+	if team {
+		by = "\tBY"
+	}
+	fmt.Fprintln(tw, "STATE\tUPLOADED\tCONNECTION\tORDERS\tKEY\tWHY"+by)
 	for _, s := range append(out.NeedsAction, out.Overdue...) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Flag(), when(s.At), termsafe.String(connName(m, s.Conn)),
-			termsafe.String(strings.Join(s.Orders, ", ")), termsafe.String(s.Key), termsafe.String(s.Summary()))
+		if team {
+			by = "\t" + s.By.String() // Clean above
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", s.Flag(), when(s.At), termsafe.String(connName(m, s.Conn)),
+			termsafe.String(strings.Join(s.Orders, ", ")), termsafe.String(s.Key), termsafe.String(s.Summary()), by)
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(e.stdout, "%d overdue, %d need action\n", len(out.Overdue), len(out.NeedsAction))

@@ -182,6 +182,11 @@ func TestTwoEngineersShareFindAndKeys(t *testing.T) {
 	code, out, _ = runCmd(t, "", bobEnv, "find", "--overdue")
 	require.Equal(t, exitFileError, code, "the rejected upload needs action")
 	require.Contains(t, out, "PO-4711")
+	require.Contains(t, out, "BY")
+	require.Contains(t, out, "alice on host-3", "--overdue says who sent it")
+	_, out, _ = runCmd(t, "", bobEnv, "find", "--overdue", "--json")
+	require.Contains(t, out, `"by": {`)
+	require.Contains(t, out, `"user": "alice"`)
 
 	// Bob's key plan for a fixed file continues after Alice's :1
 	bobStore, err := spool.Open(bobEnv[spool.EnvDataDir])
