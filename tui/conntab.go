@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -35,13 +37,14 @@ func ConnTabWith(env session.Env, keys conntab.KeyMap, remembered map[string]set
 // cannot be used).
 func ConnTabTeam(env session.Env, keys conntab.KeyMap, remembered map[string]settings.TabState, team TeamData) func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 	timeline, links, linksFor := track.MachineTimeline(env, nil), track.Loader(env), track.SelectLoader(env)
+	var sentBy func(ctx context.Context, conn string) map[string]string
 	if team != nil {
-		timeline, links, linksFor = team.Timeline(env), team.Loader(env), team.SelectLoader(env)
+		timeline, links, linksFor, sentBy = team.Timeline(env), team.Loader(env), team.SelectLoader(env), team.SentBy
 	}
 	return func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 		st := remembered[conn.Target.Name]
 		return connTab{m: conntab.New(c, id, conn, conntab.Options{Keys: &keys, PageSize: st.PageSize, Filter: st.Filter, Index: indexFor(env, conn),
-			Timeline: timeline, Links: links, LinksFor: linksFor})}
+			Timeline: timeline, Links: links, LinksFor: linksFor, SentBy: sentBy})}
 	}
 }
 

@@ -30,6 +30,9 @@ type TeamData interface {
 	Loader(env session.Env) orders.Loader
 	SelectLoader(env session.Env) orders.SelectLoader
 	Timeline(env session.Env) func(ctx context.Context, conn, id string) ([]string, error)
+	// SentBy says who sent the team's uploads of conn
+	// (conntab.SentByKey → "alice on host-3"); nil when not known.
+	SentBy(ctx context.Context, conn string) map[string]string
 	// AttachKeyPlans makes s's key plans count the team's uploads
 	// (never waits for the open).
 	AttachKeyPlans(ctx context.Context, s *spool.Store)

@@ -29,6 +29,7 @@ type fakeTeam struct {
 	note     string
 	started  int
 	attached []*spool.Store
+	by       map[string]string
 }
 
 func (f *fakeTeam) Start(context.Context)                { f.started++ }
@@ -41,6 +42,7 @@ func (f *fakeTeam) AttachKeyPlans(_ context.Context, s *spool.Store) {
 func (f *fakeTeam) SelectLoader(env session.Env) orders.SelectLoader {
 	return track.SelectLoader(env)
 }
+func (f *fakeTeam) SentBy(context.Context, string) map[string]string { return f.by }
 func (f *fakeTeam) Timeline(env session.Env) func(ctx context.Context, conn, id string) ([]string, error) {
 	return track.MachineTimeline(env, nil)
 }

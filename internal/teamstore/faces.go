@@ -147,6 +147,21 @@ func (f *Faces) SelectLoader(env session.Env) orders.SelectLoader {
 	}
 }
 
+// SentBy is Store.SentBy once the team store is open (H says who sent
+// the team's uploads); nil before, when it cannot be read, and without
+// one.
+func (f *Faces) SentBy(ctx context.Context, conn string) map[string]string {
+	s := f.store()
+	if s == nil {
+		return nil
+	}
+	by, err := s.SentBy(ctx, conn)
+	if err != nil {
+		return nil
+	}
+	return by
+}
+
 // Timeline is a bundle's timeline source (T) over the team's index when
 // it is open (each step by who did it), this machine's otherwise.
 func (f *Faces) Timeline(env session.Env) func(ctx context.Context, conn, id string) ([]string, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/orders"
+	"github.com/nutrab2b/b2bx/internal/who"
 )
 
 // alicesFixedRejection pushes, as Alice, her upload X of PO-4711 (:1)
@@ -65,4 +66,27 @@ func TestTheTeamsGuardRefusesRejectedBytesAfterTheFix(t *testing.T) {
 	l, err = s.LinkedFor(t.Context(), bobStore, "conn-a", orders.Selection{SHAs: []string{ySHA}})
 	require.NoError(t, err)
 	require.NoError(t, orders.Guard(l, ySHA, nil, false), "the accepted fix's bytes are not refused")
+}
+
+// H says who sent the team's uploads: Faces.SentBy (Store.SentBy) maps
+// an accepted upload's key and uploadId to its sender, terminal-safe;
+// nil before the store is open.
+func TestFacesSentBy(t *testing.T) {
+	s, dsn := newStore(t, alice)
+	alicesRejectedUpload(t, s)
+	p, r := upload("conn-a", "ICR0009", "PO-4712", 1, ordersIC("ICR0009", "PO-4712"), t0, spool.OutcomeAccepted, 202)
+	hostile := who.Who{User: "mallory\x1b[2J", Host: "host\u202e-9"}
+	require.NoError(t, s.PushUpload(t.Context(), "conn-a", p, nil, hostile))
+	require.NoError(t, s.PushUpload(t.Context(), "conn-a", r, nil, hostile))
+	f := NewFaces(facesEnv(t, dsn), nil)
+	defer f.Close()
+	require.Nil(t, f.SentBy(t.Context(), "conn-a"), "not open yet")
+	require.NotNil(t, f.Index(t.Context()), f.Note())
+	by := f.SentBy(t.Context(), "conn-a")
+	require.Equal(t, "alice on host-3", by[buyer+":PO-4711:orders:1\x00up-PO-4711"])
+	m := by[buyer+":PO-4712:orders:1\x00up-PO-4712"]
+	require.Contains(t, m, "mallory^[[2J")
+	require.NotContains(t, m, "\x1b")
+	require.NotContains(t, m, "\u202e")
+	require.Len(t, by, 2, "accepted uploads only")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/track"
+	"github.com/nutrab2b/b2bx/internal/who"
 )
 
 // ErrNotFound: no such blob.
@@ -98,4 +99,34 @@ func (s *Store) readFile(ctx context.Context) func(path string) ([]byte, error) 
 		}
 		return []byte(sidecar), nil
 	}
+}
+
+// SentBy says who sent each accepted upload the team pushed for conn:
+// the upload's Idempotency-Key and uploadId (as conntab.SentByKey joins
+// them) → "alice on host-3", terminal-safe. H shows it on the rows.
+func (s *Store) SentBy(ctx context.Context, conn string) (map[string]string, error) {
+	ctx, cancel := ctxOp(ctx)
+	defer cancel()
+	rows, err := s.db.QueryContext(ctx, `SELECT record, by_user, by_host FROM uploads WHERE conn = $1 AND outcome = $2 ORDER BY at, seq`,
+		t(conn), string(spool.OutcomeAccepted))
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var raw string
+		var by who.Who
+		if err := rows.Scan(&raw, &by.User, &by.Host); err != nil {
+			return nil, s.wrap(err)
+		}
+		var r spool.UploadRecord
+		if json.Unmarshal([]byte(raw), &r) != nil {
+			continue // Uploads says which record does not decode
+		}
+		if k := r.Key + "\x00" + r.UploadID; out[k] == "" {
+			out[k] = by.Clean().String()
+		}
+	}
+	return out, s.wrap(rows.Err())
 }

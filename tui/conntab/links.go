@@ -22,11 +22,15 @@ type links struct {
 	load   up.Loader // reads the link input (nil: the store, reusing what the last load read)
 	// loadFor reads the link input of some uploads (the upload screen)
 	loadFor up.SelectLoader
-	sla     track.SLA          // the profile's answer deadlines: when an upload is overdue (H)
-	cur     *up.Linked         // the last load; nil before the first
-	err     error              // the last load failed
-	req     uint64             // the load the tab waits for; 0 when none
-	cancel  context.CancelFunc // stops that load (a newer one replaces it)
+	// sentBy reads who sent the team's uploads (Options.SentBy); by is
+	// its last answer
+	sentBy func(ctx context.Context, conn string) map[string]string
+	by     map[string]string
+	sla    track.SLA          // the profile's answer deadlines: when an upload is overdue (H)
+	cur    *up.Linked         // the last load; nil before the first
+	err    error              // the last load failed
+	req    uint64             // the load the tab waits for; 0 when none
+	cancel context.CancelFunc // stops that load (a newer one replaces it)
 	// pending are deliveries stored while P or W ran: they are linked
 	// once the tab is idle, so parsing them (a 16 MiB ORDRSP takes
 	// ~25 ms of CPU) never competes with a download or an acknowledge.
@@ -37,6 +41,7 @@ type links struct {
 type linksMsg struct {
 	msgBase
 	linked *up.Linked
+	by     map[string]string // who sent the team's uploads (Options.SentBy)
 	err    error
 }
 
@@ -47,14 +52,18 @@ func (m Model) loadLinks() (Model, tea.Cmd) {
 		return m, nil
 	}
 	m, req, ctx := m.startLinks()
-	store, conn, prev, tab, load := m.links.store, m.links.connID, m.links.cur, m.id, m.links.load
+	store, conn, prev, tab, load, sentBy := m.links.store, m.links.connID, m.links.cur, m.id, m.links.load, m.links.sentBy
 	return m, func() tea.Msg {
+		var by map[string]string
+		if sentBy != nil {
+			by = sentBy(ctx, conn)
+		}
 		if load != nil {
 			l, err := load(ctx, store, conn)
-			return linksMsg{msgBase{tab, req}, l, err}
+			return linksMsg{msgBase{tab, req}, l, by, err}
 		}
 		l, err := up.LoadLinked(ctx, store, conn, prev)
-		return linksMsg{msgBase{tab, req}, l, err}
+		return linksMsg{msgBase{tab, req}, l, by, err}
 	}
 }
 
@@ -117,10 +126,10 @@ func (m Model) linkStored(st *spool.Stored) (Model, tea.Cmd) {
 		return m.loadLinks()
 	}
 	m, req, ctx := m.startLinks()
-	cur, s, tab := m.links.cur, *st, m.id
+	cur, s, tab, by := m.links.cur, *st, m.id, m.links.by
 	return m, func() tea.Msg {
 		l, err := cur.WithDelivery(ctx, s)
-		return linksMsg{msgBase{tab, req}, l, err}
+		return linksMsg{msgBase{tab, req}, l, by, err}
 	}
 }
 
@@ -137,18 +146,22 @@ func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
 		return m, m.errorMsgCmd(apiErrorMsg{text: "the upload history or the stored deliveries could not be read, so answers are not linked: " +
 			capText(termsafe.String(msg.err.Error())), action: "check the store directory's permissions and the history file"})
 	}
-	m.links.cur, m.links.err = msg.linked, nil
-	m.stack.Notify(linkedNews{msg.linked}) // the uploads screen shows them
+	m.links.cur, m.links.by, m.links.err = msg.linked, msg.by, nil
+	m.stack.Notify(linkedNews{msg.linked, msg.by}) // the uploads screen shows them
 	return m, nil
 }
 
 // linkedNews are new links for the screens of the stack that show them
 // (common.Listener).
-type linkedNews struct{ linked *up.Linked }
+type linkedNews struct {
+	linked *up.Linked
+	by     map[string]string
+}
 
 // Notice implements common.Listener: the uploads screen takes new links.
 func (a answersScreen) Notice(msg tea.Msg) common.Screen {
 	if n, ok := msg.(linkedNews); ok {
+		a.by = n.by
 		return a.withLinked(n.linked)
 	}
 	return a

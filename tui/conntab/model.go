@@ -61,6 +61,10 @@ type Options struct {
 	// upload screen's guard and pre-flight history: track.SelectLoader);
 	// nil reads the store.
 	LinksFor up.SelectLoader
+	// SentBy, if set, says who sent the team's uploads of a connection
+	// (SentByKey → "alice on host-3", terminal-safe): H shows it on
+	// their rows. nil: this machine's uploads only.
+	SentBy func(ctx context.Context, conn string) map[string]string
 	// Timeline, if set, fills a ticket bundle's timeline.txt (T) from the
 	// tracking index, as `b2bx bundle` does (track.MachineTimeline).
 	Timeline bundle.TimelineFunc
@@ -166,6 +170,7 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	opts.journal, opts.journalConn = conn.Spool, conn.Target.ConnectionID
 	m := newModel(c, id, be, opts)
 	m.links.store, m.links.connID, m.conn, m.links.load, m.links.loadFor = conn.Spool, conn.Target.ConnectionID, conn, opts.Links, opts.LinksFor
+	m.links.sentBy = opts.SentBy
 	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
 	m.links.sla = track.SLA{Contrl: contrl, Ordrsp: ordrsp}
 	m.fixBackend = func(l *up.Linked) fix.Backend { return fix.NewBackend(conn, l, opts.LinksFor) }
