@@ -66,21 +66,28 @@ func openMachineIndex(ctx context.Context, e *env, name string) (*track.Machine,
 // why the team's is not used) and this machine's index is the caller's
 // to open. close is never nil.
 func openTeamIndex(ctx context.Context, e *env, name string) (*track.Machine, *track.Index, func(), error) {
-	tx, closeTeam, note := teamstore.TeamIndex(ctx, e.getenv, func() (credentials.SecretStore, error) { return teamSecrets(e) })
+	m, _, x, closeTeam, err := openTeam(ctx, e, name)
+	return m, x, closeTeam, err
+}
+
+// openTeam is openTeamIndex with the open team store too (nil with the
+// index).
+func openTeam(ctx context.Context, e *env, name string) (*track.Machine, *teamstore.Store, *track.Index, func(), error) {
+	s, tx, closeTeam, note := teamstore.OpenTeam(ctx, e.getenv, func() (credentials.SecretStore, error) { return teamSecrets(e) })
 	if note != "" {
 		fmt.Fprintf(e.stderr, "b2bx %s: %s\n", name, note)
 	}
 	if tx == nil {
-		return nil, nil, func() {}, nil
+		return nil, nil, nil, func() {}, nil
 	}
 	m, err := track.LoadMachine(session.Env{Getenv: e.getenv, Warn: func(w string) {
 		fmt.Fprintf(e.stderr, "b2bx %s: warning: %s\n", name, termsafe.String(w))
 	}})
 	if err != nil {
 		closeTeam()
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return m, tx, closeTeam, nil
+	return m, s, tx, closeTeam, nil
 }
 
 // openFindIndex is the team store's index when [store] url is set and

@@ -130,3 +130,34 @@ func (s *Store) SentBy(ctx context.Context, conn string) (map[string]string, err
 	}
 	return out, s.wrap(rows.Err())
 }
+
+// Delivery is a delivery anyone on the team stored on conn: its sidecar
+// (its Path is the storer's, not this machine's), its payload bytes (the
+// blob, checked against the sidecar's SHA-256 and size) and who stored
+// it. ErrNotFound when the team has none with that ID.
+func (s *Store) Delivery(ctx context.Context, conn, id string) (spool.Meta, []byte, who.Who, error) {
+	qctx, cancel := ctxOp(ctx)
+	defer cancel()
+	var sidecar, sha string
+	var by who.Who
+	err := s.db.QueryRowContext(qctx, `SELECT sidecar, payload_sha256, by_user, by_host FROM deliveries WHERE conn = $1 AND delivery_id = $2`,
+		t(conn), t(id)).Scan(&sidecar, &sha, &by.User, &by.Host)
+	if errors.Is(err, sql.ErrNoRows) {
+		return spool.Meta{}, nil, who.Who{}, fmt.Errorf("%w: no delivery %q on %q", ErrNotFound, t(id), t(conn))
+	}
+	if err != nil {
+		return spool.Meta{}, nil, who.Who{}, s.wrap(err)
+	}
+	var m spool.Meta
+	if err := json.Unmarshal([]byte(sidecar), &m); err != nil {
+		return spool.Meta{}, nil, who.Who{}, fmt.Errorf("teamstore: the sidecar of delivery %q does not decode: %w", t(id), err)
+	}
+	payload, err := s.Blob(ctx, sha)
+	if err != nil {
+		return spool.Meta{}, nil, who.Who{}, err
+	}
+	if got := sum(payload); !strings.EqualFold(got, m.SHA256) || !strings.EqualFold(got, sha) || int64(len(payload)) != m.Size {
+		return spool.Meta{}, nil, who.Who{}, fmt.Errorf("%w: delivery %q has %d bytes with SHA-256 %s in the team store, its sidecar says %d and %s", ErrMismatch, t(id), len(payload), got, m.Size, t(m.SHA256))
+	}
+	return m, payload, by.Clean(), nil
+}
