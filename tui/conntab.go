@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/internal/bundle"
 	"github.com/nutrab2b/b2bx/internal/settings"
 	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/tui/common"
@@ -38,13 +39,14 @@ func ConnTabWith(env session.Env, keys conntab.KeyMap, remembered map[string]set
 func ConnTabTeam(env session.Env, keys conntab.KeyMap, remembered map[string]settings.TabState, team TeamData) func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 	timeline, links, linksFor := track.MachineTimeline(env, nil), track.Loader(env), track.SelectLoader(env)
 	var sentBy func(ctx context.Context, conn string) map[string]string
+	var colleague bundle.ColleagueFunc
 	if team != nil {
-		timeline, links, linksFor, sentBy = team.Timeline(env), team.Loader(env), team.SelectLoader(env), team.SentBy
+		timeline, links, linksFor, sentBy, colleague = team.Timeline(env), team.Loader(env), team.SelectLoader(env), team.SentBy, team.Delivery
 	}
 	return func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 		st := remembered[conn.Target.Name]
 		return connTab{m: conntab.New(c, id, conn, conntab.Options{Keys: &keys, PageSize: st.PageSize, Filter: st.Filter, Index: indexFor(env, conn),
-			Timeline: timeline, Links: links, LinksFor: linksFor, SentBy: sentBy})}
+			Timeline: timeline, Links: links, LinksFor: linksFor, SentBy: sentBy, Colleague: colleague})}
 	}
 }
 

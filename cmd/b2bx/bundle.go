@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
-	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/bundle"
 	"github.com/nutrab2b/b2bx/internal/teamstore"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
@@ -75,13 +74,7 @@ func colleagueOf(s *teamstore.Store) bundle.ColleagueFunc {
 	if s == nil {
 		return nil
 	}
-	return func(ctx context.Context, conn, id string) (spool.Meta, []byte, string, bool, error) {
-		m, payload, by, err := s.Delivery(ctx, conn, id)
-		if errors.Is(err, teamstore.ErrNotFound) {
-			return spool.Meta{}, nil, "", false, nil
-		}
-		return m, payload, by.String(), err == nil, err
-	}
+	return s.Colleague
 }
 
 // runBundle reads only the local store: it needs a connection (a

@@ -162,6 +162,29 @@ func (f *Faces) SentBy(ctx context.Context, conn string) map[string]string {
 	return by
 }
 
+// Delivery is Store.Colleague once the team store is open: a bundle (T)
+// of a delivery only a colleague fetched; ok false before and without
+// one.
+func (f *Faces) Delivery(ctx context.Context, conn, id string) (spool.Meta, []byte, string, bool, error) {
+	s := f.store()
+	if s == nil {
+		return spool.Meta{}, nil, "", false, nil
+	}
+	return s.Colleague(ctx, conn, id)
+}
+
+// DeliveryAt is Store.DeliveryAt once the team store is open: the viewer
+// on a timeline step of a delivery only a colleague fetched (its path is
+// the team index's); ok false before, without one, or when the team has
+// none there.
+func (f *Faces) DeliveryAt(ctx context.Context, path string) (spool.Meta, []byte, string, bool, error) {
+	s := f.store()
+	if s == nil {
+		return spool.Meta{}, nil, "", false, nil
+	}
+	return found(s.DeliveryAt(ctx, path))
+}
+
 // Timeline is a bundle's timeline source (T) over the team's index when
 // it is open (each step by who did it), this machine's otherwise.
 func (f *Faces) Timeline(env session.Env) func(ctx context.Context, conn, id string) ([]string, error) {

@@ -1,6 +1,7 @@
 package teamstore
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/orders"
+	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/internal/who"
 )
 
@@ -89,4 +91,53 @@ func TestFacesSentBy(t *testing.T) {
 	require.NotContains(t, m, "\x1b")
 	require.NotContains(t, m, "\u202e")
 	require.Len(t, by, 2, "accepted uploads only")
+}
+
+// A colleague's delivery for the app's bundle (Faces.Delivery) and the
+// viewer on a timeline step (Faces.DeliveryAt, the team index's path):
+// the sidecar, the bytes checked by SHA-256, who fetched it; ok false
+// for none; bytes that do not match are an error, never used.
+func TestFacesColleaguesDelivery(t *testing.T) {
+	s, dsn := newStore(t, alice)
+	alicesRejectedUpload(t, s)
+	f := NewFaces(facesEnv(t, dsn), nil)
+	defer f.Close()
+	_, _, _, ok, err := f.Delivery(t.Context(), "conn-a", "d-contrl-1")
+	require.NoError(t, err)
+	require.False(t, ok, "not open yet")
+	require.NotNil(t, f.Index(t.Context()), f.Note())
+	m, data, by, ok, err := f.Delivery(t.Context(), "conn-a", "d-contrl-1")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "alice on host-3", by)
+	require.Equal(t, m.SHA256, shaHex(data))
+	steps := func() []track.Step {
+		r := find(t, s, "po:PO-4711")
+		require.Len(t, r.Conversations, 1)
+		x, err := s.Index(t.Context())
+		require.NoError(t, err)
+		defer x.Close()
+		return x.Timeline(t.Context(), r.Conversations[0])
+	}()
+	var path string
+	for _, st := range steps {
+		if st.Open.Screen == track.OpenViewer && strings.Contains(st.Open.Path, "d-contrl-1") {
+			path = st.Open.Path
+		}
+	}
+	require.NotEmpty(t, path, "the CONTRL's step opens the viewer")
+	m2, data2, _, ok, err := f.DeliveryAt(t.Context(), path)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, m.DeliveryAttemptID, m2.DeliveryAttemptID)
+	require.Equal(t, data, data2)
+	_, _, _, ok, err = f.Delivery(t.Context(), "conn-a", "d-nobody")
+	require.NoError(t, err)
+	require.False(t, ok)
+
+	_, err = s.db.ExecContext(t.Context(), `UPDATE blobs SET data = $1 WHERE sha256 = $2`, []byte("UNB+tampered'"), m.SHA256)
+	require.NoError(t, err)
+	_, _, _, ok, err = f.Delivery(t.Context(), "conn-a", "d-contrl-1")
+	require.ErrorIs(t, err, ErrMismatch)
+	require.False(t, ok)
 }

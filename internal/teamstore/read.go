@@ -136,14 +136,25 @@ func (s *Store) SentBy(ctx context.Context, conn string) (map[string]string, err
 // blob, checked against the sidecar's SHA-256 and size) and who stored
 // it. ErrNotFound when the team has none with that ID.
 func (s *Store) Delivery(ctx context.Context, conn, id string) (spool.Meta, []byte, who.Who, error) {
+	return s.delivery(ctx, `conn = $1 AND delivery_id = $2`, id, t(conn), t(id))
+}
+
+// DeliveryAt is Delivery for the delivery whose stored payload is at
+// path on the machine that stored it (a timeline step's Open.Path: the
+// team index keeps the storer's paths), for the viewer.
+func (s *Store) DeliveryAt(ctx context.Context, path string) (spool.Meta, []byte, who.Who, error) {
+	return s.delivery(ctx, `source = $1`, path, t(strings.TrimSuffix(path, ".edi")+".json"))
+}
+
+func (s *Store) delivery(ctx context.Context, where, what string, args ...any) (spool.Meta, []byte, who.Who, error) {
 	qctx, cancel := ctxOp(ctx)
 	defer cancel()
-	var sidecar, sha string
+	var sidecar, sha, id string
 	var by who.Who
-	err := s.db.QueryRowContext(qctx, `SELECT sidecar, payload_sha256, by_user, by_host FROM deliveries WHERE conn = $1 AND delivery_id = $2`,
-		t(conn), t(id)).Scan(&sidecar, &sha, &by.User, &by.Host)
+	err := s.db.QueryRowContext(qctx, `SELECT sidecar, payload_sha256, by_user, by_host, delivery_id FROM deliveries WHERE `+where,
+		args...).Scan(&sidecar, &sha, &by.User, &by.Host, &id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return spool.Meta{}, nil, who.Who{}, fmt.Errorf("%w: no delivery %q on %q", ErrNotFound, t(id), t(conn))
+		return spool.Meta{}, nil, who.Who{}, fmt.Errorf("%w: no delivery %q", ErrNotFound, t(what))
 	}
 	if err != nil {
 		return spool.Meta{}, nil, who.Who{}, s.wrap(err)
@@ -160,4 +171,17 @@ func (s *Store) Delivery(ctx context.Context, conn, id string) (spool.Meta, []by
 		return spool.Meta{}, nil, who.Who{}, fmt.Errorf("%w: delivery %q has %d bytes with SHA-256 %s in the team store, its sidecar says %d and %s", ErrMismatch, t(id), len(payload), got, m.Size, t(m.SHA256))
 	}
 	return m, payload, by.Clean(), nil
+}
+
+// Colleague is Delivery as a bundle's source of a delivery this machine
+// did not store (bundle.ColleagueFunc): ok false when the team has none.
+func (s *Store) Colleague(ctx context.Context, conn, id string) (spool.Meta, []byte, string, bool, error) {
+	return found(s.Delivery(ctx, conn, id))
+}
+
+func found(m spool.Meta, payload []byte, by who.Who, err error) (spool.Meta, []byte, string, bool, error) {
+	if errors.Is(err, ErrNotFound) {
+		return spool.Meta{}, nil, "", false, nil
+	}
+	return m, payload, by.String(), err == nil, err
 }
