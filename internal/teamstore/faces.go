@@ -23,10 +23,12 @@ import (
 type Faces struct {
 	getenv  func(string) string
 	secrets func() (credentials.SecretStore, error)
-	// dial opens the store (openConfigured; tests inject theirs), clock
-	// times the waits between attempts (nil: the real one).
+	// dial opens the store (openConfigured; tests inject theirs); now
+	// and after time the waits between attempts (nil: the real clock;
+	// tests: internal/fakeclock's).
 	dial  func(ctx context.Context) (*Store, error)
-	clock clock
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
 
 	once   sync.Once
 	ready  chan struct{} // closed once the first attempt has ended

@@ -17,18 +17,6 @@ const (
 	openRetryMax = 5 * time.Minute
 )
 
-// clock is what the waits between attempts need (internal/fakeclock in
-// tests).
-type clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                         { return time.Now() }
-func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
-
 // settingsError is a config.toml that cannot be read: trying again does
 // not help until it is fixed (and the app reads it at start).
 type settingsError struct{ err error }
@@ -66,9 +54,9 @@ func (f *Faces) open(ctx context.Context) {
 		}
 	}
 	defer endFirst()
-	c := f.clock
-	if c == nil {
-		c = realClock{}
+	now, after := f.now, f.after
+	if now == nil {
+		now, after = time.Now, time.After
 	}
 	var since time.Time
 	for wait := openRetryMin; ; wait = min(2*wait, openRetryMax) {
@@ -81,14 +69,14 @@ func (f *Faces) open(ctx context.Context) {
 			return
 		}
 		if since.IsZero() {
-			since = c.Now()
+			since = now()
 		}
 		f.setNote(err, since)
 		endFirst()
 		select {
 		case <-ctx.Done():
 			return
-		case <-c.After(wait):
+		case <-after(wait):
 		}
 	}
 }

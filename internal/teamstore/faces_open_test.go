@@ -27,7 +27,7 @@ func TestFacesRetryUntilTheStoreIsBack(t *testing.T) {
 	require.NotNil(t, f)
 	defer f.Close()
 	clk := fakeclock.New(time.Date(2026, 12, 2, 9, 10, 0, 0, time.Local))
-	f.clock = clk
+	f.now, f.after = clk.Now, clk.After
 	type answer struct {
 		s   *Store
 		err error
@@ -74,7 +74,8 @@ func TestFacesRetryUntilTheStoreIsBack(t *testing.T) {
 // and a config.toml that cannot be read is not retried.
 func TestFacesCloseEndsTheRetries(t *testing.T) {
 	f := NewFaces(facesEnv(t, "postgres://bob@127.0.0.1:1/none?sslmode=disable"), nil)
-	f.clock = fakeclock.New(time.Time{})
+	clk := fakeclock.New(time.Time{})
+	f.now, f.after = clk.Now, clk.After
 	tried := make(chan struct{}, 1)
 	f.dial = func(ctx context.Context) (*Store, error) {
 		select {
@@ -90,7 +91,7 @@ func TestFacesCloseEndsTheRetries(t *testing.T) {
 	require.Nil(t, f.Index(t.Context()))
 
 	g := NewFaces(facesEnv(t, "postgres://bob@127.0.0.1:1/none?sslmode=disable"), nil)
-	g.clock = fakeclock.New(time.Time{})
+	g.now, g.after = clk.Now, clk.After
 	n := 0
 	g.dial = func(context.Context) (*Store, error) {
 		n++

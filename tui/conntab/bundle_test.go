@@ -18,10 +18,7 @@ import (
 // upload writes a bundle directory and its archive; the footer names the
 // path and y offers it; no file of it holds a token or the secret.
 func TestBundleFromMailboxAndUploads(t *testing.T) {
-	dir := t.TempDir()
-	old := bundleDir
-	bundleDir = dir
-	t.Cleanup(func() { bundleDir = old })
+	dir := bundleInto(t)
 
 	e := newAnswerEnv(t)
 	e.upload(t, "orders_rejectable.edi", 1)
@@ -71,10 +68,7 @@ func TestBundleFromMailboxAndUploads(t *testing.T) {
 // the bundle, so timeline.txt tells the conversation instead of "this
 // b2bx has no tracking index" (issue 23 §5).
 func TestBundleTimelineFromTheIndex(t *testing.T) {
-	dir := t.TempDir()
-	old := bundleDir
-	bundleDir = dir
-	t.Cleanup(func() { bundleDir = old })
+	bundleInto(t)
 
 	e := newAnswerEnv(t)
 	e.upload(t, "orders_rejectable.edi", 1)
