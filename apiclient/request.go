@@ -152,6 +152,15 @@ func (c *Client) attempt(ctx context.Context, cl *call, n int) (resp *http.Respo
 	}
 	if err := c.limiter.Wait(ctx); err != nil {
 		cancel(nil)
+		if _, has := ctx.Deadline(); has && ctx.Err() == nil {
+			// the limiter refuses at once a wait that would outlast the
+			// deadline; the deadline is what ends this call, so it is
+			// what the error says (the overall --timeout), when it comes
+			<-ctx.Done()
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s [correlation %s]: waiting for the rate limit: %w", cl.op, cl.corr, context.Cause(ctx)), false
+		}
 		return nil, fmt.Errorf("%s: rate limiter: %w", cl.op, err), false
 	}
 	resp, err = c.hc.Do(req)

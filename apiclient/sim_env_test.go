@@ -72,6 +72,18 @@ func (p *protoRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // newSimEnv runs partnersim on loopback with one tenant, two connections
 // and four keys. The client under test uses apiclient.DefaultHTTPClient
 // (trusting the sim's CA in TLS mode) so its defaults are what is tested.
+// inEachMode runs test once per transport (modes), each with its own
+// simulator and a client of simConn.
+func inEachMode(t *testing.T, test func(t *testing.T, e *simEnv, c *apiclient.Client)) {
+	t.Helper()
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			e := newSimEnv(t, m.mode)
+			test(t, e, e.client(simConn))
+		})
+	}
+}
+
 func newSimEnv(t *testing.T, mode partnersim.Mode, opts ...partnersim.Option) *simEnv {
 	t.Helper()
 	e := &simEnv{t: t, clock: partnersim.NewFakeClock(time.Time{}), logs: &syncbuf.Buffer{}, simLogs: &syncbuf.Buffer{}, waits: &fakeclock.Clock{}}

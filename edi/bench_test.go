@@ -167,11 +167,7 @@ func TestWriteBenchFile(t *testing.T) {
 // document: structure matching with path ids and the summaries. Parse
 // runs it next to the envelope checks on a second goroutine.
 func BenchmarkMessageLayer(b *testing.B) {
-	d, err := index(benchData())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(d.Data())))
+	d := benchIndexed(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if log := d.checkMessages(); len(log.issues) != 0 {
@@ -184,11 +180,7 @@ func BenchmarkMessageLayer(b *testing.B) {
 // BenchmarkEnvelopeChecks measures validate alone (segment shape and
 // characters), the other half of Parse's two goroutines.
 func BenchmarkEnvelopeChecks(b *testing.B) {
-	d, err := index(benchData())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(d.Data())))
+	d := benchIndexed(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		d.issueLog = issueLog{issues: d.issues[:0]}
@@ -217,11 +209,7 @@ func BenchmarkAnalyseSequential(b *testing.B) { benchAnalyse(b, int(^uint(0)>>1)
 func benchAnalyse(b *testing.B, min int) {
 	defer func(n int) { parallelMin = n }(parallelMin)
 	parallelMin = min
-	d, err := index(benchData())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(d.Data())))
+	d := benchIndexed(b)
 	for b.Loop() {
 		d.issueLog = issueLog{issues: d.issues[:0]}
 		if err := d.analyse(); err != nil {
@@ -233,11 +221,7 @@ func benchAnalyse(b *testing.B, min int) {
 // BenchmarkElementChecks measures the element checks (representation and
 // code lists) alone, on one goroutine, over the whole benchmark file.
 func BenchmarkElementChecks(b *testing.B) {
-	d, err := index(benchData())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(d.Data())))
+	d := benchIndexed(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if log := d.elementIssues(0, d.Len()); len(log.issues) != 0 {
@@ -252,4 +236,16 @@ func gtin13(n int) string {
 	s := fmt.Sprintf("%012d", n)
 	d, _ := GS1CheckDigit(s)
 	return s + string(d)
+}
+
+// benchIndexed is the benchmark file indexed, its size set as b's bytes
+// per op.
+func benchIndexed(b *testing.B) *Document {
+	b.Helper()
+	d, err := index(benchData())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(d.Data())))
+	return d
 }

@@ -40,8 +40,8 @@ func (m Model) export(path string, force bool) (Model, tea.Cmd) {
 	if path == "" {
 		return m.showError(common.ErrorMsg{Text: ":export needs a file: :export PATH.csv or PATH.json (:export! PATH replaces a file that exists)"}), nil
 	}
-	if ex, ok := m.screens.Top().(common.Exporter); ok {
-		write, p := ex.Exporter(), common.ExpandHome(path)
+	if write := common.ExporterOf(m.screens.Top()); write != nil {
+		p := common.ExpandHome(path)
 		return m, func() tea.Msg {
 			what, err := write(p, force)
 			if err != nil {

@@ -173,21 +173,8 @@ func press(t *testing.T, m Model, keys ...string) Model {
 	return m
 }
 
-func keyMsg(k string) tea.KeyMsg {
-	switch k {
-	case "enter":
-		return tea.KeyMsg{Type: tea.KeyEnter}
-	case "esc":
-		return tea.KeyMsg{Type: tea.KeyEsc}
-	case "ctrl+c":
-		return tea.KeyMsg{Type: tea.KeyCtrlC}
-	case "ctrl+w":
-		return tea.KeyMsg{Type: tea.KeyCtrlW}
-	case "tab":
-		return tea.KeyMsg{Type: tea.KeyTab}
-	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
-}
+// keyMsg is the key message of a key by its name (commontest.Key).
+var keyMsg = commontest.Key
 
 // typeText types s into whatever has the keys.
 func typeText(t *testing.T, m Model, s string) Model {

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -84,10 +83,5 @@ func KeysMarkdown() string {
 // walkKeys calls each for every key.Binding field of km (a pointer to a
 // struct), in declaration order, with the field's name.
 func walkKeys(km any, each func(field string, b key.Binding)) {
-	v := reflect.ValueOf(km).Elem()
-	for i := range v.NumField() {
-		if b, ok := v.Field(i).Interface().(key.Binding); ok {
-			each(v.Type().Field(i).Name, b)
-		}
-	}
+	eachBinding(km, func(field string, b *key.Binding) { each(field, *b) })
 }

@@ -38,20 +38,31 @@ func actionName(field string) string {
 	return b.String()
 }
 
-// bindings walks the key.Binding fields of a key map (a pointer to a
-// struct), by action name.
-func bindings(km any, each func(name string, b *key.Binding)) {
+// eachBinding calls each for every key.Binding field of km (a pointer to
+// a struct), in declaration order, with the field's name; an embedded key
+// set (common.Nav) is walked in place.
+func eachBinding(km any, each func(field string, b *key.Binding)) {
 	v := reflect.ValueOf(km).Elem()
 	for i := range v.NumField() {
-		f := v.Field(i)
-		b, ok := f.Addr().Interface().(*key.Binding)
-		if !ok {
+		f, sf := v.Field(i), v.Type().Field(i)
+		if sf.Anonymous && f.Kind() == reflect.Struct {
+			eachBinding(f.Addr().Interface(), each)
 			continue
 		}
-		if name := actionName(v.Type().Field(i).Name); !fixedKeys[name] {
-			each(name, b)
+		if b, ok := f.Addr().Interface().(*key.Binding); ok {
+			each(sf.Name, b)
 		}
 	}
+}
+
+// bindings calls each for every binding of km that config.toml may
+// change, with its action name.
+func bindings(km any, each func(name string, b *key.Binding)) {
+	eachBinding(km, func(field string, b *key.Binding) {
+		if name := actionName(field); !fixedKeys[name] {
+			each(name, b)
+		}
+	})
 }
 
 // Actions are every action a key can be bound to in config.toml, with

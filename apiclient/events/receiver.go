@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -84,14 +85,24 @@ type Receiver struct {
 	mu sync.Mutex
 	// l and beats are the records of the current batch over st: loaded
 	// on first use, written back by flush (nil beat: released).
-	l          *ledger
-	beats      map[int]*heartbeatPending
+	l     *ledger
+	beats map[int]*heartbeatPending
+	// pmu guards rate and peers, and nothing else: the checks made before
+	// a body is read (CheckHeader, CheckPeerRate) and NoteSenders after
+	// an answer take only it, never mu, which the committer holds while a
+	// batch is stored (fsyncs). Taking mu there made every delivery wait
+	// for the batch before it to be stored, so the batches stayed small
+	// (issue 24 §3b). Order: mu, then pmu.
+	pmu        sync.Mutex
 	rate       rateCounter
 	peers      map[string][]string // peer address → senders it delivered for (NoteSenders)
 	events     int                 // events committed so far: the next event's index
 	deliveries int                 // deliveries committed so far
-	last       string              // the last committed delivery's name
-	clock      time.Time
+	// seen mirrors deliveries for the checks that do not take mu (the
+	// index a refusal's report shows).
+	seen  atomic.Int64
+	last  string // the last committed delivery's name
+	clock time.Time
 	// dirty: the batch's records are not stored yet (a failed flush).
 	dirty    bool
 	replayed int
@@ -135,6 +146,7 @@ func NewReceiver(opts ReceiverOptions) (*Receiver, error) {
 		return nil, fmt.Errorf("%w: %w", ErrState, err)
 	}
 	r := &Receiver{opts: opts, st: st, events: meta.Events, deliveries: meta.Deliveries, last: meta.Last}
+	r.seen.Store(int64(meta.Deliveries))
 	r.reset(meta.Streams)
 	return r, nil
 }
@@ -441,6 +453,7 @@ func receivedAt(d Delivery) time.Time {
 func (r *Receiver) apply(p *prepared, name string) Answer {
 	c, dr, evs := p.c, &p.dr, p.evs
 	r.deliveries++
+	r.seen.Store(int64(r.deliveries))
 	r.events += len(evs)
 	r.last = name
 	if !p.replay {

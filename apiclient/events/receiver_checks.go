@@ -22,6 +22,8 @@ func (r *Receiver) checkRate(c *checker, evs []Event, now time.Time) (Answer, bo
 		return Answer{}, false
 	}
 	sec := now.Unix()
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
 	r.rate.forgetBefore(sec)
 	per := map[string]int{}
 	var order []string
@@ -61,6 +63,8 @@ func (r *Receiver) countRate(evs []Event, now time.Time) {
 	if r.opts.RateLimit < 0 {
 		return
 	}
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
 	for i := range evs {
 		if s := evs[i].Sender; s != "" {
 			r.rate.add(rateSlot{s, now.Unix()}, 1)
@@ -75,9 +79,7 @@ func (r *Receiver) countRate(evs []Event, now time.Time) {
 // slot). ok means the body must be read to decide.
 func (r *Receiver) CheckHeader(h http.Header, now time.Time) (Answer, bool) {
 	c := &checker{}
-	r.mu.Lock()
-	dr := DeliveryReport{Index: r.deliveries, HasHeaders: true}
-	r.mu.Unlock()
+	dr := DeliveryReport{Index: int(r.seen.Load()), HasHeaders: true}
 	if h == nil {
 		h = http.Header{}
 	}

@@ -30,8 +30,8 @@ func (r *Receiver) NoteSenders(peer string, senders []string) {
 	if peer == "" || len(senders) == 0 {
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
 	if r.peers == nil {
 		r.peers = map[string][]string{}
 	}
@@ -60,8 +60,8 @@ func (r *Receiver) NoteSenders(peer string, senders []string) {
 // get after its body was read, and never holds a body slot. A peer not
 // seen yet, or one with a sender under its limit, must be read (ok).
 func (r *Receiver) CheckPeerRate(peer string, now time.Time) (Answer, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
 	if r.opts.RateLimit < 0 {
 		return Answer{}, true
 	}
@@ -82,7 +82,7 @@ func (r *Receiver) CheckPeerRate(peer string, now time.Time) (Answer, bool) {
 	msg := fmt.Sprintf("sender %s (what this address delivers for) already delivered %d events in this second, the limit of %d events/s per partner (%s): nothing was read; resend this delivery unchanged after Retry-After (1 s)",
 		strings.Join(shown, ", "), r.opts.RateLimit, r.opts.RateLimit, NBRateLimit)
 	c := &checker{}
-	c.add(SevError, CodeRateLimit, r.deliveries, nil, "", "%s", msg)
+	c.add(SevError, CodeRateLimit, int(r.seen.Load()), nil, "", "%s", msg)
 	a := r.refuse(c, http.StatusTooManyRequests, NBRateLimit, msg)
 	a.Result, a.RetryAfter = ResultRetry, 1
 	return a, false

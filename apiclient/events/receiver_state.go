@@ -144,13 +144,19 @@ type saved struct {
 
 func (r *Receiver) save() saved {
 	s := saved{events: r.events, deliveries: r.deliveries, streams: r.l.created, last: r.last, rate: map[rateSlot]int{}}
+	r.pmu.Lock()
 	for k, v := range r.rate.counts {
 		s.rate[k] = v
 	}
+	r.pmu.Unlock()
 	return s
 }
 
 func (r *Receiver) restore(s saved) {
-	r.events, r.deliveries, r.last, r.rate.counts = s.events, s.deliveries, s.last, s.rate
+	r.events, r.deliveries, r.last = s.events, s.deliveries, s.last
+	r.seen.Store(int64(s.deliveries))
+	r.pmu.Lock()
+	r.rate.counts = s.rate
+	r.pmu.Unlock()
 	r.reset(s.streams)
 }

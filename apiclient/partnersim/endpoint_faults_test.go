@@ -12,23 +12,20 @@ import (
 )
 
 func TestUnavailableForNCallsWithRetryAfter(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) {
-			f := newFixture(t, m.mode)
-			f.addEntry(t, connA, payload(10), PayloadFault{})
-			f.sim.InjectFault(EndpointFault{Endpoint: EndpointList, Times: 3, Status: http.StatusServiceUnavailable, RetryAfter: 30 * time.Second})
-			for i := 0; i < 3; i++ {
-				resp, body := f.send(t, req{method: http.MethodGet, url: f.url(connA, "mailbox"), auth: authAll})
-				requireError(t, resp, body, http.StatusServiceUnavailable, CodeUnavailable)
-				require.Equal(t, "30", resp.Header.Get("Retry-After"))
-			}
-			require.Len(t, f.list(t, connA, "").Data, 1, "the storm is over after three calls")
-			recs := f.sim.Requests()
-			require.Len(t, recs, 4)
-			require.True(t, recs[0].FaultInjected)
-			require.False(t, recs[3].FaultInjected)
-		})
-	}
+	inEachMode(t, func(t *testing.T, f *fixture) {
+		f.addEntry(t, connA, payload(10), PayloadFault{})
+		f.sim.InjectFault(EndpointFault{Endpoint: EndpointList, Times: 3, Status: http.StatusServiceUnavailable, RetryAfter: 30 * time.Second})
+		for i := 0; i < 3; i++ {
+			resp, body := f.send(t, req{method: http.MethodGet, url: f.url(connA, "mailbox"), auth: authAll})
+			requireError(t, resp, body, http.StatusServiceUnavailable, CodeUnavailable)
+			require.Equal(t, "30", resp.Header.Get("Retry-After"))
+		}
+		require.Len(t, f.list(t, connA, "").Data, 1, "the storm is over after three calls")
+		recs := f.sim.Requests()
+		require.Len(t, recs, 4)
+		require.True(t, recs[0].FaultInjected)
+		require.False(t, recs[3].FaultInjected)
+	})
 }
 
 func TestInternalErrorAndUnauthenticatedFaults(t *testing.T) {
@@ -91,55 +88,49 @@ func (f *fixture) doRaw(t *testing.T, r req) (*http.Response, error) {
 // TestAckDroppedAfterCommit: the ack is recorded but the client sees a
 // network error; repeating with the same token replays the same receipt.
 func TestAckDroppedAfterCommit(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) {
-			f := newFixture(t, m.mode)
-			id := f.addEntry(t, connA, payload(10), PayloadFault{})
-			cr := f.claim(t, connA, id)
-			f.sim.InjectFault(EndpointFault{Endpoint: EndpointAcknowledge, Times: 1, DropResponse: true})
-			_, err := f.doRaw(t, req{method: http.MethodPost, url: f.url(connA, "mailbox", id, "acknowledge"), auth: authAll, token: cr.ClaimToken})
-			require.Error(t, err)
-			st, _ := f.sim.Entry(connA, id)
-			require.Equal(t, StatusAcknowledged, st.Status, "committed before the drop")
-			code, ar := f.ack(t, connA, id, cr.ClaimToken)
-			require.Equal(t, http.StatusOK, code)
-			require.True(t, ar.Replay)
-			require.Equal(t, st.ReceiptID, ar.ReceiptID)
-			// The dropped request's record is written when its handler
-			// returns, which on HTTP/1 may be after the client saw the reset
-			// and sent the repeat: wait for it instead of assuming order.
-			require.Eventually(t, func() bool {
-				var aborted, answered int
-				for _, r := range f.sim.Requests() {
-					if r.Endpoint != EndpointAcknowledge {
-						continue
-					}
-					if r.Aborted {
-						aborted++
-					} else if r.Status == http.StatusOK {
-						answered++
-					}
+	inEachMode(t, func(t *testing.T, f *fixture) {
+		id := f.addEntry(t, connA, payload(10), PayloadFault{})
+		cr := f.claim(t, connA, id)
+		f.sim.InjectFault(EndpointFault{Endpoint: EndpointAcknowledge, Times: 1, DropResponse: true})
+		_, err := f.doRaw(t, req{method: http.MethodPost, url: f.url(connA, "mailbox", id, "acknowledge"), auth: authAll, token: cr.ClaimToken})
+		require.Error(t, err)
+		st, _ := f.sim.Entry(connA, id)
+		require.Equal(t, StatusAcknowledged, st.Status, "committed before the drop")
+		code, ar := f.ack(t, connA, id, cr.ClaimToken)
+		require.Equal(t, http.StatusOK, code)
+		require.True(t, ar.Replay)
+		require.Equal(t, st.ReceiptID, ar.ReceiptID)
+		// The dropped request's record is written when its handler
+		// returns, which on HTTP/1 may be after the client saw the reset
+		// and sent the repeat: wait for it instead of assuming order.
+		require.Eventually(t, func() bool {
+			var aborted, answered int
+			for _, r := range f.sim.Requests() {
+				if r.Endpoint != EndpointAcknowledge {
+					continue
 				}
-				return aborted == 1 && answered == 1
-			}, 2*time.Second, 5*time.Millisecond, "one dropped and one replayed acknowledge")
-		})
-	}
+				if r.Aborted {
+					aborted++
+				} else if r.Status == http.StatusOK {
+					answered++
+				}
+			}
+			return aborted == 1 && answered == 1
+		}, 2*time.Second, 5*time.Millisecond, "one dropped and one replayed acknowledge")
+	})
 }
 
 func TestClaimDroppedAfterCommit(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) {
-			f := newFixture(t, m.mode)
-			id := f.addEntry(t, connA, payload(10), PayloadFault{})
-			f.sim.InjectFault(EndpointFault{Endpoint: EndpointClaim, Times: 1, DropResponse: true})
-			_, err := f.doRaw(t, req{method: http.MethodPost, url: f.url(connA, "mailbox", id, "claim"), auth: authAll})
-			require.Error(t, err)
-			resp, body := f.send(t, req{method: http.MethodPost, url: f.url(connA, "mailbox", id, "claim"), auth: authAll})
-			requireError(t, resp, body, http.StatusConflict, CodeConflict)
-			f.clock.Advance(LeaseDuration)
-			f.claim(t, connA, id)
-		})
-	}
+	inEachMode(t, func(t *testing.T, f *fixture) {
+		id := f.addEntry(t, connA, payload(10), PayloadFault{})
+		f.sim.InjectFault(EndpointFault{Endpoint: EndpointClaim, Times: 1, DropResponse: true})
+		_, err := f.doRaw(t, req{method: http.MethodPost, url: f.url(connA, "mailbox", id, "claim"), auth: authAll})
+		require.Error(t, err)
+		resp, body := f.send(t, req{method: http.MethodPost, url: f.url(connA, "mailbox", id, "claim"), auth: authAll})
+		requireError(t, resp, body, http.StatusConflict, CodeConflict)
+		f.clock.Advance(LeaseDuration)
+		f.claim(t, connA, id)
+	})
 }
 
 func TestUploadDroppedAfterCommitReplays(t *testing.T) {

@@ -160,22 +160,19 @@ func TestWrongListingValues(t *testing.T) {
 }
 
 func TestSlowStreamCancelledIsFailedRead(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) {
-			f := newFixture(t, m.mode)
-			// 100 kB at 2 kB/s needs 50 s; the client gives up after 300 ms.
-			id := f.addEntry(t, connA, payload(100_000), PayloadFault{BytesPerSecond: 2000})
-			cr := f.claim(t, connA, id)
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-			defer cancel()
-			d := f.fetch(t, ctx, connA, id, cr.ClaimToken)
-			require.Error(t, d.readErr)
-			require.Greater(t, len(d.body), 0, "some bytes trickled in")
-			require.Less(t, len(d.body), 100_000)
-			require.Eventually(t, func() bool { return lastPayloadOutcome(f.sim, id) == "failed" },
-				2*time.Second, 5*time.Millisecond)
-		})
-	}
+	inEachMode(t, func(t *testing.T, f *fixture) {
+		// 100 kB at 2 kB/s needs 50 s; the client gives up after 300 ms.
+		id := f.addEntry(t, connA, payload(100_000), PayloadFault{BytesPerSecond: 2000})
+		cr := f.claim(t, connA, id)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		d := f.fetch(t, ctx, connA, id, cr.ClaimToken)
+		require.Error(t, d.readErr)
+		require.Greater(t, len(d.body), 0, "some bytes trickled in")
+		require.Less(t, len(d.body), 100_000)
+		require.Eventually(t, func() bool { return lastPayloadOutcome(f.sim, id) == "failed" },
+			2*time.Second, 5*time.Millisecond)
+	})
 }
 
 func TestPayloadFaultPerEndpointOverridesOnce(t *testing.T) {

@@ -48,6 +48,15 @@ type fixture struct {
 
 // newFixture serves a Sim with two tenants: tenant-a owns conn-a and
 // conn-a2, tenant-b owns conn-b. Claim tokens are canaries.
+// inEachMode runs test once per transport (modes), each on its own
+// simulator.
+func inEachMode(t *testing.T, test func(t *testing.T, f *fixture)) {
+	t.Helper()
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) { test(t, newFixture(t, m.mode)) })
+	}
+}
+
 func newFixture(t *testing.T, mode Mode, opts ...Option) *fixture {
 	t.Helper()
 	clock := NewFakeClock(time.Time{})

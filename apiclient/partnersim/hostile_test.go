@@ -111,43 +111,40 @@ func TestHostileListingFaults(t *testing.T) {
 // TestEndlessPayload: the body goes on well past the payload, repeating
 // it, until the client hangs up; the server audits a failed read.
 func TestEndlessPayload(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) {
-			f := newFixture(t, m.mode)
-			p := payload(1000)
-			id := f.addEntry(t, connA, p, PayloadFault{Endless: true, AnnounceSize: 1e15})
-			cr := f.claim(t, connA, id)
-			hr, err := http.NewRequest(http.MethodGet, f.url(connA, "mailbox", id, "payload"), nil)
-			require.NoError(t, err)
-			hr.Header.Set("Authorization", authAll)
-			hr.Header.Set("X-B2B-Claim-Token", cr.ClaimToken)
-			resp, err := f.hc.Do(hr)
-			require.NoError(t, err)
-			want := int64(4 << 20) // far past the 1000-byte payload
-			buf := make([]byte, 2*len(p))
-			br := bufio.NewReader(io.LimitReader(resp.Body, want))
-			var n int64
-			for {
-				k, err := io.ReadFull(br, buf)
-				m := min(k, len(p))
-				require.Equal(t, p[:m], buf[:m], "offset %d", n)
-				n += int64(k)
-				if err != nil {
-					break
+	inEachMode(t, func(t *testing.T, f *fixture) {
+		p := payload(1000)
+		id := f.addEntry(t, connA, p, PayloadFault{Endless: true, AnnounceSize: 1e15})
+		cr := f.claim(t, connA, id)
+		hr, err := http.NewRequest(http.MethodGet, f.url(connA, "mailbox", id, "payload"), nil)
+		require.NoError(t, err)
+		hr.Header.Set("Authorization", authAll)
+		hr.Header.Set("X-B2B-Claim-Token", cr.ClaimToken)
+		resp, err := f.hc.Do(hr)
+		require.NoError(t, err)
+		want := int64(4 << 20) // far past the 1000-byte payload
+		buf := make([]byte, 2*len(p))
+		br := bufio.NewReader(io.LimitReader(resp.Body, want))
+		var n int64
+		for {
+			k, err := io.ReadFull(br, buf)
+			m := min(k, len(p))
+			require.Equal(t, p[:m], buf[:m], "offset %d", n)
+			n += int64(k)
+			if err != nil {
+				break
+			}
+		}
+		require.Equal(t, want, n)
+		require.NoError(t, resp.Body.Close())
+		require.Eventually(t, func() bool {
+			for _, ev := range f.sim.Audit() {
+				if ev.Action == AuditPayloadDone {
+					return ev.Outcome == "failed"
 				}
 			}
-			require.Equal(t, want, n)
-			require.NoError(t, resp.Body.Close())
-			require.Eventually(t, func() bool {
-				for _, ev := range f.sim.Audit() {
-					if ev.Action == AuditPayloadDone {
-						return ev.Outcome == "failed"
-					}
-				}
-				return false
-			}, 5*time.Second, time.Millisecond)
-		})
-	}
+			return false
+		}, 5*time.Second, time.Millisecond)
+	})
 }
 
 // TestRetryAfterHeaderRaw: the raw Retry-After goes out as given, on any

@@ -34,46 +34,43 @@ const sampleOrders = "UNA:+.? 'UNB+UNOC:3+4012345000009:14+4098765000003:14+2506
 	"UNH+1+ORDERS:D:96A:UN'BGM+220+PO-1+9'UNT+3+1'UNZ+1+REF1'"
 
 func TestInboxIdempotency(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) {
-			f := newFixture(t, m.mode)
-			resp, body := f.upload(t, connA, "4012345000009:PO-1:orders:1", "application/edifact", strings.NewReader(sampleOrders))
-			require.Equal(t, http.StatusAccepted, resp.StatusCode, string(body))
-			var first uploadResp
-			require.NoError(t, json.Unmarshal(body, &first))
-			require.NotEmpty(t, first.UploadID)
-			require.NotEmpty(t, first.InterchangeID)
-			require.Equal(t, UploadStatusAccepted, first.Status)
-			require.False(t, first.Replay)
+	inEachMode(t, func(t *testing.T, f *fixture) {
+		resp, body := f.upload(t, connA, "4012345000009:PO-1:orders:1", "application/edifact", strings.NewReader(sampleOrders))
+		require.Equal(t, http.StatusAccepted, resp.StatusCode, string(body))
+		var first uploadResp
+		require.NoError(t, json.Unmarshal(body, &first))
+		require.NotEmpty(t, first.UploadID)
+		require.NotEmpty(t, first.InterchangeID)
+		require.Equal(t, UploadStatusAccepted, first.Status)
+		require.False(t, first.Replay)
 
-			resp, body = f.upload(t, connA, "4012345000009:PO-1:orders:1", "application/octet-stream", strings.NewReader(sampleOrders))
-			require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-			var again uploadResp
-			require.NoError(t, json.Unmarshal(body, &again))
-			require.Equal(t, first.UploadID, again.UploadID)
-			require.Equal(t, first.InterchangeID, again.InterchangeID)
-			require.True(t, again.Replay)
+		resp, body = f.upload(t, connA, "4012345000009:PO-1:orders:1", "application/octet-stream", strings.NewReader(sampleOrders))
+		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+		var again uploadResp
+		require.NoError(t, json.Unmarshal(body, &again))
+		require.Equal(t, first.UploadID, again.UploadID)
+		require.Equal(t, first.InterchangeID, again.InterchangeID)
+		require.True(t, again.Replay)
 
-			resp, body = f.upload(t, connA, "4012345000009:PO-1:orders:1", "application/edifact", strings.NewReader(sampleOrders+"\n"))
-			requireError(t, resp, body, http.StatusConflict, CodeConflict)
+		resp, body = f.upload(t, connA, "4012345000009:PO-1:orders:1", "application/edifact", strings.NewReader(sampleOrders+"\n"))
+		requireError(t, resp, body, http.StatusConflict, CodeConflict)
 
-			// The key is bound to the connection: the same key elsewhere is new.
-			resp, body = f.upload(t, connA2, "4012345000009:PO-1:orders:1", "application/edifact", strings.NewReader(sampleOrders+"\n"))
-			require.Equal(t, http.StatusAccepted, resp.StatusCode, string(body))
+		// The key is bound to the connection: the same key elsewhere is new.
+		resp, body = f.upload(t, connA2, "4012345000009:PO-1:orders:1", "application/edifact", strings.NewReader(sampleOrders+"\n"))
+		require.Equal(t, http.StatusAccepted, resp.StatusCode, string(body))
 
-			ups := f.sim.Uploads(connA)
-			require.Len(t, ups, 1)
-			require.Equal(t, []byte(sampleOrders), ups[0].Payload, "bytes unchanged")
-			require.Equal(t, keyAll, ups[0].KeyID)
-			var outcomes []string
-			for _, ev := range f.sim.Audit() {
-				if ev.Action == AuditUpload {
-					outcomes = append(outcomes, ev.Outcome)
-				}
+		ups := f.sim.Uploads(connA)
+		require.Len(t, ups, 1)
+		require.Equal(t, []byte(sampleOrders), ups[0].Payload, "bytes unchanged")
+		require.Equal(t, keyAll, ups[0].KeyID)
+		var outcomes []string
+		for _, ev := range f.sim.Audit() {
+			if ev.Action == AuditUpload {
+				outcomes = append(outcomes, ev.Outcome)
 			}
-			require.Equal(t, []string{"accepted", "replay", "conflict", "accepted"}, outcomes)
-		})
-	}
+		}
+		require.Equal(t, []string{"accepted", "replay", "conflict", "accepted"}, outcomes)
+	})
 }
 
 func TestInboxNoInterchangeIDWithoutUNB(t *testing.T) {
@@ -131,56 +128,50 @@ func (g *genReader) Read(p []byte) (int, error) {
 var genChunk = bytes.Repeat([]byte("A"), 64<<10)
 
 func TestInboxTooLarge(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) {
-			f := newFixture(t, m.mode)
-			// Exactly the limit is fine.
-			resp, body := f.upload(t, connA, "at-limit", "application/edifact", io.NopCloser(&genReader{left: MaxPayloadSize}))
-			require.Equal(t, http.StatusAccepted, resp.StatusCode, string(body))
-			// One byte more, streamed without Content-Length, is 413.
-			resp, body = f.upload(t, connA, "over", "application/edifact", io.NopCloser(&genReader{left: MaxPayloadSize + 1}))
-			requireError(t, resp, body, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
-			recs := f.sim.Requests()
-			require.Equal(t, int64(MaxPayloadSize+1), recs[len(recs)-1].BodyBytes)
-			// A declared Content-Length beyond the limit is refused unread.
-			hr, err := http.NewRequest(http.MethodPost, f.url(connA, "inbox"), bytes.NewReader(make([]byte, MaxPayloadSize+1)))
-			require.NoError(t, err)
-			hr.Header.Set("Authorization", authAll)
-			hr.Header.Set("Content-Type", "application/edifact")
-			hr.Header.Set("Idempotency-Key", "declared")
-			resp, err = f.hc.Do(hr)
-			if err == nil { // the server may close before the client finished sending
-				resp.Body.Close()
-				require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
-			}
-			recs = f.sim.Requests()
-			require.Zero(t, recs[len(recs)-1].BodyBytes)
-			require.Len(t, f.sim.Uploads(connA), 1)
-		})
-	}
+	inEachMode(t, func(t *testing.T, f *fixture) {
+		// Exactly the limit is fine.
+		resp, body := f.upload(t, connA, "at-limit", "application/edifact", io.NopCloser(&genReader{left: MaxPayloadSize}))
+		require.Equal(t, http.StatusAccepted, resp.StatusCode, string(body))
+		// One byte more, streamed without Content-Length, is 413.
+		resp, body = f.upload(t, connA, "over", "application/edifact", io.NopCloser(&genReader{left: MaxPayloadSize + 1}))
+		requireError(t, resp, body, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
+		recs := f.sim.Requests()
+		require.Equal(t, int64(MaxPayloadSize+1), recs[len(recs)-1].BodyBytes)
+		// A declared Content-Length beyond the limit is refused unread.
+		hr, err := http.NewRequest(http.MethodPost, f.url(connA, "inbox"), bytes.NewReader(make([]byte, MaxPayloadSize+1)))
+		require.NoError(t, err)
+		hr.Header.Set("Authorization", authAll)
+		hr.Header.Set("Content-Type", "application/edifact")
+		hr.Header.Set("Idempotency-Key", "declared")
+		resp, err = f.hc.Do(hr)
+		if err == nil { // the server may close before the client finished sending
+			resp.Body.Close()
+			require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+		}
+		recs = f.sim.Requests()
+		require.Zero(t, recs[len(recs)-1].BodyBytes)
+		require.Len(t, f.sim.Uploads(connA), 1)
+	})
 }
 
 // TestInboxTooLargeStopsReading: a 64 MiB stream is cut off after the
 // limit; the server never reads (or holds) more than 16 MiB + 1 bytes.
 func TestInboxTooLargeStopsReading(t *testing.T) {
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) {
-			f := newFixture(t, m.mode)
-			hr, err := http.NewRequest(http.MethodPost, f.url(connA, "inbox"), io.NopCloser(&genReader{left: 64 << 20}))
-			require.NoError(t, err)
-			hr.Header.Set("Authorization", authAll)
-			hr.Header.Set("Content-Type", "application/edifact")
-			hr.Header.Set("Idempotency-Key", "huge")
-			resp, err := f.hc.Do(hr)
-			if err == nil {
-				resp.Body.Close()
-				require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
-			}
-			recs := f.sim.Requests()
-			require.Len(t, recs, 1)
-			require.Equal(t, http.StatusRequestEntityTooLarge, recs[0].Status)
-			require.Equal(t, int64(MaxPayloadSize+1), recs[0].BodyBytes)
-			require.Empty(t, f.sim.Uploads(connA))
-		})
-	}
+	inEachMode(t, func(t *testing.T, f *fixture) {
+		hr, err := http.NewRequest(http.MethodPost, f.url(connA, "inbox"), io.NopCloser(&genReader{left: 64 << 20}))
+		require.NoError(t, err)
+		hr.Header.Set("Authorization", authAll)
+		hr.Header.Set("Content-Type", "application/edifact")
+		hr.Header.Set("Idempotency-Key", "huge")
+		resp, err := f.hc.Do(hr)
+		if err == nil {
+			resp.Body.Close()
+			require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+		}
+		recs := f.sim.Requests()
+		require.Len(t, recs, 1)
+		require.Equal(t, http.StatusRequestEntityTooLarge, recs[0].Status)
+		require.Equal(t, int64(MaxPayloadSize+1), recs[0].BodyBytes)
+		require.Empty(t, f.sim.Uploads(connA))
+	})
 }

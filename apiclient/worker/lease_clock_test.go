@@ -34,7 +34,7 @@ func TestLeaseIsCountedOnTheServersClock(t *testing.T) {
 		l, err := e.w.Claim(t.Context(), entry, ClaimOptions{})
 		require.NoError(t, err)
 		require.Equal(t, 90*time.Second, l.Remaining(), "expiresAt − Date, on the server's clock")
-		require.Equal(t, clock.now().Add(90*time.Second), l.Deadline())
+		require.Equal(t, clock.Now().Add(90*time.Second), l.Deadline())
 		require.Negative(t, l.ClockSkew(), "the server's clock is behind the local one")
 		require.Contains(t, SkewNote(l.ClockSkew()), "behind this machine's")
 		l.Release()

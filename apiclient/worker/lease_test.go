@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/nutrab2b/b2bx/internal/fakeclock"
 
 	"github.com/stretchr/testify/require"
 
@@ -18,26 +19,9 @@ import (
 
 // localClock is the worker's own clock in lease tests (the simulator's
 // clock is separate: the two may disagree, as in production).
-type localClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *localClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *localClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func (e *env) localClock() *localClock {
-	c := &localClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
-	e.w.now = c.now
+func (e *env) localClock() *fakeclock.Clock {
+	c := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	e.w.now = c.Now
 	return c
 }
 
@@ -136,11 +120,11 @@ func TestLeaseExpiredIsNotAcknowledged(t *testing.T) {
 	require.NoError(t, err)
 	_, err = l.Fetch(t.Context(), FetchOptions{})
 	require.NoError(t, err)
-	clock.advance(LeaseDuration - time.Second)
+	clock.Advance(LeaseDuration - time.Second)
 	require.NoError(t, l.CanAck())
 	require.Equal(t, time.Second, l.Remaining())
 
-	clock.advance(time.Second)
+	clock.Advance(time.Second)
 	require.ErrorIs(t, l.CanAck(), ErrLeaseExpired)
 	require.Zero(t, l.Remaining())
 	res, err := l.Ack(t.Context())

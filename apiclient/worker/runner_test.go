@@ -121,7 +121,7 @@ func TestRunnerStepsHoldTheLeaseAfterTheStore(t *testing.T) {
 func TestRunnerOneClaimAndOurLeases(t *testing.T) {
 	e := newEnv(t, false)
 	clock := e.localClock()
-	r := NewRunner(e.w.Backend(), RunnerOptions{Now: clock.now})
+	r := NewRunner(e.w.Backend(), RunnerOptions{Now: clock.Now})
 	a := e.add(t, payload(1000), partnersim.PayloadFault{WrongHashHeader: true})
 	e.clock.Advance(time.Second)
 	b := e.add(t, payload(1000), partnersim.PayloadFault{})
@@ -153,7 +153,7 @@ func TestRunnerOneClaimAndOurLeases(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, b.DeliveryAttemptID, head.DeliveryAttemptID)
 
-	clock.advance(LeaseDuration + time.Second)
+	clock.Advance(LeaseDuration + time.Second)
 	require.False(t, r.PassesOver(a.DeliveryAttemptID), "once the lease ran out it is due again")
 	head, _ = headAmong(r, a, b)
 	require.Equal(t, a.DeliveryAttemptID, head.DeliveryAttemptID)
@@ -290,7 +290,7 @@ func TestRunnerClaimGivenUp(t *testing.T) {
 func TestRunnerCanFetch(t *testing.T) {
 	e := newEnv(t, false)
 	clock := e.localClock()
-	r := NewRunner(e.w.Backend(), RunnerOptions{Now: clock.now})
+	r := NewRunner(e.w.Backend(), RunnerOptions{Now: clock.Now})
 	require.ErrorIs(t, r.CanFetch(), ErrNoClaim)
 	a := e.add(t, payload(1000), partnersim.PayloadFault{})
 	require.NoError(t, r.Begin(a))
@@ -298,7 +298,7 @@ func TestRunnerCanFetch(t *testing.T) {
 	_, err := r.Claim(t.Context(), ClaimOptions{})
 	require.NoError(t, err)
 	require.NoError(t, r.CanFetch())
-	clock.advance(LeaseDuration)
+	clock.Advance(LeaseDuration)
 	require.ErrorIs(t, r.CanFetch(), ErrLeaseExpired)
 	_, err = r.Fetch(t.Context(), FetchOptions{})
 	require.ErrorIs(t, err, ErrLeaseExpired)

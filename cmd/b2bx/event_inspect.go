@@ -8,9 +8,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -120,7 +120,7 @@ func writeInspectHuman(w io.Writer, inputs []string, r events.Report) {
 		fmt.Fprintf(w, "  signature  %s\n", signatureLine(d))
 		for _, i := range d.Events {
 			ev := r.Events[i]
-			fmt.Fprintf(w, "  #%-3d %-9s seq %-4s %s  %s  %s\n", ev.Index, ev.Outcome, seqText(ev.Sequence), orDash(safe(ev.ID)), orDash(safe(ev.Type)), orDash(safe(ev.IdempotencyKey)))
+			fmt.Fprintf(w, "  #%-3d %-9s seq %-4s %s  %s  %s\n", ev.Index, ev.Outcome, seqText(ev.Sequence), human.OrDash(safe(ev.ID)), human.OrDash(safe(ev.Type)), human.OrDash(safe(ev.IdempotencyKey)))
 		}
 	}
 	if len(r.Streams) > 0 {
@@ -128,7 +128,7 @@ func writeInspectHuman(w io.Writer, inputs []string, r events.Report) {
 		for _, s := range r.Streams {
 			line := fmt.Sprintf("  %s  %s: processed up to %d", safe(s.Sender), safe(s.Subject), s.LastProcessed)
 			if len(s.Parked) > 0 {
-				line += fmt.Sprintf("; parked %s (%s)", int64List(s.Parked), events.NBParked)
+				line += fmt.Sprintf("; parked %s (%s)", human.Int64s(s.Parked, 20), events.NBParked)
 			}
 			if s.Heartbeat > s.LastProcessed {
 				line += fmt.Sprintf("; HEARTBEAT reports %d", s.Heartbeat)
@@ -150,7 +150,7 @@ func writeInspectHuman(w io.Writer, inputs []string, r events.Report) {
 		case f.Event >= 0:
 			where = fmt.Sprintf("#%d", f.Event)
 			if f.EventID != "" {
-				where += " " + safe(clipText(f.EventID, 40))
+				where += " " + safe(human.Clip(f.EventID, 40))
 			}
 		case f.Delivery >= 0:
 			where = fmt.Sprintf("D%d", f.Delivery)
@@ -201,33 +201,4 @@ func seqText(n int64) string {
 		return "-"
 	}
 	return fmt.Sprint(n)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func int64List(ns []int64) string {
-	parts := make([]string, 0, len(ns))
-	for i, n := range ns {
-		if i == 20 {
-			parts = append(parts, fmt.Sprintf("… %d more", len(ns)-20))
-			break
-		}
-		parts = append(parts, fmt.Sprint(n))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

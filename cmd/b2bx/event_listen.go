@@ -14,6 +14,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/events/webhook"
 	"github.com/nutrab2b/b2bx/apiclient/session"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/metrics"
 	"github.com/nutrab2b/b2bx/internal/outbox"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
@@ -214,15 +215,15 @@ func listenLine(r webhook.Record) string {
 	}
 	fmt.Fprintf(&b, "  %s", capture)
 	if len(r.Senders) > 0 {
-		fmt.Fprintf(&b, "  from %s", termsafe.String(clipText(strings.Join(r.Senders, ","), 40)))
+		fmt.Fprintf(&b, "  from %s", termsafe.String(human.Clip(strings.Join(r.Senders, ","), 40)))
 	}
 	if len(r.Events) > 0 {
 		fmt.Fprintf(&b, "  %s", countNoun(len(r.Events), "event", "events"))
 		if len(r.Types) > 0 {
-			fmt.Fprintf(&b, " %s", termsafe.String(clipText(strings.Join(shortTypes(r.Types), ","), 60)))
+			fmt.Fprintf(&b, " %s", termsafe.String(human.Clip(strings.Join(shortTypes(r.Types), ","), 60)))
 		}
 		if len(r.Events) == 1 && r.Events[0].Sequence > 0 {
-			fmt.Fprintf(&b, "  %s#%d", termsafe.String(clipText(r.Events[0].Subject, 40)), r.Events[0].Sequence)
+			fmt.Fprintf(&b, "  %s#%d", termsafe.String(human.Clip(r.Events[0].Subject, 40)), r.Events[0].Sequence)
 		}
 	}
 	for _, rel := range r.Released {
@@ -230,7 +231,7 @@ func listenLine(r webhook.Record) string {
 	}
 	for _, s := range r.Streams {
 		if len(s.Parked) > 0 || len(s.Missing) > 0 {
-			fmt.Fprintf(&b, "  [%s: parked %s, missing %s]", termsafe.String(clipText(s.Subject, 40)), orDash(int64List(s.Parked)), orDash(strings.Join(s.Missing, ",")))
+			fmt.Fprintf(&b, "  [%s: parked %s, missing %s]", termsafe.String(human.Clip(s.Subject, 40)), human.OrDash(human.Int64s(s.Parked, 20)), human.OrDash(strings.Join(s.Missing, ",")))
 		}
 	}
 	if fs := findingCodes(r.Findings); fs != "" {

@@ -42,11 +42,16 @@ type Answer struct {
 	ID string `json:"id"`
 	// At is when the answer was created (the mailbox's createdAt); zero
 	// if unknown.
-	At      time.Time `json:"at"`
-	Type    string    `json:"type"`    // CONTRL, ORDRSP or APERAK
-	Message int       `json:"message"` // index in its document's Messages
-	From    string    `json:"from"`    // the answer's own UNB sender: the partner
-	To      string    `json:"to"`      // the answer's own UNB recipient: us
+	At time.Time `json:"at"`
+	// Received is when it was stored after its download (the clock of
+	// the machine that fetched it); zero if unknown. An upload sent after
+	// it cannot be the one it answers, whatever the mailbox's whole-second
+	// createdAt says.
+	Received time.Time `json:"received,omitzero"`
+	Type     string    `json:"type"`    // CONTRL, ORDRSP or APERAK
+	Message  int       `json:"message"` // index in its document's Messages
+	From     string    `json:"from"`    // the answer's own UNB sender: the partner
+	To       string    `json:"to"`      // the answer's own UNB recipient: us
 
 	// CONTRL: the interchange it answers (UCI) and what the partner did.
 	InterchangeRef       string    `json:"interchangeRef,omitempty"`       // UCI 0020

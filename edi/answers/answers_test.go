@@ -448,3 +448,32 @@ func TestSameSecondAnswersGoInOrder(t *testing.T) {
 	require.Equal(t, 0, x.Link(0).Upload)
 	require.Equal(t, 1, x.Link(1).Upload)
 }
+
+// TestAnswerStoredBeforeAnUploadDoesNotAnswerIt: the mailbox dates its
+// CONTRL in whole seconds, so a fix sent in the same second "precedes"
+// it on that clock alone; but the CONTRL was downloaded and stored here
+// before the fix left, so it answers the original (issue 23: an answer
+// belongs to the upload that caused it).
+func TestAnswerStoredBeforeAnUploadDoesNotAnswerIt(t *testing.T) {
+	s := t0.Add(10 * time.Second) // the CONTRL's createdAt, whole seconds
+	orig := Upload{Key: "k:1", ControlRef: "ICR0042", UploadID: "u1", At: s.Add(-1500 * time.Millisecond)}
+	fix := Upload{Key: "k:3", ControlRef: "ICR0042", UploadID: "u3", At: s.Add(700 * time.Millisecond)}
+	a := Answer{Type: "CONTRL", InterchangeRef: "ICR0042", At: s}
+	ups := []Upload{orig, fix}
+	require.Equal(t, 1, Find(ups, a).Upload, "on the mailbox's clock alone the fix is sent 'at' the answer's second")
+
+	a.Received = s.Add(400 * time.Millisecond) // fetched and stored before the fix was sent
+	l := Find(ups, a)
+	require.Equal(t, 0, l.Upload, "the answer was here before the fix left")
+	require.Equal(t, 2, l.Candidates)
+	require.Equal(t, 1, l.Later, "the fix still counts as a later upload with the reference")
+
+	a.Received = s.Add(900 * time.Millisecond) // stored after the fix left: it may be the fix's
+	require.Equal(t, 1, Find(ups, a).Upload)
+
+	only := []Upload{fix}
+	a.Received = s.Add(400 * time.Millisecond)
+	l = Find(only, a)
+	require.False(t, l.Linked(), "the only upload with the reference left after the answer was stored")
+	require.Equal(t, "downloaded before the upload with that interchange reference was sent", l.Why)
+}

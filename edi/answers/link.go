@@ -187,6 +187,15 @@ func (u *Upload) sentAt() (t time.Time, exact bool) {
 	return u.At, true
 }
 
+// sentAfterReceipt reports whether the upload left after the answer
+// was already stored here: then it cannot be what the answer answers.
+// Both times are the machines' own clocks (the upload's At, the answer's
+// Received), not the mailbox's whole seconds; an upload without its own
+// time is never ruled out this way.
+func (u *Upload) sentAfterReceipt(a Answer) bool {
+	return !a.Received.IsZero() && !u.At.IsZero() && u.At.After(a.Received)
+}
+
 // identity names an upload whatever record of it is given: its uploadId,
 // else its key.
 func (u *Upload) identity() string {
@@ -204,11 +213,15 @@ func (u *Upload) identity() string {
 // the same upload count once.
 func (f *finder) choose(l Link, cands []int, a Answer, reused string) Link {
 	distinct := map[string]bool{}
-	best, skewed := -1, -1
+	best, skewed, early := -1, -1, 0
 	var tied []int // sent within the answer's own (whole) second
 	for _, i := range cands {
 		u := &f.uploads[i]
 		distinct[u.identity()] = true
+		if u.sentAfterReceipt(a) {
+			early++ // the answer was here before this upload left
+			continue
+		}
 		sent, exact := u.sentAt()
 		if a.At.Nanosecond() == 0 {
 			// an answer dated in whole seconds (the mailbox's createdAt)
@@ -255,6 +268,11 @@ func (f *finder) choose(l Link, cands []int, a Answer, reused string) Link {
 		}
 	case skewed >= 0:
 		l.Upload, l.Skewed = skewed, true
+	case len(cands) > 0 && early == len(cands):
+		l.Why = "downloaded before every upload with " + reused + " was sent"
+		if l.Candidates == 1 {
+			l.Why = "downloaded before the upload with " + reused + " was sent"
+		}
 	case len(cands) > 0:
 		l.Why = "created before every upload with " + reused
 		if l.Candidates == 1 {

@@ -4,9 +4,11 @@
 package human
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Bytes is a size in binary units with one decimal: "512 B", "1.5 KiB",
@@ -85,4 +87,37 @@ func two(n int) string {
 		return "0" + strconv.Itoa(n)
 	}
 	return strconv.Itoa(n)
+}
+
+// Clip cuts s to at most n bytes on a rune boundary, marking the cut
+// with "…".
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// OrDash is s, or "-" for nothing.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Int64s lists numbers, at most most of them, then how many more.
+func Int64s(ns []int64, most int) string {
+	parts := make([]string, 0, min(len(ns), most+1))
+	for i, n := range ns {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("… %d more", len(ns)-most))
+			break
+		}
+		parts = append(parts, strconv.FormatInt(n, 10))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -48,3 +48,15 @@ func TestCountdown(t *testing.T) {
 		}
 	}
 }
+
+func TestClipOrDashInt64s(t *testing.T) {
+	for _, c := range [][2]string{
+		{Clip("abc", 3), "abc"}, {Clip("abcd", 2), "ab…"}, {Clip("é", 1), "…"}, // never half a rune
+		{OrDash(""), "-"}, {OrDash("x"), "x"},
+		{Int64s([]int64{1, 2}, 20), "1, 2"}, {Int64s([]int64{1, 2, 3}, 2), "1, 2, … 1 more"}, {Int64s(nil, 20), ""},
+	} {
+		if c[0] != c[1] {
+			t.Errorf("got %q, want %q", c[0], c[1])
+		}
+	}
+}

@@ -28,23 +28,13 @@ var fetchBuckets = []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60,
 // adds the team-store gauges (nil: absent).
 func NewFetch(team TeamStatus, now time.Time) *Fetch {
 	f := &Fetch{reg: newRegistry(), started: now}
-	f.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "b2bx_fetch_deliveries_total",
-		Help: "Deliveries this run processed, by result (ok: every step passed and acknowledged; integrity, storage, api: where it failed).",
-	}, []string{"result"})
-	f.bytes = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "b2bx_fetch_bytes_total",
-		Help: "Payload bytes verified and stored by this run.",
-	})
-	f.took = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "b2bx_fetch_delivery_seconds",
-		Help:    "Time to claim, download, verify, store and acknowledge one delivery.",
-		Buckets: fetchBuckets,
-	})
-	f.runStart = prometheus.NewGauge(prometheus.GaugeOpts{Name: "b2bx_fetch_run_start_timestamp_seconds", Help: "When this run started (Unix time)."})
-	f.runEnd = prometheus.NewGauge(prometheus.GaugeOpts{Name: "b2bx_fetch_run_end_timestamp_seconds", Help: "When this run ended (Unix time; 0 while it runs)."})
-	f.runSeconds = prometheus.NewGauge(prometheus.GaugeOpts{Name: "b2bx_fetch_run_seconds", Help: "How long this run took (0 while it runs)."})
-	f.success = prometheus.NewGauge(prometheus.GaugeOpts{Name: "b2bx_fetch_run_success", Help: "1 when this run emptied the mailbox without a failure, else 0."})
+	f.deliveries = counterVec("b2bx_fetch_deliveries_total", "Deliveries this run processed, by result (ok: every step passed and acknowledged; integrity, storage, api: where it failed).", "result")
+	f.bytes = counter("b2bx_fetch_bytes_total", "Payload bytes verified and stored by this run.")
+	f.took = histogram("b2bx_fetch_delivery_seconds", "Time to claim, download, verify, store and acknowledge one delivery.", fetchBuckets)
+	f.runStart = gauge("b2bx_fetch_run_start_timestamp_seconds", "When this run started (Unix time).")
+	f.runEnd = gauge("b2bx_fetch_run_end_timestamp_seconds", "When this run ended (Unix time; 0 while it runs).")
+	f.runSeconds = gauge("b2bx_fetch_run_seconds", "How long this run took (0 while it runs).")
+	f.success = gauge("b2bx_fetch_run_success", "1 when this run emptied the mailbox without a failure, else 0.")
 	f.runStart.Set(float64(now.UnixNano()) / 1e9)
 	for _, c := range fetchClasses {
 		f.deliveries.WithLabelValues(c) // every result present from the start (0), so rate() sees the first

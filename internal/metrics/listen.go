@@ -35,33 +35,12 @@ var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25
 // team-store gauges (nil: absent).
 func NewListen(team TeamStatus) *Listen {
 	l := &Listen{reg: newRegistry(), parked: map[[2]string]int{}}
-	l.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "b2bx_listen_deliveries_total",
-		Help: "Deliveries answered, by result (ACK, PARKED, DUPLICATE, REJECTED, RETRY) and HTTP status.",
-	}, []string{"result", "status"})
-	l.evs = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "b2bx_listen_events_total",
-		Help: "Events of committed deliveries, by result.",
-	}, []string{"result"})
-	l.released = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "b2bx_listen_released_total",
-		Help: "Parked events processed once their gap filled.",
-	})
-	l.latency = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "b2bx_listen_delivery_seconds",
-		Help:    "Time from a delivery's headers to its answer.",
-		Buckets: latencyBuckets,
-	})
-	l.commit = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "b2bx_listen_commit_seconds",
-		Help:    "Time to decide and store one batch of deliveries durably (one fsync per batch).",
-		Buckets: latencyBuckets,
-	})
-	l.batch = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "b2bx_listen_commit_batch_deliveries",
-		Help:    "Deliveries committed together in one batch.",
-		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
-	})
+	l.deliveries = counterVec("b2bx_listen_deliveries_total", "Deliveries answered, by result (ACK, PARKED, DUPLICATE, REJECTED, RETRY) and HTTP status.", "result", "status")
+	l.evs = counterVec("b2bx_listen_events_total", "Events of committed deliveries, by result.", "result")
+	l.released = counter("b2bx_listen_released_total", "Parked events processed once their gap filled.")
+	l.latency = histogram("b2bx_listen_delivery_seconds", "Time from a delivery's headers to its answer.", latencyBuckets)
+	l.commit = histogram("b2bx_listen_commit_seconds", "Time to decide and store one batch of deliveries durably (one fsync per batch).", latencyBuckets)
+	l.batch = histogram("b2bx_listen_commit_batch_deliveries", "Deliveries committed together in one batch.", []float64{1, 2, 4, 8, 16, 32, 64, 128, 256})
 	parked := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "b2bx_listen_parked_events",
 		Help: "Events parked now (waiting for a gap to fill) in the streams this run has seen.",

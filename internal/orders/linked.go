@@ -149,6 +149,14 @@ func (s Selection) Len() int { return len(s.Keys) + len(s.SHAs) }
 // conversations hold, not the connection's history).
 type SelectLoader func(ctx context.Context, store *spool.Store, connectionID string, sel Selection) (*Linked, error)
 
+// DeliveriesLoader reads the link input of some stored deliveries (a
+// tab's mailbox rows): those deliveries, the uploads in their
+// conversations and the answers in them (track.DeliveriesLoader reads
+// them from the index, so the cost is what those conversations hold, not
+// the connection's store). Their links are the ones the whole link input
+// gives them.
+type DeliveriesLoader func(ctx context.Context, store *spool.Store, connectionID string, ids []string) (*Linked, error)
+
 // StoreLoader reads the link input from the store itself (LoadLinked):
 // every stored answer is parsed.
 func StoreLoader(ctx context.Context, store *spool.Store, connectionID string) (*Linked, error) {
@@ -351,6 +359,9 @@ func readAnswers(ctx context.Context, st spool.Stored) ([]answers.Answer, []edi.
 			return err
 		}
 		out = answers.FromDocument(doc, st.Meta.DeliveryAttemptID, answerTime(&st.Meta))
+		for i := range out {
+			out[i].Received = st.Meta.ReceivedAt
+		}
 		vs = edi.DistinctVersions(doc)
 		return nil
 	})

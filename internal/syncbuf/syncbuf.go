@@ -21,6 +21,13 @@ func (s *Buffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 
+// WriteString appends str.
+func (s *Buffer) WriteString(str string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.WriteString(str)
+}
+
 // String returns a copy of everything written so far.
 func (s *Buffer) String() string {
 	s.mu.Lock()

@@ -46,6 +46,7 @@ type deliveryDetail struct {
 	// shows the contract findings for the connection's directory.
 	Versions    []edi.MessageVersion `json:"cv,omitempty"`
 	Interchange string               `json:"ix,omitempty"` // the server's interchangeId
+	Received    time.Time            `json:"rv,omitzero"`  // stored after its download (answers.Answer.Received)
 	Receipt     string               `json:"rc,omitempty"` // the acknowledge's receipt
 }
 
@@ -55,8 +56,8 @@ func toAnswerDetail(a answers.Answer) answerDetail {
 		Status: a.Status.Code, Lines: a.Lines, Changed: a.ChangedLines, Errors: a.Errors, First: a.FirstError, Buyer: a.Buyer, Supp: a.Supplier}
 }
 
-func (d answerDetail) answer(id string, at time.Time) answers.Answer {
-	return answers.Answer{ID: id, At: at, Type: d.Type, Message: d.Message, From: d.From, To: d.To, InterchangeRef: d.IRef,
+func (d answerDetail) answer(id string, at, received time.Time) answers.Answer {
+	return answers.Answer{ID: id, At: at, Received: received, Type: d.Type, Message: d.Message, From: d.From, To: d.To, InterchangeRef: d.IRef,
 		InterchangeSender: d.ISender, InterchangeRecipient: d.IRecip, Action: edi.Coded{Code: d.Action}, Verdict: d.Verdict,
 		Number: d.Number, Refs: d.Refs, Status: edi.Coded{Code: d.Status}, Lines: d.Lines, ChangedLines: d.Changed,
 		Errors: d.Errors, FirstError: d.First, Buyer: d.Buyer, Supplier: d.Supp}
@@ -103,7 +104,7 @@ func (it *Item) answersAndVersions() ([]answers.Answer, []edi.MessageVersion) {
 	}
 	out := make([]answers.Answer, len(d.Answers))
 	for i, a := range d.Answers {
-		out[i] = a.answer(it.Ref, it.At)
+		out[i] = a.answer(it.Ref, it.At, d.Received)
 	}
 	return out, d.Versions
 }

@@ -164,6 +164,9 @@ func deliveryItemsWith(ctx context.Context, st spool.Stored, read func(fn func(*
 		}
 		versions = edi.DistinctVersions(doc)
 		as, nmsg = answers.FromDocument(doc, m.DeliveryAttemptID, at), len(doc.Messages)
+		for i := range as {
+			as[i].Received = m.ReceivedAt
+		}
 		// each message's keys, once (the summaries are the costly part)
 		msgKeys := make([][]Key, len(doc.Messages))
 		convs := map[string]bool{}
@@ -280,6 +283,7 @@ func answersDetail(as []answers.Answer, m *spool.Meta, versions ...edi.MessageVe
 	}
 	for _, a := range as {
 		d.Answers = append(d.Answers, toAnswerDetail(a))
+		d.Received = a.Received // one delivery's: the same for each
 	}
 	return mustJSON(d)
 }

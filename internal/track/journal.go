@@ -1,16 +1,20 @@
 package track
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // A journal (the upload history, the seen journal) is one file that only
@@ -91,27 +95,29 @@ func parseLines[R any](raw []byte, keep func(l []byte) bool) []line[R] {
 
 // syncJournal indexes a journal whose file (src) changed since known.
 // The connection the records name is put into *conn when it is empty.
+// A journal that only grew is read from where the last sync stopped
+// (appendedJournal); otherwise it is read whole. The journal's own source
+// is recorded after its parts, so a sync cut short leaves the old size:
+// every thing with lines before a recorded size has its part.
 func syncJournal[R any](ctx context.Context, x *Index, b *batcher, j journal[R], src Source, known map[string]Source, conn *string, st *Stats) error {
+	old, had := known[j.path]
+	if had && old.Size > 0 && src.Size > old.Size {
+		visitParts(b, j.path, known) // the parts the new lines are not about stay
+		if done, err := appendedJournal(ctx, x, b, j, src, old.Size, known, conn, st); done || err != nil {
+			return err
+		}
+	}
 	raw, err := os.ReadFile(j.path)
 	if err != nil {
 		return fmt.Errorf("track: read %s: %w", j.path, err)
 	}
-	old, had := known[j.path]
-	if had && old.Size > 0 && int64(len(raw)) > old.Size && raw[old.Size-1] == '\n' {
-		visitParts(b, j.path, known) // the parts the new lines are not about stay
-		if done, err := appendedJournal(ctx, b, j, src, raw, old.Size, conn, st); done || err != nil {
-			return err
-		}
-	}
+	journalBytesRead.Add(int64(len(raw)))
 	lines := parseLines[R](raw, nil)
 	if src.Conn == "" {
 		src.Conn = j.conn(recsOf(lines))
 	}
 	if *conn == "" {
 		*conn = src.Conn
-	}
-	if err := b.set(SourceItems{Source: src}); err != nil {
-		return err
 	}
 	st.Read++
 	parts, err := x.b.Sources(ctx, partsPrefix(j.path))
@@ -145,15 +151,36 @@ func syncJournal[R any](ctx context.Context, x *Index, b *batcher, j journal[R],
 			st.Parts++
 		}
 	}
-	return nil
+	return b.set(SourceItems{Source: src})
 }
 
+// journalBytesRead counts the journal bytes the syncs read (tests: an
+// upload reads the lines it appended, not the whole history).
+var journalBytesRead atomic.Int64
+
 // appendedJournal indexes the lines appended after off and, for each
-// thing they are about, its earlier lines (found by j.needle, decoded and
-// checked). done is false when the new lines are about too many things:
-// the caller reads the whole journal.
-func appendedJournal[R any](ctx context.Context, b *batcher, j journal[R], src Source, raw []byte, off int64, conn *string, st *Stats) (done bool, err error) {
-	tail := parseLines[R](raw[off:], nil)
+// thing they are about, its earlier lines. A thing without a part has
+// none (every thing with lines before off has its part: syncJournal), so
+// a new attempt or delivery reads only the new lines; the earlier lines
+// of the others are found by j.needle in one pass over the journal's
+// start, in bounded memory. done is false when the journal must be read
+// whole: the new lines are about too many things, it is not what the
+// last sync saw (no newline just before off), or a line is too long.
+func appendedJournal[R any](ctx context.Context, x *Index, b *batcher, j journal[R], src Source, off int64, known map[string]Source, conn *string, st *Stats) (done bool, err error) {
+	f, err := os.Open(j.path)
+	if err != nil {
+		return true, fmt.Errorf("track: read %s: %w", j.path, err)
+	}
+	defer f.Close()
+	raw := make([]byte, src.Size-off+1) // from the newline that ended the last sync's lines
+	if n, err := f.ReadAt(raw, off-1); n < len(raw) || raw[0] != '\n' {
+		if err != nil && !errors.Is(err, io.EOF) {
+			return true, fmt.Errorf("track: read %s: %w", j.path, err)
+		}
+		return false, nil
+	}
+	journalBytesRead.Add(int64(len(raw)))
+	tail := parseLines[R](raw[1:], nil)
 	groups := groupLines(tail, j.id)
 	if len(groups) > tailIDsMax {
 		return false, nil
@@ -164,21 +191,31 @@ func appendedJournal[R any](ctx context.Context, b *batcher, j journal[R], src S
 	if *conn == "" {
 		*conn = src.Conn
 	}
-	if err := b.set(SourceItems{Source: src}); err != nil {
-		return true, err
-	}
 	st.Read++
-	prefix := raw[:off]
-	for _, g := range groups {
-		if err := ctx.Err(); err != nil {
+	var needles [][]byte // of the things that have earlier lines
+	at := make([]int, len(groups))
+	for i, g := range groups {
+		at[i] = -1
+		has, err := hasPart(ctx, x, known, partPath(j.path, g.id))
+		if err != nil {
 			return true, err
 		}
-		needle := j.needle(g.id)
-		earlier := parseLines[R](prefix, func(l []byte) bool { return bytes.Contains(l, needle) })
+		if has {
+			at[i] = len(needles)
+			needles = append(needles, j.needle(g.id))
+		}
+	}
+	earlier, ok, err := linesWith[R](ctx, f, off, needles)
+	if err != nil || !ok {
+		return ok, err
+	}
+	for i, g := range groups {
 		var all []line[R]
-		for _, l := range earlier {
-			if j.id(&l.rec) == g.id {
-				all = append(all, l)
+		if at[i] >= 0 {
+			for _, l := range earlier[at[i]] {
+				if j.id(&l.rec) == g.id {
+					all = append(all, l)
+				}
 			}
 		}
 		all = append(all, g.lines...)
@@ -190,7 +227,69 @@ func appendedJournal[R any](ctx context.Context, b *batcher, j journal[R], src S
 		}
 		st.Parts++
 	}
-	return true, nil
+	return true, b.set(SourceItems{Source: src})
+}
+
+// hasPart reports whether the index holds the part sp (known holds the
+// parts when a connection directory's sync read them).
+func hasPart(ctx context.Context, x *Index, known map[string]Source, sp string) (bool, error) {
+	if _, ok := known[sp]; ok {
+		return true, nil
+	}
+	m, err := x.b.Sources(ctx, sp)
+	if err != nil {
+		return false, err
+	}
+	_, ok := m[sp]
+	return ok, nil
+}
+
+// rawLines splits at '\n' and keeps the rest of a line as it is (a '\r'
+// too: a part's signature hashes the bytes parseLines sees).
+func rawLines(data []byte, atEOF bool) (int, []byte, error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
+}
+
+// journalLineMax bounds one journal line read by linesWith.
+const journalLineMax = 16 << 20
+
+// linesWith reads the lines of the journal's first n bytes that contain
+// needles[i], for each i (a line once per needle it contains), decoded,
+// in one pass holding one line at a time. ok is false when a line is
+// longer than journalLineMax (the caller reads the journal whole).
+func linesWith[R any](ctx context.Context, f *os.File, n int64, needles [][]byte) (out [][]line[R], ok bool, err error) {
+	if len(needles) == 0 {
+		return nil, true, nil
+	}
+	out = make([][]line[R], len(needles))
+	sc := bufio.NewScanner(io.NewSectionReader(f, 0, n))
+	sc.Buffer(make([]byte, 64<<10), journalLineMax)
+	sc.Split(rawLines)
+	for k := 0; sc.Scan(); k++ {
+		if k%4096 == 0 && ctx.Err() != nil {
+			return nil, true, ctx.Err()
+		}
+		l := sc.Bytes()
+		for i, nd := range needles {
+			if bytes.Contains(l, nd) {
+				out[i] = append(out[i], parseLines[R](bytes.Clone(l), nil)...)
+			}
+		}
+	}
+	journalBytesRead.Add(n)
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return nil, false, nil
+	}
+	if sc.Err() != nil {
+		return nil, true, fmt.Errorf("track: read %s: %w", f.Name(), sc.Err())
+	}
+	return out, true, nil
 }
 
 type jgroup[R any] struct {

@@ -211,3 +211,52 @@ func TestUploadFoundBySHA256(t *testing.T) {
 	assert.Equal(t, "up-PO-0001", d.Rec.UploadID)
 	assert.True(t, d.Started.Equal(t0), "the pending record's time")
 }
+
+// TestNewAttemptReadsOnlyItsLines: a sync after an upload of a new
+// attempt reads the lines the history grew by, not the history before
+// them (a new attempt has no part, so no earlier lines); a retry of an
+// attempt already indexed reads the history once for its earlier lines.
+// Both times the index equals a rebuild's.
+func TestNewAttemptReadsOnlyItsLines(t *testing.T) {
+	dir := t.TempDir()
+	s, err := spool.Open(dir)
+	require.NoError(t, err)
+	at := t0
+	for i := range 200 {
+		doc := fmt.Sprintf("PO-%04d", i)
+		uploaded(t, s, "conn-a", fmt.Sprintf("R%04d", i), doc, ordersIC(fmt.Sprintf("R%04d", i), doc), at, spool.OutcomeAccepted)
+		at = at.Add(time.Minute)
+	}
+	x, err := Open(t.Context(), Options{Dir: dir, Now: func() time.Time { return at }})
+	require.NoError(t, err)
+	defer x.Close()
+	_, err = x.Sync(t.Context())
+	require.NoError(t, err)
+	hp := filepath.Join(dir, "conn-a", "uploads.jsonl")
+	size := func() int64 {
+		fi, err := os.Stat(hp)
+		require.NoError(t, err)
+		return fi.Size()
+	}
+	check := func(step string) int64 {
+		t.Helper()
+		before := journalBytesRead.Load()
+		require.NoError(t, x.IndexHistory(t.Context(), dir, "conn-a"))
+		read := journalBytesRead.Load() - before
+		inc := dump(t, x)
+		_, err := x.Rebuild(t.Context(), "test")
+		require.NoError(t, err)
+		require.Equal(t, dump(t, x), inc, step)
+		return read
+	}
+
+	grown := size()
+	rec := uploaded(t, s, "conn-a", "R9999", "PO-9999", ordersIC("R9999", "PO-9999"), at, spool.OutcomeAccepted)
+	appended := size() - grown
+	assert.Equal(t, appended+1, check("a new attempt"), "its two lines and the newline before them")
+	assert.Less(t, appended*50, grown, "the history is much larger than what was read")
+
+	rec.Time, rec.Replay = at.Add(time.Minute), true // the same key and bytes sent again
+	require.NoError(t, s.AppendUpload(rec))
+	assert.Equal(t, size()+1, check("a replay of an indexed attempt"), "its earlier lines: the history once")
+}

@@ -113,6 +113,14 @@ func (x *Index) convItems(ctx context.Context, conn string, convs []string) (ds 
 	if err != nil {
 		return nil, nil, err
 	}
+	ds, ups = deliveriesAndUploads(conn, items)
+	return ds, ups, nil
+}
+
+// deliveriesAndUploads are the stored deliveries of conn among items
+// (one per delivery: the first item of each), with their answers as the
+// index keeps them, and the upload items (one per item id).
+func deliveriesAndUploads(conn string, items []Item) (ds []orders.Delivery, ups []Item) {
 	have := map[string]bool{}
 	seenUp := map[int64]bool{}
 	for i := range items {
@@ -133,7 +141,7 @@ func (x *Index) convItems(ctx context.Context, conn string, convs []string) (ds 
 		as, vs := it.answersAndVersions()
 		ds = append(ds, orders.DeliveryWith(st, as, vs...))
 	}
-	return ds, ups, nil
+	return ds, ups
 }
 
 // recordsOf is the upload records the items carry (one folded attempt
@@ -279,8 +287,8 @@ func LoadLinked(ctx context.Context, env session.Env, store *spool.Store, conn s
 func LoadLinkedFor(ctx context.Context, env session.Env, store *spool.Store, conn string, sel *orders.Selection) (*orders.Linked, error) {
 	inflight.Add(1)
 	defer inflight.Done()
-	if l, err := indexLinked(ctx, env, store, conn, sel); err == nil {
-		return l, nil
+	if l, err := indexLinked(ctx, env, store, conn, sel); err == nil || ctx.Err() != nil { // stopped: not read from the store either
+		return l, err
 	}
 	return orders.LoadLinked(ctx, store, conn, nil)
 }
@@ -303,6 +311,15 @@ func SelectLoader(env session.Env) orders.SelectLoader {
 }
 
 func indexLinked(ctx context.Context, env session.Env, store *spool.Store, conn string, sel *orders.Selection) (*orders.Linked, error) {
+	return withConnIndex(ctx, env, store, conn, func(x *Index) (*orders.Linked, error) {
+		return x.LinkedFor(ctx, store, conn, sel)
+	})
+}
+
+// withConnIndex runs read over the machine's index, open and synced for
+// connection conn; an error when it cannot be used (none yet, a rebuild
+// pending, read-only or damaged).
+func withConnIndex(ctx context.Context, env session.Env, store *spool.Store, conn string, read func(x *Index) (*orders.Linked, error)) (*orders.Linked, error) {
 	m, err := LoadMachine(env)
 	if err != nil {
 		return nil, err
@@ -318,7 +335,7 @@ func indexLinked(ctx context.Context, env session.Env, store *spool.Store, conn 
 	if _, err := x.SyncConn(ctx, store.Root(), conn); err != nil {
 		return nil, err
 	}
-	return x.LinkedFor(ctx, store, conn, sel)
+	return read(x)
 }
 
 var errNeedsRebuild = errors.New("the tracking index needs a rebuild")

@@ -87,6 +87,14 @@
 // anyone else, since a copy of the stack shares it. Pick a value unless
 // the screen holds something that must not be copied (a cancel func,
 // a large result it grows in place).
+//
+// A value model whose Update and SetSize return its own type (Model[M]:
+// the viewer, the upload flow, the event inspector, the session log)
+// goes on a stack through the one adapter, Adapt(m), and comes back
+// with As[M](screen); the adapter forwards what the stack asks beyond
+// Screen (Init, Done, Result, Exporter, Pending, Busy, Close) to the
+// model when it has it. Write those on the model, never a package's own
+// wrapper type.
 package common
 
 import (

@@ -20,3 +20,12 @@ type ExportMsg struct {
 
 // Owner implements Owned.
 func (m ExportMsg) Owner() TabID { return m.Tab }
+
+// ExporterOf is the export s offers, nil when it offers none (it is no
+// Exporter, or an adapted model without one).
+func ExporterOf(s Screen) func(path string, force bool) (string, error) {
+	if e, ok := s.(Exporter); ok {
+		return e.Exporter()
+	}
+	return nil
+}

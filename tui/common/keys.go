@@ -84,3 +84,68 @@ func AppendHelp(page []key.Binding, extra ...key.Binding) []key.Binding {
 	}
 	return out
 }
+
+// Bind is a key binding: the keys it matches, then its key and
+// description for the help.
+func Bind(keys []string, help, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+}
+
+// Nav is the movement keys of the list and page screens, declared once:
+// embed it in a screen's key map.
+type Nav struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+}
+
+// NavKeys is the movement keys as every list screen binds them.
+func NavKeys() Nav {
+	return Nav{
+		Up:       Bind([]string{"up", "k"}, "↑/k", "up"),
+		Down:     Bind([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:   Bind([]string{"pgup", "ctrl+u"}, "pgup", "screen up"),
+		PageDown: Bind([]string{"pgdown", "ctrl+d"}, "pgdn", "screen down"),
+		Top:      Bind([]string{"home", "g"}, "g", "first"),
+		Bottom:   Bind([]string{"end", "G"}, "G", "last"),
+	}
+}
+
+// Bindings is n's keys in the order the help lists them.
+func (n Nav) Bindings() []key.Binding {
+	return []key.Binding{n.Up, n.Down, n.PageUp, n.PageDown, n.Top, n.Bottom}
+}
+
+// Move is where a cursor at pos among count rows goes on k, page rows a
+// screen (0: the page keys are not this screen's), clamped to the rows;
+// ok is false when k moves nothing.
+func (n Nav) Move(k tea.KeyMsg, pos, count, page int) (next int, ok bool) {
+	switch {
+	case key.Matches(k, n.Up):
+		pos--
+	case key.Matches(k, n.Down):
+		pos++
+	case page > 0 && key.Matches(k, n.PageUp):
+		pos -= page
+	case page > 0 && key.Matches(k, n.PageDown):
+		pos += page
+	case key.Matches(k, n.Top):
+		pos = 0
+	case key.Matches(k, n.Bottom):
+		pos = count - 1
+	default:
+		return pos, false
+	}
+	return max(0, min(count-1, pos)), true
+}
+
+// EachKey gives keys (SplitRunes' split) to update one at a time, as
+// if typed one by one (a key may focus an input, which then takes the
+// rest), and batches what they start.
+func EachKey[M any](m M, keys []tea.KeyMsg, update func(M, tea.Msg) (M, tea.Cmd)) (M, tea.Cmd) {
+	cmds := make([]tea.Cmd, 0, len(keys))
+	for _, k := range keys {
+		var cmd tea.Cmd
+		m, cmd = update(m, k)
+		cmds = append(cmds, cmd)
+	}
+	return m, tea.Batch(cmds...)
+}

@@ -32,3 +32,37 @@ func TestAppendHelpShowsEachHintOnce(t *testing.T) {
 		t.Fatalf("footer keys %q", keys)
 	}
 }
+
+func TestNavMoveClampsAndIgnoresOtherKeys(t *testing.T) {
+	n := NavKeys()
+	press := func(s string) tea.KeyMsg {
+		switch s {
+		case "up":
+			return tea.KeyMsg{Type: tea.KeyUp}
+		case "pgdown":
+			return tea.KeyMsg{Type: tea.KeyPgDown}
+		}
+		return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+	}
+	cases := []struct {
+		key              string
+		pos, count, page int
+		want             int
+		ok               bool
+	}{
+		{"j", 0, 3, 0, 1, true},
+		{"j", 2, 3, 0, 2, true},
+		{"up", 0, 3, 0, 0, true},
+		{"G", 0, 3, 0, 2, true},
+		{"g", 2, 3, 0, 0, true},
+		{"G", 0, 0, 0, 0, true}, // no rows: the cursor stays at 0
+		{"pgdown", 0, 10, 4, 4, true},
+		{"pgdown", 0, 10, 0, 0, false}, // no page keys on this screen
+		{"x", 1, 3, 0, 1, false},
+	}
+	for _, c := range cases {
+		got, ok := n.Move(press(c.key), c.pos, c.count, c.page)
+		require.Equal(t, c.want, got, "%+v", c)
+		require.Equal(t, c.ok, ok, "%+v", c)
+	}
+}

@@ -234,7 +234,7 @@ func (s Stack) Pending() string {
 // says so (the upload screen sending), "" when none.
 func (s Stack) Busy() string {
 	for _, it := range s.items {
-		if b, ok := it.s.(buser); ok {
+		if b, ok := it.s.(buser); ok && b.Busy() != "" {
 			return b.Busy()
 		}
 	}

@@ -62,13 +62,7 @@ func (p Standalone) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return p, tea.Quit
 		}
 		if keys := SplitRunes(msg); keys != nil && !top.Capturing() {
-			cmds := make([]tea.Cmd, 0, len(keys))
-			var m tea.Model = p
-			for _, k := range keys {
-				m, cmd = m.Update(k)
-				cmds = append(cmds, cmd)
-			}
-			return m, tea.Batch(cmds...)
+			return EachKey[tea.Model](p, keys, tea.Model.Update)
 		}
 		if !top.Capturing() && key.Matches(msg, p.keys) {
 			p.full = !p.full

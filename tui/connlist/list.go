@@ -44,9 +44,10 @@ type KeyMap struct {
 
 // DefaultKeyMap returns the list's keys.
 func DefaultKeyMap() KeyMap {
+	nav := common.NavKeys()
 	return KeyMap{
-		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Up:      nav.Up,
+		Down:    nav.Down,
 		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open as a tab")),
 		Add:     key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "add a connection")),
 		Refresh: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload profiles and key states")),

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nutrab2b/b2bx/tui/common/commontest"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/require"
 
@@ -79,23 +81,8 @@ func step(t *testing.T, m Model, msg tea.Msg) (Model, []tea.Msg) {
 	return m, out
 }
 
-func run(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range b {
-			out = append(out, run(c)...)
-		}
-		return out
-	}
-	if msg == nil {
-		return nil
-	}
-	return []tea.Msg{msg}
-}
+// run is every message cmd leads to (commontest.Messages).
+var run = commontest.Messages
 
 func keys(t *testing.T, m Model, ks ...tea.KeyMsg) (Model, []tea.Msg) {
 	t.Helper()

@@ -414,8 +414,12 @@ func (m Model) openAnswers() (Model, tea.Cmd) {
 	if m.links.store == nil {
 		return m, infoErrCmd("this tab has no local store, so it knows no uploads or stored answers")
 	}
-	push := m.stack.Push(newAnswersScreen(m.c, m.id, m.links.store, m.name, m.links.cur, m.links.sla, m.links.by))
-	m, load := m.loadLinks()
+	l := m.links.cur
+	if m.links.of {
+		l = nil // the rows' links only: the screen waits for every upload
+	}
+	push := m.stack.Push(newAnswersScreen(m.c, m.id, m.links.store, m.name, l, m.links.sla, m.links.by))
+	m, load := m.wholeLinks()
 	return m, tea.Batch(push, load)
 }
 

@@ -64,12 +64,10 @@ func (m Model) loadBacklog() (Model, tea.Cmd) {
 }
 
 func (m Model) onBacklog(msg backlogMsg) (Model, tea.Cmd) {
-	if !m.list.is(msg.msgBase) {
+	j := answered(&m.list, msg.msgBase)
+	if j == nil {
 		return m, nil
 	}
-	j := m.list
-	j.finish()
-	m.list = nil
 	// Stopped at the page cap: what was read is a real backlog (100,000
 	// entries at 1000 pages), shown with the error instead of dropped.
 	cut := errors.Is(msg.err, apiclient.ErrPageCap)
@@ -85,7 +83,8 @@ func (m Model) onBacklog(msg backlogMsg) (Model, tea.Cmd) {
 	m.table.SetRows(msg.entries, nil)
 	m.markClaimed()
 	m.run.NoteListing(msg.entries, cut) // the whole listing: the head is among it
-	var cmds []tea.Cmd
+	m, links := m.rowsChanged()
+	cmds := []tea.Cmd{links}
 	if cut {
 		_, c := m.listFailed(j, msg.err, false)
 		cmds = append(cmds, c)

@@ -17,7 +17,7 @@ import (
 // answers) bundles the team store's bytes (Options.Colleague) and says
 // who fetched it; without a Colleague it is not in the local store.
 func TestBundleOfAColleaguesDeliveryInTheApp(t *testing.T) {
-	bundleInto(t)
+	bundlesIn(t)
 	e := newAnswerEnv(t)
 	m := e.tab(t)
 	data := []byte("UNB+UNOA:3+4098765000003:14+4012345000009:14+260312:1031+CTL1'UNH+C1+CONTRL:2:2:UN'UCI+ICR0001+4012345000009:14+4098765000003:14+7'UNT+3+C1'UNZ+1+CTL1'")
@@ -39,15 +39,4 @@ func TestBundleOfAColleaguesDeliveryInTheApp(t *testing.T) {
 	m, cmd = m.startBundle("d-alice")
 	_, notes = settle(t, m, cmd)
 	require.Contains(t, infoText(notes), "not in the local store")
-}
-
-// bundleInto makes T write into a fresh directory for the test, which it
-// returns.
-func bundleInto(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	old := bundleDir
-	bundleDir = dir
-	t.Cleanup(func() { bundleDir = old })
-	return dir
 }

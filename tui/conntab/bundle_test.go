@@ -18,7 +18,7 @@ import (
 // upload writes a bundle directory and its archive; the footer names the
 // path and y offers it; no file of it holds a token or the secret.
 func TestBundleFromMailboxAndUploads(t *testing.T) {
-	dir := bundleInto(t)
+	dir := bundlesIn(t)
 
 	e := newAnswerEnv(t)
 	e.upload(t, "orders_rejectable.edi", 1)
@@ -68,7 +68,7 @@ func TestBundleFromMailboxAndUploads(t *testing.T) {
 // the bundle, so timeline.txt tells the conversation instead of "this
 // b2bx has no tracking index" (issue 23 §5).
 func TestBundleTimelineFromTheIndex(t *testing.T) {
-	bundleInto(t)
+	bundlesIn(t)
 
 	e := newAnswerEnv(t)
 	e.upload(t, "orders_rejectable.edi", 1)
@@ -87,4 +87,14 @@ func TestBundleTimelineFromTheIndex(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(b), "step one of the conversation")
 	require.NotContains(t, string(b), "no tracking index")
+}
+
+// bundlesIn makes T write its bundles under a temporary directory for the
+// test, and returns it.
+func bundlesIn(t *testing.T) string {
+	dir := t.TempDir()
+	old := bundleDir
+	bundleDir = dir
+	t.Cleanup(func() { bundleDir = old })
+	return dir
 }

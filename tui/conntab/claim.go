@@ -69,12 +69,10 @@ func (m Model) lookupHead() (Model, tea.Cmd) {
 }
 
 func (m Model) onHeadLookup(msg headMsg) (Model, tea.Cmd) {
-	if !m.list.is(msg.msgBase) {
+	j := answered(&m.list, msg.msgBase)
+	if j == nil {
 		return m, nil
 	}
-	j := m.list
-	j.finish()
-	m.list = nil
 	if msg.err != nil {
 		return m, m.jobFailed(j, msg.err, "")
 	}
@@ -203,23 +201,17 @@ func (m Model) startFetch() (Model, tea.Cmd) {
 }
 
 func (m Model) onFetch(msg fetchMsg) (Model, tea.Cmd) {
-	if !m.work.is(msg.msgBase) {
+	j := answered(&m.work, msg.msgBase)
+	if j == nil {
 		return m, nil
 	}
-	j := m.work
-	j.finish()
-	m.work = nil
 	cl := m.claim
 	cl.res, cl.snap, cl.stage = msg.res, cl.progress.Snapshot(), j.stage.Load()
 	id := cl.entry.DeliveryAttemptID
 	if msg.err != nil {
 		cl.cancelled = j.cancelled
 		m.table.SetStatus(id, "refused")
-		corr := ""
-		if h := m.cur().Held; h != nil {
-			corr = h.CorrelationID()
-		}
-		return m.stopWork(m.jobFailed(j, msg.err, corr))
+		return m.stopWork(m.jobFailed(j, msg.err, m.heldCorrelation()))
 	}
 	m.table.SetStatus(id, "verified")
 	// The payload is in the store now: link it (an answer to an upload).
@@ -257,20 +249,15 @@ func (m Model) startAck() (Model, tea.Cmd) {
 }
 
 func (m Model) onAck(msg ackMsg) (Model, tea.Cmd) {
-	if !m.work.is(msg.msgBase) {
+	j := answered(&m.work, msg.msgBase)
+	if j == nil {
 		return m, nil
 	}
-	j := m.work
-	j.finish()
-	m.work = nil
 	cl := m.claim
 	if msg.res != nil {
 		cl.res = msg.res
 	}
-	corr := ""
-	if h := m.cur().Held; h != nil {
-		corr = h.CorrelationID()
-	}
+	corr := m.heldCorrelation()
 	if m.run.Phase() != worker.PhaseAcked {
 		return m.stopWork(m.jobFailed(j, msg.err, corr))
 	}
@@ -528,4 +515,13 @@ func (m Model) cancelJob(j *job) Model {
 	j.cancelled = true
 	j.cancel()
 	return m
+}
+
+// heldCorrelation is the correlation ID of the entry the runner holds,
+// "" when it holds none: what a failed step's message names.
+func (m Model) heldCorrelation() string {
+	if h := m.cur().Held; h != nil {
+		return h.CorrelationID()
+	}
+	return ""
 }

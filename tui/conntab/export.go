@@ -49,11 +49,9 @@ func (m Model) onExport(msg common.ExportMsg) (Model, tea.Cmd) {
 	}
 	var write func(string, bool) (string, error)
 	if top := m.stack.Top(); top != nil {
-		ex, ok := top.(common.Exporter)
-		if !ok {
+		if write = common.ExporterOf(top); write == nil {
 			return m, infoErrCmd("the " + top.Title() + " has no table to export; esc back to the mailbox, then :export PATH")
 		}
-		write = ex.Exporter()
 	} else {
 		write = writeTable(m.mailboxTable())
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -98,22 +97,8 @@ type harness struct {
 	notes  *frameLog // every Info and ErrorMsg, one per line
 }
 
-type frameLog struct {
-	mu  sync.Mutex
-	all strings.Builder
-}
-
-func (f *frameLog) add(s string) {
-	f.mu.Lock()
-	f.all.WriteString(s)
-	f.mu.Unlock()
-}
-
-func (f *frameLog) String() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.all.String()
-}
+// frameLog records what the screen drew, written by the program and read by the test.
+type frameLog = syncbuf.Buffer
 
 func (h harness) Init() tea.Cmd { return h.tab.Init() }
 
@@ -124,11 +109,11 @@ func (h harness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return h, nil
 	case common.ErrorMsg:
 		h.footer = "ERROR " + msg.Code
-		h.notes.add("ERROR " + msg.Line() + "\n")
+		h.notes.WriteString("ERROR " + msg.Line() + "\n")
 		return h, nil
 	case common.Info:
 		h.footer = "INFO"
-		h.notes.add("INFO " + msg.Text + "\n")
+		h.notes.WriteString("INFO " + msg.Text + "\n")
 		return h, nil
 	case tea.KeyMsg:
 		if msg.Type == tea.KeyCtrlC {
@@ -143,7 +128,7 @@ func (h harness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (h harness) View() string {
 	v := h.tab.View() + "\n" + h.footer
-	h.frames.add(v)
+	h.frames.WriteString(v)
 	return v
 }
 

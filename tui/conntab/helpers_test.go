@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nutrab2b/b2bx/tui/common/commontest"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/require"
 
@@ -236,19 +238,8 @@ func newTestWith(t testing.TB, n, pageSize int, opt func(*Options)) (Model, *fak
 	return m, be, clk
 }
 
-func keyMsg(s string) tea.KeyMsg {
-	switch s {
-	case "esc":
-		return tea.KeyMsg{Type: tea.KeyEsc}
-	case "enter":
-		return tea.KeyMsg{Type: tea.KeyEnter}
-	case "up":
-		return tea.KeyMsg{Type: tea.KeyUp}
-	case "down":
-		return tea.KeyMsg{Type: tea.KeyDown}
-	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
-}
+// keyMsg is the key message of a key by its name (commontest.Key).
+var keyMsg = commontest.Key
 
 // press sends a key and runs what it starts to the end (settle).
 func press(t testing.TB, m Model, k string) (Model, []tea.Msg) {

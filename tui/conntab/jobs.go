@@ -168,6 +168,18 @@ func (j *job) retryNow() {
 // is reports whether msg answers this (running) job.
 func (j *job) is(b msgBase) bool { return j != nil && j.req == b.req }
 
+// answered takes the job *slot holds when b is its answer: finished
+// (its context released) and the slot cleared; nil when b is stale.
+func answered(slot **job, b msgBase) *job {
+	j := *slot
+	if !j.is(b) {
+		return nil
+	}
+	j.finish()
+	*slot = nil
+	return j
+}
+
 // finish releases the job's context once its answer arrived.
 func (j *job) finish() {
 	if j != nil {

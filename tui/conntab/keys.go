@@ -1,11 +1,15 @@
 package conntab
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/nutrab2b/b2bx/tui/common"
+)
 
 // KeyMap is the connection tab's keys. The shell's global keys (q, [, ],
 // 1-9, :, ?, L, ctrl+c) are not used here.
 type KeyMap struct {
-	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	common.Nav
 
 	Next, Prev, Refresh, Bigger, Smaller, Filter, Backlog key.Binding
 
@@ -24,16 +28,9 @@ type KeyMap struct {
 
 // DefaultKeyMap is the tab's key map (shown by the shell's `?` help).
 func DefaultKeyMap() KeyMap {
-	b := func(keys []string, help, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
-	}
+	b := common.Bind
 	return KeyMap{
-		Up:       b([]string{"up", "k"}, "↑/k", "up"),
-		Down:     b([]string{"down", "j"}, "↓/j", "down"),
-		PageUp:   b([]string{"pgup", "ctrl+u"}, "pgup", "screen up"),
-		PageDown: b([]string{"pgdown", "ctrl+d"}, "pgdn", "screen down"),
-		Top:      b([]string{"home", "g"}, "g", "first row"),
-		Bottom:   b([]string{"end", "G"}, "G", "last row"),
+		Nav: common.NavKeys(),
 
 		Next:    b([]string{"n"}, "n", "next page"),
 		Prev:    b([]string{"p"}, "p", "previous page"),

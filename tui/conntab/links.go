@@ -26,6 +26,14 @@ type links struct {
 	// its last answer
 	sentBy func(ctx context.Context, conn string) map[string]string
 	by     map[string]string
+	// loadOf reads the link input of some stored deliveries: the tab's
+	// own, for its mailbox rows (nil: load, the whole connection). With
+	// it the tab reads what its rows' conversations hold, not the store,
+	// until H or the fix flow needs every upload (whole).
+	loadOf up.DeliveriesLoader
+	whole  bool               // the tab wants the whole connection's links (H was opened)
+	of     bool               // cur holds only the link input of the rows (loadOf)
+	sel    string             // the delivery a timeline asked for, read with the rows by the last rowLinks
 	sla    track.SLA          // the profile's answer deadlines: when an upload is overdue (H)
 	cur    *up.Linked         // the last load; nil before the first
 	err    error              // the last load failed
@@ -43,13 +51,18 @@ type linksMsg struct {
 	linked *up.Linked
 	by     map[string]string // who sent the team's uploads (Options.SentBy)
 	err    error
+	of     bool // the link input of the rows only (loadOf)
 }
 
 // loadLinks reads the upload history and the stored answers again in the
-// background (payloads already read are not parsed again).
+// background (payloads already read are not parsed again): of the rows
+// the tab shows (rowLinks), or of the whole connection once H wants it.
 func (m Model) loadLinks() (Model, tea.Cmd) {
 	if m.links.store == nil {
 		return m, nil
+	}
+	if m.links.loadOf != nil && !m.links.whole {
+		return m.rowLinks()
 	}
 	m, req, ctx := m.startLinks()
 	store, conn, prev, tab, load, sentBy := m.links.store, m.links.connID, m.links.cur, m.id, m.links.load, m.links.sentBy
@@ -60,10 +73,10 @@ func (m Model) loadLinks() (Model, tea.Cmd) {
 		}
 		if load != nil {
 			l, err := load(ctx, store, conn)
-			return linksMsg{msgBase{tab, req}, l, by, err}
+			return linksMsg{msgBase{tab, req}, l, by, err, false}
 		}
 		l, err := up.LoadLinked(ctx, store, conn, prev)
-		return linksMsg{msgBase{tab, req}, l, by, err}
+		return linksMsg{msgBase{tab, req}, l, by, err, false}
 	}
 }
 
@@ -122,15 +135,59 @@ func (m Model) linkStored(st *spool.Stored) (Model, tea.Cmd) {
 	if m.links.store == nil || st == nil {
 		return m, nil
 	}
-	if m.links.cur == nil || m.links.req != 0 {
-		return m.loadLinks()
+	if m.links.cur == nil || m.links.req != 0 || m.links.of {
+		return m.loadLinks() // the rows' links: WithDelivery would link it to the rows' uploads only
 	}
 	m, req, ctx := m.startLinks()
 	cur, s, tab, by := m.links.cur, *st, m.id, m.links.by
 	return m, func() tea.Msg {
 		l, err := cur.WithDelivery(ctx, s)
-		return linksMsg{msgBase{tab, req}, l, by, err}
+		return linksMsg{msgBase{tab, req}, l, by, err, false}
 	}
+}
+
+// rowLinks reads the link input of the deliveries the tab shows: its
+// rows, the claim's and the one a timeline asked to see (loadOf). So
+// opening a tab reads its page's conversations, not the store (issue 23
+// §1); a delivery just stored is read from the index like the others.
+func (m Model) rowLinks() (Model, tea.Cmd) {
+	m, req, ctx := m.startLinks()
+	rows := m.table.Rows()
+	ids := make([]string, 0, len(rows)+2)
+	for _, r := range rows {
+		ids = append(ids, r.ID())
+	}
+	if m.claim != nil {
+		ids = append(ids, m.claim.entry.DeliveryAttemptID)
+	}
+	if m.links.sel = m.selectWant; m.selectWant != "" {
+		ids = append(ids, m.selectWant)
+	}
+	store, conn, tab, load := m.links.store, m.links.connID, m.id, m.links.loadOf
+	return m, func() tea.Msg {
+		l, err := load(ctx, store, conn, ids)
+		return linksMsg{msgBase: msgBase{tab, req}, linked: l, err: err, of: true}
+	}
+}
+
+// asked reports whether the last rowLinks read delivery id as the one a
+// timeline asked for.
+func (l links) asked(id string) bool { return l.sel == id }
+
+// wholeLinks makes the tab read the whole connection's link input from
+// now on (H lists every upload) and starts reading it.
+func (m Model) wholeLinks() (Model, tea.Cmd) {
+	m.links.whole = true
+	return m.loadLinks()
+}
+
+// rowsChanged reads the links of new rows (a page, the backlog) when the
+// tab reads only its rows' links.
+func (m Model) rowsChanged() (Model, tea.Cmd) {
+	if m.links.loadOf == nil || m.links.whole {
+		return m, nil
+	}
+	return m.loadLinks()
 }
 
 func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
@@ -146,8 +203,11 @@ func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
 		return m, m.errorMsgCmd(apiErrorMsg{text: "the upload history or the stored deliveries could not be read, so answers are not linked: " +
 			capText(termsafe.String(msg.err.Error())), action: "check the store directory's permissions and the history file"})
 	}
-	m.links.cur, m.links.by, m.links.err = msg.linked, msg.by, nil
-	m.stack.Notify(linkedNews{msg.linked, msg.by}) // the uploads screen shows them
+	m.links.cur, m.links.err, m.links.of = msg.linked, nil, msg.of
+	if !msg.of { // the whole connection's: who sent its uploads with it
+		m.links.by = msg.by
+		m.stack.Notify(linkedNews{msg.linked, msg.by}) // the uploads screen shows them
+	}
 	return m, nil
 }
 

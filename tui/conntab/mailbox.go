@@ -74,12 +74,10 @@ func (m Model) loadPage(stack []pageRef, th then) (Model, tea.Cmd) {
 }
 
 func (m Model) onPage(msg pageMsg) (Model, tea.Cmd) {
-	if !m.list.is(msg.msgBase) {
+	j := answered(&m.list, msg.msgBase)
+	if j == nil {
 		return m, nil
 	}
-	j := m.list
-	j.finish()
-	m.list = nil
 	if msg.err != nil {
 		return m.listFailed(j, msg.err, msg.then == thenProcessHead)
 	}
@@ -95,6 +93,11 @@ func (m Model) onPage(msg pageMsg) (Model, tea.Cmd) {
 	m.table.SetRows(p.Entries, positions(m.pager.top().first, p))
 	m.markClaimed()
 	var cmds []tea.Cmd
+	if m.links.loadOf != nil {
+		var cmd tea.Cmd
+		m, cmd = m.rowsChanged() // the new rows' links
+		cmds = append(cmds, cmd)
+	}
 	if len(m.pager.stack) == 1 && m.run.NoteListing(p.Entries, p.HasMore) && msg.then != thenProcessHead {
 		// Page 1 holds no head: the runner's head search finds it on a
 		// later page, so the marker and enter agree with P.

@@ -57,6 +57,12 @@ type Options struct {
 	// upload guard (track.Loader: from the tracking index, not by parsing
 	// every stored answer); nil reads the store.
 	Links up.Loader
+	// LinksOf, if set, reads the tab's own link input (the details pane,
+	// the claim panel, v and D on a row) for the deliveries it shows
+	// only (track.DeliveriesLoader), until H needs every upload: opening
+	// the tab then costs what its rows' conversations hold, not the store.
+	// nil: Links, the whole connection.
+	LinksOf up.DeliveriesLoader
 	// LinksFor, if set, reads the link input of only some uploads (the
 	// upload screen's guard and pre-flight history: track.SelectLoader);
 	// nil reads the store.
@@ -176,14 +182,18 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	m.links.store, m.links.connID, m.conn, m.links.load, m.links.loadFor = conn.Spool, conn.Target.ConnectionID, conn, opts.Links, opts.LinksFor
 	m.links.sentBy = opts.SentBy
 	m.colleague = opts.Colleague
+	m.links.loadOf = opts.LinksOf
 	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
 	m.links.sla = track.SLA{Contrl: contrl, Ordrsp: ordrsp}
 	m.fixBackend = func(l *up.Linked) fix.Backend { return fix.NewBackend(conn, l, opts.LinksFor) }
 	// The links are read with the first page: what was downloaded before
 	// is linked as soon as the table shows.
-	var linkCmd tea.Cmd
-	m, linkCmd = m.loadLinks()
-	m.initCmd = tea.Batch(m.initCmd, linkCmd)
+	// With LinksOf they are the first page's, read once it is there.
+	if m.links.loadOf == nil {
+		var linkCmd tea.Cmd
+		m, linkCmd = m.loadLinks()
+		m.initCmd = tea.Batch(m.initCmd, linkCmd)
+	}
 	return m
 }
 

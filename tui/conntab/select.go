@@ -34,6 +34,10 @@ func (m Model) onSelect(msg SelectMsg) (Model, tea.Cmd) {
 		path := d.Stored.Path
 		return m.openViewer(func() (string, error) { return path, nil }, deliveryTitle(id, d.Stored.Meta.MessageType))
 	}
+	if m.links.of && !m.links.asked(id) { // the rows' links only: read this delivery's too, then again
+		m.selectWant = id
+		return m.loadLinks()
+	}
 	return m, infoCmd("delivery " + termsafe.String(id) + " is not on this page of the mailbox and not stored here: A loads the whole backlog")
 }
 

@@ -164,7 +164,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		return append(top.FullHelp(), []key.Binding{common.CloseKey})
 	}
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		k.Nav.Bindings(),
 		{k.Next, k.Prev, k.Refresh, k.Bigger, k.Smaller, k.Filter, k.Backlog},
 		{k.Claim, k.Download, k.Ack, k.Process, k.Enter, k.Worker, k.Drop},
 		{k.View, k.Diff, k.Answers, k.Upload, k.RetryNow, k.Cancel},

@@ -2,12 +2,11 @@ package eventview
 
 import (
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -49,7 +48,7 @@ func (m Model) detailLines(f findingRow, h int) []string {
 // values clipped).
 func (m Model) eventFields(ev events.Event) []string {
 	st := m.c.Styles
-	v := func(s string) string { return orDash(termsafe.String(clip(s, 120))) }
+	v := func(s string) string { return human.OrDash(termsafe.String(human.Clip(s, 120))) }
 	label := func(s string) string { return st.Muted.Render(s) }
 	where := fmt.Sprintf("event #%d · %d bytes · %s", ev.Index, ev.Bytes, m.deliveryName(ev.Delivery))
 	if ev.Position >= 0 {
@@ -110,25 +109,7 @@ func (m Model) deliveryName(di int) string {
 	if di < 0 || di >= len(m.rep.raw.Deliveries) {
 		return "no delivery"
 	}
-	return fmt.Sprintf("delivery D%d %s", di, termsafe.String(clip(baseName(m.rep.raw.Deliveries[di].Name), 80)))
-}
-
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return fmt.Sprintf("delivery D%d %s", di, termsafe.String(human.Clip(baseName(m.rep.raw.Deliveries[di].Name), 80)))
 }
 
 func countNoun(n int, one, many string) string {
@@ -136,17 +117,4 @@ func countNoun(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// int64List lists numbers, at most 20.
-func int64List(ns []int64) string {
-	parts := make([]string, 0, min(len(ns), 21))
-	for i, n := range ns {
-		if i == 20 {
-			parts = append(parts, fmt.Sprintf("… %d more", len(ns)-20))
-			break
-		}
-		parts = append(parts, fmt.Sprint(n))
-	}
-	return strings.Join(parts, ", ")
 }

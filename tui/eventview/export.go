@@ -10,8 +10,7 @@ import (
 
 // Exporter implements common.Exporter: `:export PATH` writes the
 // findings the inspector shows (the filter applies) as CSV or JSON.
-func (s screen) Exporter() func(path string, force bool) (string, error) {
-	m := s.Model
+func (m Model) Exporter() func(path string, force bool) (string, error) {
 	if m.rep == nil {
 		return func(string, bool) (string, error) {
 			return "", errors.New("no report yet: open a capture first (:events PATH); nothing was written")

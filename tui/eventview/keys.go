@@ -1,16 +1,20 @@
 package eventview
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/nutrab2b/b2bx/tui/common"
+)
 
 // KeyMap is the event inspector's keys. While the screen is open it gets
 // every key but ctrl+c, so it may use letters the shell uses elsewhere.
 type KeyMap struct {
 	// Report.
-	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
-	Section, PrevSection                    key.Binding
-	Open, Rerun, Filter                     key.Binding
-	Secret, Keyring, Forget                 key.Binding
-	Listen                                  key.Binding
+	common.Nav
+	Section, PrevSection    key.Binding
+	Open, Rerun, Filter     key.Binding
+	Secret, Keyring, Forget key.Binding
+	Listen                  key.Binding
 	// File list (movement and h/l are the file picker's own keys).
 	Select, AllFiles, InspectDir, TypePath key.Binding
 	// Text inputs.
@@ -22,16 +26,9 @@ type KeyMap struct {
 // DefaultKeyMap is the screen's key map (shown in its help line and by
 // FullHelp).
 func DefaultKeyMap() KeyMap {
-	b := func(keys []string, help, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
-	}
+	b := common.Bind
 	return KeyMap{
-		Up:          b([]string{"up", "k"}, "↑/k", "up"),
-		Down:        b([]string{"down", "j"}, "↓/j", "down"),
-		PageUp:      b([]string{"pgup", "ctrl+u"}, "pgup", "screen up"),
-		PageDown:    b([]string{"pgdown", "ctrl+d"}, "pgdn", "screen down"),
-		Top:         b([]string{"home", "g"}, "g", "first"),
-		Bottom:      b([]string{"end", "G"}, "G", "last"),
+		Nav:         common.NavKeys(),
 		Section:     b([]string{"tab"}, "tab", "next view"),
 		PrevSection: b([]string{"shift+tab"}, "shift+tab", "previous view"),
 		Open:        b([]string{"o"}, "o", "open another file"),
@@ -84,7 +81,7 @@ func (m Model) ShortHelp() []key.Binding {
 func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		k.Nav.Bindings(),
 		{k.Section, k.PrevSection, k.Filter, k.Open, k.Rerun},
 		{k.Secret, k.Keyring, k.Forget, k.Listen},
 		append([]key.Binding{k.Select, k.InspectDir, k.TypePath, k.AllFiles}, pickerHelp...),

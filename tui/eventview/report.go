@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -79,12 +80,12 @@ func newFindingRow(r events.Report, f events.Finding) findingRow {
 	case f.Event >= 0:
 		where = fmt.Sprintf("#%d", f.Event)
 		if f.EventID != "" {
-			where += " " + termsafe.String(clip(f.EventID, 40))
+			where += " " + termsafe.String(human.Clip(f.EventID, 40))
 		}
 	case f.Delivery >= 0:
 		where = fmt.Sprintf("D%d", f.Delivery)
 		if f.Delivery < len(r.Deliveries) {
-			where += " " + termsafe.String(clip(baseName(r.Deliveries[f.Delivery].Name), 40))
+			where += " " + termsafe.String(human.Clip(baseName(r.Deliveries[f.Delivery].Name), 40))
 		}
 	}
 	if f.Field != "" {
@@ -110,11 +111,11 @@ func streamRows(r events.Report) []streamRow {
 	}
 	rows := make([]streamRow, 0, len(r.Streams))
 	for _, s := range r.Streams {
-		sender, subject := termsafe.String(clip(s.Sender, 40)), termsafe.String(clip(s.Subject, 60))
+		sender, subject := termsafe.String(human.Clip(s.Sender, 40)), termsafe.String(human.Clip(s.Subject, 60))
 		row := streamRow{name: "sender " + sender + " · subject " + subject}
 		var replay, parked, beat, regressions string
 		if len(s.Parked) > 0 {
-			parked = fmt.Sprintf("parked %s (%s)", int64List(s.Parked), events.NBParked)
+			parked = fmt.Sprintf("parked %s (%s)", human.Int64s(s.Parked, 20), events.NBParked)
 			row.problem = true
 		}
 		if s.Heartbeat > s.LastProcessed {
@@ -125,7 +126,7 @@ func streamRows(r events.Report) []streamRow {
 			row.problem = true
 		}
 		if rs := regress[[2]string{s.Sender, s.Subject}]; len(rs) > 0 {
-			regressions = fmt.Sprintf("%s rejected: %s", countNoun(len(rs), "regression", "regressions"), int64List(rs))
+			regressions = fmt.Sprintf("%s rejected: %s", countNoun(len(rs), "regression", "regressions"), human.Int64s(rs, 20))
 			row.problem = true
 		}
 		row.line = joinSome(processedText(s), parked, beat, replay, regressions)
@@ -187,8 +188,8 @@ func dupRows(r events.Report) []dupRow {
 		if seen {
 			orig = fmt.Sprintf("the original result of #%d: %s", j, r.Events[j].Outcome)
 		}
-		row.line = fmt.Sprintf("#%d %s key %s → DUPLICATE + %s (%s)", i, orDash(termsafe.String(clip(ev.ID, 40))),
-			termsafe.String(clip(ev.IdempotencyKey, 60)), orig, events.NBDuplicate)
+		row.line = fmt.Sprintf("#%d %s key %s → DUPLICATE + %s (%s)", i, human.OrDash(termsafe.String(human.Clip(ev.ID, 40))),
+			termsafe.String(human.Clip(ev.IdempotencyKey, 60)), orig, events.NBDuplicate)
 		rows = append(rows, row)
 	}
 	return rows
@@ -211,7 +212,7 @@ func sigRows(r events.Report) ([]sigRow, string) {
 	rows := make([]sigRow, 0, len(r.Deliveries))
 	for _, d := range r.Deliveries {
 		row := sigRow{delivery: d.Index}
-		name := fmt.Sprintf("D%d %s: ", d.Index, termsafe.String(clip(baseName(d.Name), 60)))
+		name := fmt.Sprintf("D%d %s: ", d.Index, termsafe.String(human.Clip(baseName(d.Name), 60)))
 		f, hasFinding := byDelivery[d.Index]
 		switch s := d.Signature; {
 		case !d.HasHeaders:

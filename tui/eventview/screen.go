@@ -25,19 +25,7 @@ func (m Model) atRest() bool {
 }
 
 // Screen is the inspector as a screen of a stack (common.Screen).
-func (m Model) Screen() common.Screen { return screen{m} }
+func (m Model) Screen() common.Screen { return common.Adapt(m) }
 
 // FromScreen is the inspector a screen shows, if it is one.
-func FromScreen(s common.Screen) (Model, bool) {
-	v, ok := s.(screen)
-	return v.Model, ok
-}
-
-type screen struct{ Model }
-
-func (s screen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
-	m, cmd := s.Model.Update(msg)
-	return screen{m}, cmd
-}
-
-func (s screen) SetSize(w, h int) common.Screen { return screen{s.Model.SetSize(w, h)} }
+func FromScreen(s common.Screen) (Model, bool) { return common.As[Model](s) }

@@ -48,25 +48,13 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.liveRedrawn()
 	case tea.KeyMsg:
 		if keys := common.SplitRunes(msg); keys != nil && m.focus == inNone {
-			return m.updateEach(keys)
+			return common.EachKey(m, keys, Model.Update)
 		}
 		return m.key(msg)
 	}
 	var cmd tea.Cmd
 	m.picker, cmd = m.picker.Update(msg)
 	return m, cmd
-}
-
-// updateEach handles keys one by one (a key may focus an input, which
-// then takes the rest).
-func (m Model) updateEach(keys []tea.KeyMsg) (Model, tea.Cmd) {
-	cmds := make([]tea.Cmd, 0, len(keys))
-	for _, k := range keys {
-		var cmd tea.Cmd
-		m, cmd = m.Update(k)
-		cmds = append(cmds, cmd)
-	}
-	return m, tea.Batch(cmds...)
 }
 
 func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {

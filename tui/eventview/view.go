@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nutrab2b/b2bx/apiclient/events"
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -154,7 +155,7 @@ func (m Model) headLines() []string {
 		verdict = st.Error.Render(fmt.Sprintf("%s %d error(s)", st.Marks.Fail, r.Errors))
 	}
 	lines = append(lines, fmt.Sprintf("%s, %s · %s · %d warning(s) · %s", countNoun(len(r.Deliveries), "delivery", "deliveries"),
-		countNoun(len(r.Events), "event", "events"), verdict, r.Warnings, orDash(m.rep.outcomes)))
+		countNoun(len(r.Events), "event", "events"), verdict, r.Warnings, human.OrDash(m.rep.outcomes)))
 	lines = append(lines, m.rep.sigSum)
 	var shown, problems int
 	for _, s := range m.rep.streams {

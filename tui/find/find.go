@@ -96,15 +96,13 @@ func (o Openers) Open(owner common.TabID, op track.Opens) tea.Cmd {
 
 // keyMap is the keys of both screens.
 type keyMap struct {
-	Up, Down, Top, Bottom, Open, Refresh, Close key.Binding
+	common.Nav
+	Open, Refresh, Close key.Binding
 }
 
 func newKeyMap() keyMap {
 	return keyMap{
-		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Top:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "first")),
-		Bottom:  key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "last")),
+		Nav:     common.NavKeys(),
 		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 		Refresh: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "search again")),
 		Close:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q/esc", "back")),

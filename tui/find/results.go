@@ -81,24 +81,12 @@ func (r *Results) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 		r.cursor, r.top = 0, 0
 	case tea.KeyMsg:
 		if ks := common.SplitRunes(msg); ks != nil {
-			var cmds []tea.Cmd
-			for _, k := range ks {
-				var cmd tea.Cmd
-				_, cmd = r.Update(k)
-				cmds = append(cmds, cmd)
-			}
-			return r, tea.Batch(cmds...)
+			return common.EachKey[common.Screen](r, ks, common.Screen.Update)
 		}
 		n := len(r.res.Conversations)
-		switch {
-		case key.Matches(msg, r.keys.Up):
-			r.cursor = max(0, r.cursor-1)
-		case key.Matches(msg, r.keys.Down):
-			r.cursor = max(0, min(n-1, r.cursor+1))
-		case key.Matches(msg, r.keys.Top):
-			r.cursor = 0
-		case key.Matches(msg, r.keys.Bottom):
-			r.cursor = max(0, n-1)
+		var moved bool
+		switch r.cursor, moved = r.keys.Move(msg, r.cursor, n, 0); {
+		case moved:
 		case key.Matches(msg, r.keys.Refresh):
 			return r, r.search()
 		case key.Matches(msg, r.keys.Open):

@@ -56,24 +56,13 @@ func (t *Timeline) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
 		return t, nil
 	}
 	if ks := common.SplitRunes(k); ks != nil {
-		var cmds []tea.Cmd
-		for _, one := range ks {
-			_, cmd := t.Update(one)
-			cmds = append(cmds, cmd)
-		}
-		return t, tea.Batch(cmds...)
+		return common.EachKey[common.Screen](t, ks, common.Screen.Update)
 	}
 	n := len(t.steps)
 	t.info = ""
-	switch {
-	case key.Matches(k, t.keys.Up):
-		t.cursor = max(0, t.cursor-1)
-	case key.Matches(k, t.keys.Down):
-		t.cursor = max(0, min(n-1, t.cursor+1))
-	case key.Matches(k, t.keys.Top):
-		t.cursor = 0
-	case key.Matches(k, t.keys.Bottom):
-		t.cursor = max(0, n-1)
+	var moved bool
+	switch t.cursor, moved = t.keys.Move(k, t.cursor, n, 0); {
+	case moved:
 	case key.Matches(k, t.keys.Open):
 		if n == 0 {
 			return t, nil

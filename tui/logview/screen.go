@@ -11,30 +11,23 @@ import (
 // it is on the stack.
 func (m Model) Screen() common.Screen {
 	m, _ = m.Open()
-	return screen{m}
+	return common.Adapt(m)
 }
 
 // FromScreen is the log view a screen shows, if it is one.
-func FromScreen(s common.Screen) (Model, bool) {
-	v, ok := s.(screen)
-	return v.Model, ok
-}
+func FromScreen(s common.Screen) (Model, bool) { return common.As[Model](s) }
 
-type screen struct{ Model }
+// Init starts the refresh tick when the log is pushed (common.Initer).
+func (m Model) Init() tea.Cmd { return m.tick() }
 
-func (s screen) Init() tea.Cmd { return s.tick() }
+// Capturing implements common.Screen: the log has no text input.
+func (Model) Capturing() bool { return false }
 
-func (s screen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
-	m, cmd := s.Model.Update(msg)
-	return screen{m}, cmd
-}
+// Title implements common.Screen.
+func (Model) Title() string { return "session log" }
 
-func (s screen) SetSize(w, h int) common.Screen { return screen{s.Model.SetSize(w, h)} }
-func (s screen) Capturing() bool                { return false }
-func (s screen) Close()                         {}
-func (s screen) Title() string                  { return "session log" }
-
-func (s screen) Closes(k tea.KeyMsg) bool {
+// Closes implements common.Screen: L, q and esc.
+func (Model) Closes(k tea.KeyMsg) bool {
 	switch k.String() {
 	case "L", "q", "esc":
 		return true

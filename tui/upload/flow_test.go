@@ -2,10 +2,10 @@ package upload
 
 import (
 	"bytes"
-	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/nutrab2b/b2bx/internal/syncbuf"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -21,22 +21,8 @@ type harness struct {
 	frames *frames
 }
 
-type frames struct {
-	mu  sync.Mutex
-	all strings.Builder
-}
-
-func (f *frames) add(s string) {
-	f.mu.Lock()
-	f.all.WriteString(s)
-	f.mu.Unlock()
-}
-
-func (f *frames) String() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.all.String()
-}
+// frames records what the screen drew, written by the program and read by the test.
+type frames = syncbuf.Buffer
 
 func (h harness) Init() tea.Cmd { return h.m.Init() }
 
@@ -55,7 +41,7 @@ func (h harness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (h harness) View() string {
 	v := h.m.View()
-	h.frames.add(v)
+	h.frames.WriteString(v)
 	return v
 }
 

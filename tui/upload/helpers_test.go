@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nutrab2b/b2bx/tui/common/commontest"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
@@ -121,19 +123,8 @@ func press(t *testing.T, m Model, keys ...string) Model {
 	return m
 }
 
-func keyMsg(k string) tea.KeyMsg {
-	switch k {
-	case "enter":
-		return tea.KeyMsg{Type: tea.KeyEnter}
-	case "esc":
-		return tea.KeyMsg{Type: tea.KeyEsc}
-	case "backspace":
-		return tea.KeyMsg{Type: tea.KeyBackspace}
-	case "down":
-		return tea.KeyMsg{Type: tea.KeyDown}
-	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
-}
+// keyMsg is the key message of a key by its name (commontest.Key).
+var keyMsg = commontest.Key
 
 // typeText types s into the focused input.
 func typeText(t *testing.T, m Model, s string) Model {

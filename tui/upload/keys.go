@@ -1,6 +1,9 @@
 package upload
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/nutrab2b/b2bx/tui/common"
+)
 
 // KeyMap is the upload screen's keys. The shell's global keys (q, [, ],
 // 1-9, :, ?, L, ctrl+c) are not used here.
@@ -17,9 +20,7 @@ type KeyMap struct {
 
 // DefaultKeyMap is the screen's key map (shown by the shell's `?` help).
 func DefaultKeyMap() KeyMap {
-	b := func(keys []string, help, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
-	}
+	b := common.Bind
 	return KeyMap{
 		Select:   b([]string{"enter"}, "enter", "open / choose file"),
 		AllFiles: b([]string{"a"}, "a", "all files / .edi .edifact .txt"),

@@ -21,22 +21,10 @@ func (m Model) Closes(k tea.KeyMsg) bool {
 func (m Model) Title() string { return "upload ORDERS" }
 
 // Screen is the upload screen as a screen of a stack (common.Screen).
-func (m Model) Screen() common.Screen { return screen{m} }
+func (m Model) Screen() common.Screen { return common.Adapt(m) }
 
 // FromScreen is the upload screen a screen shows, if it is one.
-func FromScreen(s common.Screen) (Model, bool) {
-	v, ok := s.(screen)
-	return v.Model, ok
-}
-
-type screen struct{ Model }
-
-func (s screen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
-	m, cmd := s.Model.Update(msg)
-	return screen{m}, cmd
-}
-
-func (s screen) SetSize(w, h int) common.Screen { return screen{s.Model.SetSize(w, h)} }
+func FromScreen(s common.Screen) (Model, bool) { return common.As[Model](s) }
 
 // Left is what the upload screen hands its owner when it leaves its
 // stack (common.Resulter): something may have been sent, so the owner
@@ -44,4 +32,4 @@ func (s screen) SetSize(w, h int) common.Screen { return screen{s.Model.SetSize(
 type Left struct{}
 
 // Result implements common.Resulter.
-func (screen) Result() tea.Msg { return Left{} }
+func (Model) Result() tea.Msg { return Left{} }

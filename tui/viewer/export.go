@@ -21,12 +21,12 @@ var ErrExportJSON = errors.New("the viewer exports the document as JSON, the sam
 // the file (the mapping is read only while open, inside edi.Guard); the
 // returned function only writes it, atomically and never over a file
 // without `:export!`.
-func (s screen) Exporter() func(path string, force bool) (string, error) {
+func (m Model) Exporter() func(path string, force bool) (string, error) {
 	var buf bytes.Buffer
 	var werr error
-	err := s.src.read(func() {
+	err := m.src.read(func() {
 		w := bufio.NewWriter(&buf)
-		if werr = jsonout.Write(context.Background(), w, s.src.Name(), s.doc(), jsonout.Options{}); werr == nil {
+		if werr = jsonout.Write(context.Background(), w, m.src.Name(), m.doc(), jsonout.Options{}); werr == nil {
 			werr = w.Flush()
 		}
 	})

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nutrab2b/b2bx/tui/common/commontest"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/nutrab2b/b2bx/tui/common"
@@ -46,36 +48,8 @@ func fromBytes(t testing.TB, data []byte) Model {
 	return New(testCommon(), src, Options{}).SetSize(120, 40)
 }
 
-// keyMsg builds the tea.KeyMsg for a key name as bubbletea reports it.
-func keyMsg(k string) tea.KeyMsg {
-	switch k {
-	case "up":
-		return tea.KeyMsg{Type: tea.KeyUp}
-	case "down":
-		return tea.KeyMsg{Type: tea.KeyDown}
-	case "pgup":
-		return tea.KeyMsg{Type: tea.KeyPgUp}
-	case "pgdown":
-		return tea.KeyMsg{Type: tea.KeyPgDown}
-	case "ctrl+u":
-		return tea.KeyMsg{Type: tea.KeyCtrlU}
-	case "ctrl+d":
-		return tea.KeyMsg{Type: tea.KeyCtrlD}
-	case "home":
-		return tea.KeyMsg{Type: tea.KeyHome}
-	case "end":
-		return tea.KeyMsg{Type: tea.KeyEnd}
-	case "enter":
-		return tea.KeyMsg{Type: tea.KeyEnter}
-	case "esc":
-		return tea.KeyMsg{Type: tea.KeyEsc}
-	case "tab":
-		return tea.KeyMsg{Type: tea.KeyTab}
-	case "backspace":
-		return tea.KeyMsg{Type: tea.KeyBackspace}
-	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
-}
+// keyMsg is the key message of a key by its name (commontest.Key).
+var keyMsg = commontest.Key
 
 // press sends keys and runs every command they return to the end (the
 // search's steps), like the program's loop would, dropping other

@@ -25,24 +25,10 @@ func (m Model) Closes(k tea.KeyMsg) bool {
 
 // Screen is the viewer as a screen of a stack (common.Screen); it owns
 // the file until the stack closes it.
-func (m Model) Screen() common.Screen { return screen{m} }
+func (m Model) Screen() common.Screen { return common.Adapt(m) }
 
 // FromScreen is the viewer a screen shows, if it is one.
-func FromScreen(s common.Screen) (Model, bool) {
-	v, ok := s.(screen)
-	return v.Model, ok
-}
-
-type screen struct{ Model }
-
-func (s screen) Update(msg tea.Msg) (common.Screen, tea.Cmd) {
-	m, cmd := s.Model.Update(msg)
-	return screen{m}, cmd
-}
-
-func (s screen) SetSize(w, h int) common.Screen { return screen{s.Model.SetSize(w, h)} }
-func (s screen) Close()                         { _ = s.Model.Close() }
-func (s screen) Title() string                  { return "segment viewer" }
+func FromScreen(s common.Screen) (Model, bool) { return common.As[Model](s) }
 
 // NewStandalone runs the viewer over src as a program of its own (`b2bx
 // view FILE`): q quits, as it closes the viewer in the app.

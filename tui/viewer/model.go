@@ -123,8 +123,11 @@ func (m Model) Close() error { return m.src.Close() }
 // edi.ErrFileChanged), nil while it can.
 func (m Model) Err() error { return m.src.Err() }
 
-// Title is the name for a tab or window title (sanitised).
-func (m Model) Title() string { return m.title }
+// Name is the file's name for a window title (sanitised).
+func (m Model) Name() string { return m.title }
+
+// Title names the screen in the tab bar and the help screen.
+func (m Model) Title() string { return "segment viewer" }
 
 // Capturing reports whether the search input wants every key, so the
 // caller must not take q, :, ? or digits for itself.
@@ -151,7 +154,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		if keys := common.SplitRunes(msg); keys != nil && !m.input.Focused() {
-			return m.updateEach(keys)
+			return common.EachKey(m, keys, Model.Update)
 		}
 		if m.input.Focused() {
 			return m.inputKey(msg)
@@ -161,17 +164,6 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// updateEach handles keys one by one (a key may focus the search input,
-// which then takes the rest).
-func (m Model) updateEach(keys []tea.KeyMsg) (Model, tea.Cmd) {
-	cmds := make([]tea.Cmd, 0, len(keys))
-	for _, k := range keys {
-		var cmd tea.Cmd
-		m, cmd = m.Update(k)
-		cmds = append(cmds, cmd)
-	}
-	return m, tea.Batch(cmds...)
-}
 
 // doc is the parsed input.
 func (m Model) doc() *edi.Document { return m.src.doc }

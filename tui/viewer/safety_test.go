@@ -82,7 +82,7 @@ func TestHostileTitle(t *testing.T) {
 		t.Fatalf("title:\n%s", v)
 	}
 	m = New(testCommon(), src, Options{Title: "entry \u202e\x9b"}).SetSize(100, 30)
-	if got := m.Title(); got != "entry <U+202E>\ufffd" {
-		t.Fatalf("Title() = %q", got)
+	if got := m.Name(); got != "entry <U+202E>\ufffd" {
+		t.Fatalf("Name() = %q", got)
 	}
 }

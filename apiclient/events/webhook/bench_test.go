@@ -121,8 +121,13 @@ func blast(b *testing.B, url string, n, workers int, tag string) (float64, time.
 // to event listen's handler and then to the reference receiver, on the
 // same machine in the same run, and reports both rates and their ratio.
 // The rate limit is off (one sender at full speed is the point here).
+// dlv/batch is how many deliveries the committer stored together on
+// average: what the one committer's throughput rests on, and less
+// swayed by the machine's load than the rates.
 func BenchmarkThroughputVsReference(b *testing.B) {
-	h, _, err := Open(Config{Dir: b.TempDir(), Receiver: events.ReceiverOptions{Secrets: []events.Secret{secret.New(canarySecret)}, RateLimit: -1}})
+	var batches, stored atomic.Int64
+	onBatch := func(n int, _ time.Duration) { batches.Add(1); stored.Add(int64(n)) }
+	h, _, err := Open(Config{Dir: b.TempDir(), Receiver: events.ReceiverOptions{Secrets: []events.Secret{secret.New(canarySecret)}, RateLimit: -1}, OnBatch: onBatch})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -139,6 +144,9 @@ func BenchmarkThroughputVsReference(b *testing.B) {
 	b.ReportMetric(ourRate/refRate, "ratio")
 	b.ReportMetric(float64(ourP99.Microseconds())/1000, "listen-p99-ms")
 	b.ReportMetric(float64(refP99.Microseconds())/1000, "reference-p99-ms")
+	if n := batches.Load(); n > 0 {
+		b.ReportMetric(float64(stored.Load())/float64(n), "dlv/batch")
+	}
 }
 
 func benchServe(b *testing.B, h http.Handler) string {
@@ -228,4 +236,31 @@ func BenchmarkStateLookup(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 	b.ReportMetric(rssMB(), "peak-rss-MB")
+}
+
+// BenchmarkStateApply is one batch's state write as the committer makes
+// it after each batch: 10 keys, an id and a stream each, the counters.
+func BenchmarkStateApply(b *testing.B) {
+	st, err := OpenState(filepath.Join(b.TempDir(), StateFile), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	value := []byte(`{"e":123456,"d":12345,"o":"processed","h":"O3xsgeb5+HzWb4XDD5MpabCXOeGcLXGi8apmZzSX5iU=","n":"000000012345.http","p":-1,"t":1773311460}`)
+	at := time.Now()
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		es := make([]events.StateEntry, 0, 30)
+		for j := range 10 {
+			k := strconv.Itoa(n*10 + j)
+			es = append(es, events.StateEntry{Kind: events.StateKey, Key: "13:4098765000003:PO-" + k, Value: value, At: at.Unix()},
+				events.StateEntry{Kind: events.StateID, Key: "e-" + k, Value: value, At: at.Unix()},
+				events.StateEntry{Kind: events.StateStream, Key: "s-" + k, Value: value})
+		}
+		if err := st.Apply(es, events.StateMeta{Deliveries: n}, at); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
 }

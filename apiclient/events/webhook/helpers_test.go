@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nutrab2b/b2bx/internal/fakeclock"
+
 	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 )
@@ -24,23 +26,8 @@ const (
 	receiverGLN = "4098765000003"
 )
 
-// fakeClock is the receiver's clock in tests.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+// fakeClock is the receiver's clock in tests: the tests' one fake clock.
+type fakeClock = fakeclock.Clock
 
 // rig is a Handler over a temp directory behind httptest.
 type rig struct {
@@ -58,7 +45,7 @@ func newRig(t *testing.T, dir string) *rig {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	r := &rig{t: t, dir: dir, clock: &fakeClock{t: time.Date(2026, 3, 12, 10, 31, 0, 0, time.UTC)}}
+	r := &rig{t: t, dir: dir, clock: fakeclock.New(time.Date(2026, 3, 12, 10, 31, 0, 0, time.UTC))}
 	h, _, err := Open(Config{Dir: dir, Receiver: events.ReceiverOptions{Secrets: []events.Secret{secret.New(canarySecret)}},
 		Now: r.clock.Now, OnRecord: func(rec Record) { r.mu.Lock(); r.records = append(r.records, rec); r.mu.Unlock() }})
 	if err != nil {

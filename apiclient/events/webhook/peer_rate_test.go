@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nutrab2b/b2bx/internal/fakeclock"
+
 	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/secret"
 )
@@ -18,7 +20,7 @@ import (
 // NB-E012 with Retry-After before its body takes a slot: with every
 // slot held (by another address), it gets that answer, not 503 BUSY.
 func TestSenderRateIsCheckedBeforeASlot(t *testing.T) {
-	clock := &fakeClock{t: time.Now()} // signatures are made with the real clock
+	clock := fakeclock.New(time.Now()) // signatures are made with the real clock
 	h, _, err := Open(Config{Dir: t.TempDir(), Now: clock.Now, BodyTimeout: 5 * time.Second,
 		Receiver: events.ReceiverOptions{Secrets: []events.Secret{secret.New(canarySecret)}, RateLimit: 2}})
 	if err != nil {
@@ -75,7 +77,7 @@ func TestSenderRateIsCheckedBeforeASlot(t *testing.T) {
 // their limit in the current second.
 func TestCheckPeerRate(t *testing.T) {
 	now := time.Date(2026, 3, 12, 10, 31, 0, 0, time.UTC)
-	clock := &fakeClock{t: now}
+	clock := fakeclock.New(now)
 	h, _, err := Open(Config{Dir: t.TempDir(), Now: clock.Now,
 		Receiver: events.ReceiverOptions{Secrets: []events.Secret{secret.New(canarySecret)}, RateLimit: 1}})
 	if err != nil {

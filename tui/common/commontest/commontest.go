@@ -43,3 +43,33 @@ func Collect(cmd tea.Cmd) []tea.Msg {
 	}
 	return []tea.Msg{msg}
 }
+
+// named are the keys tests press by bubbletea's name for them.
+var named = map[string]tea.KeyType{
+	"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab,
+	"backspace": tea.KeyBackspace, "up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft,
+	"right": tea.KeyRight, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome,
+	"end": tea.KeyEnd, "ctrl+c": tea.KeyCtrlC, "ctrl+d": tea.KeyCtrlD, "ctrl+s": tea.KeyCtrlS,
+	"ctrl+u": tea.KeyCtrlU, "ctrl+w": tea.KeyCtrlW,
+}
+
+// Key is the key message bubbletea reports for a key named as it names
+// it ("enter", "shift+tab", "ctrl+w"); anything else is typed runes.
+func Key(k string) tea.KeyMsg {
+	if t, ok := named[k]; ok {
+		return tea.KeyMsg{Type: t}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// Messages is Collect without the nil messages (a Cmd that had nothing
+// to say).
+func Messages(cmd tea.Cmd) []tea.Msg {
+	var out []tea.Msg
+	for _, m := range Collect(cmd) {
+		if m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
