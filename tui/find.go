@@ -60,10 +60,18 @@ func (m Model) openFind(query string) (Model, tea.Cmd) {
 
 // openers build the screens a timeline step opens, on the root stack.
 func (m Model) openers() find.Openers {
-	c := m.c
+	c, team := m.c, m.teamData
 	return find.Openers{
 		Viewer: func(owner common.TabID, path string) tea.Cmd {
-			return func() tea.Msg { return viewer.Opened(context.Background(), c, owner, 0, path, viewer.Options{}) }
+			return func() tea.Msg {
+				o := viewer.Opened(context.Background(), c, owner, 0, path, viewer.Options{})
+				if o.Err != nil { // not on this machine: a colleague's, from the team store
+					if t, ok := teamViewer(context.Background(), c, owner, team, path); ok {
+						return t
+					}
+				}
+				return o
+			}
 		},
 		Diff: func(owner common.TabID, orders, ordrsp string) tea.Cmd {
 			return func() tea.Msg { return conntab.DiffOpened(context.Background(), c, owner, 0, orders, ordrsp) }

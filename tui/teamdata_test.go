@@ -29,6 +29,15 @@ type fakeTeam struct {
 	note     string
 	started  int
 	attached []*spool.Store
+	by       map[string]string
+	// deliveries a colleague fetched, by ID and by their team path
+	deliveries map[string]fakeDelivery
+}
+
+type fakeDelivery struct {
+	meta    spool.Meta
+	payload []byte
+	by      string
 }
 
 func (f *fakeTeam) Start(context.Context)                { f.started++ }
@@ -40,6 +49,15 @@ func (f *fakeTeam) AttachKeyPlans(_ context.Context, s *spool.Store) {
 }
 func (f *fakeTeam) SelectLoader(env session.Env) orders.SelectLoader {
 	return track.SelectLoader(env)
+}
+func (f *fakeTeam) SentBy(context.Context, string) map[string]string { return f.by }
+func (f *fakeTeam) Delivery(_ context.Context, _, id string) (spool.Meta, []byte, string, bool, error) {
+	d, ok := f.deliveries[id]
+	return d.meta, d.payload, d.by, ok, nil
+}
+func (f *fakeTeam) DeliveryAt(_ context.Context, path string) (spool.Meta, []byte, string, bool, error) {
+	d, ok := f.deliveries[path]
+	return d.meta, d.payload, d.by, ok, nil
 }
 func (f *fakeTeam) Timeline(env session.Env) func(ctx context.Context, conn, id string) ([]string, error) {
 	return track.MachineTimeline(env, nil)

@@ -7,9 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/session"
-	"github.com/nutrab2b/b2bx/internal/teamstore"
 	"github.com/nutrab2b/b2bx/tui"
 )
 
@@ -55,13 +53,12 @@ func runApp(ctx context.Context, e *env, args []string) int {
 	}
 	opts := tui.Options{Env: session.Env{Getenv: e.getenv, Store: store}, StoreName: "the OS keyring",
 		Input: e.stdin, Output: e.stdout, Config: cfg, StatePath: statePath}
-	tp := appTeamPush(ctx, e)
+	// the outbox, and the team's data (find, the timeline, the dashboard,
+	// H, key plans): opened by the app off its UI goroutine
+	tp, team := appTeam(ctx, e)
 	if tp != nil {
 		opts.TeamStore = tp
 	}
-	// the team's data (find, the timeline, the dashboard, H, key plans):
-	// opened by the app off its UI goroutine, within ConnectTimeout
-	team := teamstore.NewFaces(e.getenv, func() (credentials.SecretStore, error) { return teamSecrets(e) })
 	if team != nil {
 		opts.Team = team
 	}

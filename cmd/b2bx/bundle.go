@@ -8,6 +8,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/bundle"
+	"github.com/nutrab2b/b2bx/internal/teamstore"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 )
@@ -66,6 +67,16 @@ func bundleConn(ctx context.Context, e *env, team *track.Index, id string) (stri
 	return conns[0], exitOK, nil
 }
 
+// colleagueOf is a bundle's source of a delivery only a colleague
+// fetched: the team store's sidecar and bytes (checked by their
+// SHA-256); nil without a team store.
+func colleagueOf(s *teamstore.Store) bundle.ColleagueFunc {
+	if s == nil {
+		return nil
+	}
+	return s.Colleague
+}
+
 // runBundle reads only the local store: it needs a connection (a
 // profile, --connection, or the one the tracking index finds the ID on)
 // but no secret, and sends nothing.
@@ -86,7 +97,7 @@ func runBundle(ctx context.Context, e *env, args []string) int {
 	}
 	// the team's index when [store] url is set and answers (its steps say
 	// who did them), else this machine's
-	m, team, closeTeam, err := openTeamIndex(ctx, e, name)
+	m, teamStore, team, closeTeam, err := openTeam(ctx, e, name)
 	if err != nil {
 		return fail(e, name, *asJSON, exitStorage, err)
 	}
@@ -112,7 +123,7 @@ func runBundle(ctx context.Context, e *env, args []string) int {
 		tl = indexTimeline(e)
 	}
 	res, err := bundle.Write(ctx, bundle.Options{Store: store, ConnectionID: t.ConnectionID, ID: pos[0], OutDir: *out,
-		Version: readBuildInfo().String(), Timeline: tl, Directory: t.Directory})
+		Version: readBuildInfo().String(), Timeline: tl, Directory: t.Directory, Colleague: colleagueOf(teamStore)})
 	if err != nil {
 		code := exitStorage
 		if errors.Is(err, bundle.ErrNotFound) {

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/teamstore"
-	"github.com/nutrab2b/b2bx/internal/testshared/pgtest"
 	"github.com/nutrab2b/b2bx/internal/who"
 )
 
@@ -22,15 +18,8 @@ import (
 // down, the bundle says so once on stderr and this machine's index
 // answers (without Alice's CONTRL).
 func TestBundleReadsTheTeamsIndex(t *testing.T) {
-	memoryKeyring(t)
 	ctx := t.Context()
-	dsn := pgtest.DSN(t)
-	aliceEnv, bobEnv := storeEnv(t, dsn), storeEnv(t, dsn)
-	aliceEnv[spool.EnvDataDir], bobEnv[spool.EnvDataDir] = t.TempDir(), t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(bobEnv[credentials.EnvConfig]), "config.toml"),
-		[]byte("[store]\nurl = \""+dsn+"\"\nuser = \"bob\"\n"), 0o600))
-	code, _, errOut := runCmd(t, "", aliceEnv, "store", "init")
-	require.Equal(t, exitOK, code, errOut)
+	aliceEnv, bobEnv, dsn := twoTeamEnvs(t)
 
 	// Bob's upload, accepted, pushed as his outbox pushes it
 	bobStore, err := spool.Open(bobEnv[spool.EnvDataDir])
@@ -53,20 +42,7 @@ func TestBundleReadsTheTeamsIndex(t *testing.T) {
 	}
 
 	// Alice's CONTRL rejecting it, stored on her machine and pushed
-	aliceStore, err := spool.Open(aliceEnv[spool.EnvDataDir])
-	require.NoError(t, err)
-	ctl := tContrl("CTL1", "ICR0001", true)
-	w, err := aliceStore.Begin("conn-a", "d-contrl-1")
-	require.NoError(t, err)
-	_, err = w.Write(ctl)
-	require.NoError(t, err)
-	st, err := w.Commit(spool.Meta{ConnectionID: "conn-a", DeliveryAttemptID: "d-contrl-1", MessageType: "CONTRL", CreatedAt: t0s.Add(2 * time.Minute),
-		Size: int64(len(ctl)), SHA256: shaOf(ctl)})
-	require.NoError(t, err)
-	aliceTeam, err := teamstore.Open(ctx, teamstore.Config{URL: dsn, By: who.Who{User: "alice", Host: "host-3"}})
-	require.NoError(t, err)
-	defer aliceTeam.Close()
-	require.NoError(t, aliceTeam.PushDelivery(ctx, "conn-a", *st, ctl, aliceTeam.By()))
+	pushAlicesContrl(t, aliceEnv, dsn)
 
 	// Bob's bundle: no -c, the team's index knows the connection
 	code, out, errOut := runCmd(t, "", bobEnv, "bundle", "up-1", "-o", t.TempDir(), "--json")

@@ -66,21 +66,28 @@ func openMachineIndex(ctx context.Context, e *env, name string) (*track.Machine,
 // why the team's is not used) and this machine's index is the caller's
 // to open. close is never nil.
 func openTeamIndex(ctx context.Context, e *env, name string) (*track.Machine, *track.Index, func(), error) {
-	tx, closeTeam, note := teamstore.TeamIndex(ctx, e.getenv, func() (credentials.SecretStore, error) { return teamSecrets(e) })
+	m, _, x, closeTeam, err := openTeam(ctx, e, name)
+	return m, x, closeTeam, err
+}
+
+// openTeam is openTeamIndex with the open team store too (nil with the
+// index).
+func openTeam(ctx context.Context, e *env, name string) (*track.Machine, *teamstore.Store, *track.Index, func(), error) {
+	s, tx, closeTeam, note := teamstore.OpenTeam(ctx, e.getenv, func() (credentials.SecretStore, error) { return teamSecrets(e) })
 	if note != "" {
 		fmt.Fprintf(e.stderr, "b2bx %s: %s\n", name, note)
 	}
 	if tx == nil {
-		return nil, nil, func() {}, nil
+		return nil, nil, nil, func() {}, nil
 	}
 	m, err := track.LoadMachine(session.Env{Getenv: e.getenv, Warn: func(w string) {
 		fmt.Fprintf(e.stderr, "b2bx %s: warning: %s\n", name, termsafe.String(w))
 	}})
 	if err != nil {
 		closeTeam()
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return m, tx, closeTeam, nil
+	return m, s, tx, closeTeam, nil
 }
 
 // openFindIndex is the team store's index when [store] url is set and
@@ -274,6 +281,11 @@ func runOverdue(ctx context.Context, e *env, m *track.Machine, x *track.Index, q
 		return fail(e, "find", asJSON, exitStorage, err)
 	}
 	out := overdueJSON{Overdue: []track.UploadState{}, NeedsAction: []track.UploadState{}}
+	team := false // a team store's uploads say who sent them
+	for i := range sts {
+		sts[i].By = sts[i].By.Clean() // terminal-safe, in the table and the JSON
+		team = team || !sts[i].By.IsZero()
+	}
 	for _, s := range sts {
 		if s.IsNeedsAction() {
 			out.NeedsAction = append(out.NeedsAction, s)
@@ -296,10 +308,17 @@ func runOverdue(ctx context.Context, e *env, m *track.Machine, x *track.Index, q
 		return code
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATE\tUPLOADED\tCONNECTION\tORDERS\tKEY\tWHY")
+	by := ""
+	if team {
+		by = "\tBY"
+	}
+	fmt.Fprintln(tw, "STATE\tUPLOADED\tCONNECTION\tORDERS\tKEY\tWHY"+by)
 	for _, s := range append(out.NeedsAction, out.Overdue...) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Flag(), when(s.At), termsafe.String(connName(m, s.Conn)),
-			termsafe.String(strings.Join(s.Orders, ", ")), termsafe.String(s.Key), termsafe.String(s.Summary()))
+		if team {
+			by = "\t" + s.By.String() // Clean above
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", s.Flag(), when(s.At), termsafe.String(connName(m, s.Conn)),
+			termsafe.String(strings.Join(s.Orders, ", ")), termsafe.String(s.Key), termsafe.String(s.Summary()), by)
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(e.stdout, "%d overdue, %d need action\n", len(out.Overdue), len(out.NeedsAction))

@@ -48,6 +48,8 @@ type teamPush struct {
 	box   *outbox.Outbox
 	p     *outbox.Pusher
 	close func()
+	// remote is what p pushes to (a *teamstore.Remote, or a test's fake)
+	remote outbox.Remote
 }
 
 // teamRemote opens the configured team store; nil when none is. An
@@ -99,7 +101,7 @@ func newTeamPush(ctx context.Context, e *env, name string) (*teamPush, error) {
 		by = who.Default("")
 	}
 	p := box.Start(context.WithoutCancel(ctx), outbox.PushOptions{Remote: r, By: by, Warn: say})
-	return &teamPush{e: e, name: name, box: box, p: p, close: closeFn}, nil
+	return &teamPush{e: e, name: name, box: box, p: p, close: closeFn, remote: r}, nil
 }
 
 // appTeamPush is the app's outbox: its lines go to the status bar while
@@ -116,6 +118,28 @@ func appTeamPush(ctx context.Context, e *env) *teamPush {
 		t.e = e
 	}
 	return t
+}
+
+// appTeam is the app's team store: its outbox (appTeamPush) and the
+// team's data it reads (teamstore.Faces, nil when none is configured),
+// wired so the app's key plans hold the team's key-plan lock of a
+// connection until the key they reserved is pushed, as `b2bx upload`
+// does.
+func appTeam(ctx context.Context, e *env) (*teamPush, *teamstore.Faces) {
+	tp := appTeamPush(ctx, e)
+	faces := teamstore.NewFaces(e.getenv, func() (credentials.SecretStore, error) { return teamSecrets(e) })
+	if r, ok := tp.pushRemote().(*teamstore.Remote); ok && faces != nil {
+		r.OnUploadPushed(faces.UploadPushed)
+	}
+	return tp, faces
+}
+
+// pushRemote is where the outbox pushes to; nil without one.
+func (t *teamPush) pushRemote() outbox.Remote {
+	if t == nil {
+		return nil
+	}
+	return t.remote
 }
 
 // team is what the metrics endpoint reads of the outbox (its gauges);

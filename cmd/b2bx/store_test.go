@@ -182,6 +182,11 @@ func TestTwoEngineersShareFindAndKeys(t *testing.T) {
 	code, out, _ = runCmd(t, "", bobEnv, "find", "--overdue")
 	require.Equal(t, exitFileError, code, "the rejected upload needs action")
 	require.Contains(t, out, "PO-4711")
+	require.Contains(t, out, "BY")
+	require.Contains(t, out, "alice on host-3", "--overdue says who sent it")
+	_, out, _ = runCmd(t, "", bobEnv, "find", "--overdue", "--json")
+	require.Contains(t, out, `"by": {`)
+	require.Contains(t, out, `"user": "alice"`)
 
 	// Bob's key plan for a fixed file continues after Alice's :1
 	bobStore, err := spool.Open(bobEnv[spool.EnvDataDir])
@@ -194,9 +199,13 @@ func TestTwoEngineersShareFindAndKeys(t *testing.T) {
 	plan, err = orders.NewPlan(bobStore, "conn-a", fixed)
 	require.NoError(t, err)
 	require.Equal(t, tBuyer+":PO-4711:orders:2", plan.Key, "Bob's next key after Alice's :1")
-	require.NoError(t, bt.SameAsRejected(ctx, "conn-a", fixed.SHA256), "changed bytes are fine")
+	l, err := bt.LinkedFor(ctx, bobStore, "conn-a", orders.Selection{SHAs: []string{fixed.SHA256}})
+	require.NoError(t, err)
+	require.NoError(t, orders.Guard(l, fixed.SHA256, nil, false), "changed bytes are fine")
 	// the very bytes the partner rejected for Alice are refused for Bob
-	err = bt.SameAsRejected(ctx, "conn-a", pf.SHA256)
+	l, err = bt.LinkedFor(ctx, bobStore, "conn-a", orders.Selection{SHAs: []string{pf.SHA256}})
+	require.NoError(t, err)
+	err = orders.Guard(l, pf.SHA256, nil, false)
 	require.ErrorIs(t, err, orders.ErrSameAsRejected)
 	require.Contains(t, err.Error(), "Fix the file")
 

@@ -128,11 +128,13 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if code := u.guardResend(ctx, store, t.ConnectionID); code != exitOK {
 		return code
 	}
-	if team != nil && !u.plan.Preflight.Blocked() {
-		if err := team.SameAsRejected(ctx, t.ConnectionID, u.plan.Preflight.SHA256); err != nil {
-			if !errors.Is(err, orders.ErrSameAsRejected) {
-				return fail(e, "upload", f.asJSON, exitStorage, fmt.Errorf("asking the team store about these bytes failed, nothing was sent: %w", err))
-			}
+	if team != nil && !u.plan.Preflight.Blocked() { // the same rule over what anyone on the team sent and fetched
+		sha := u.plan.Preflight.SHA256
+		l, err := team.LinkedFor(ctx, store, t.ConnectionID, orders.Selection{SHAs: []string{sha}})
+		if err != nil {
+			return fail(e, "upload", f.asJSON, exitStorage, fmt.Errorf("asking the team store about these bytes failed, nothing was sent: %w", err))
+		}
+		if err := orders.Guard(l, sha, nil, false); err != nil {
 			if !f.force {
 				return fail(e, "upload", f.asJSON, exitUsage, err)
 			}

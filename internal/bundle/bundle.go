@@ -69,6 +69,10 @@ type Options struct {
 	// "" unknown): a delivery's messages that break the contract's
 	// version rules for it are listed as contract findings.
 	Directory string
+	// Colleague, when not nil, finds a delivery this machine did not
+	// store in the team store (a colleague fetched it): its bytes are
+	// checked against its SHA-256 and the README says who fetched it.
+	Colleague ColleagueFunc
 }
 
 // Result says where the bundle went.
@@ -132,6 +136,13 @@ func Write(ctx context.Context, o Options) (*Result, error) {
 	} else if rec, ok := findUpload(hist, o.ID); ok {
 		subject = "upload " + termsafe.String(uploadRef(rec))
 		uploadBundle(ctx, b, o, l, hist, rec, now)
+	} else if c, err := colleagueDelivery(ctx, o, l); err != nil {
+		return nil, err
+	} else if c != nil {
+		defer c.done()
+		subject = "delivery " + termsafe.String(o.ID)
+		deliveryBundle(ctx, b, o, c.l, c.d, now)
+		b.fromTheTeam(c.by)
 	} else {
 		return nil, fmt.Errorf("%w: %q in connection %s; nothing was written: give a deliveryAttemptId that was fetched (b2bx fetch), or the upload id or key of an upload made with b2bx",
 			ErrNotFound, termsafe.String(o.ID), termsafe.String(o.ConnectionID))

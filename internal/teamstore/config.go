@@ -55,22 +55,29 @@ func OpenConfigured(ctx context.Context, getenv func(string) string, secrets cre
 // when the store cannot be used it is nil and note is the one line to
 // say (this machine's index answers instead). close releases it.
 func TeamIndex(ctx context.Context, getenv func(string) string, secrets func() (credentials.SecretStore, error)) (x *track.Index, close func(), note string) {
+	_, x, close, note = OpenTeam(ctx, getenv, secrets)
+	return x, close, note
+}
+
+// OpenTeam is TeamIndex with the open Store too (a bundle reads a
+// colleague's delivery from it); both are released by close.
+func OpenTeam(ctx context.Context, getenv func(string) string, secrets func() (credentials.SecretStore, error)) (s *Store, x *track.Index, close func(), note string) {
 	st, err := Settings(getenv)
 	if err != nil || !st.Configured() {
-		return nil, nil, "" // config.toml's own problems are said where it is read for them
+		return nil, nil, nil, "" // config.toml's own problems are said where it is read for them
 	}
 	var ks credentials.SecretStore
 	if secrets != nil {
 		ks, _ = secrets() // no keyring: PGPASSWORD or .pgpass
 	}
-	s, err := Open(ctx, ConfigFrom(st, ks))
+	s, err = Open(ctx, ConfigFrom(st, ks))
 	if err != nil {
-		return nil, nil, "team store not used (" + termsafe.String(err.Error()) + "): this machine's index answers"
+		return nil, nil, nil, "team store not used (" + termsafe.String(err.Error()) + "): this machine's index answers"
 	}
 	x, err = s.Index(ctx)
 	if err != nil {
 		s.Close()
-		return nil, nil, "team store not used (" + termsafe.String(err.Error()) + "): this machine's index answers"
+		return nil, nil, nil, "team store not used (" + termsafe.String(err.Error()) + "): this machine's index answers"
 	}
-	return x, func() { x.Close(); s.Close() }, ""
+	return s, x, func() { x.Close(); s.Close() }, ""
 }

@@ -3,31 +3,42 @@ package teamstore
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/orders"
-	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 // Faces is the team's data for a long-running face (the app): the team
-// store is opened once, in the background (Start), within ConnectTimeout;
-// its index answers find, the timeline, the dashboard and H, its upload
-// history counts in key plans. Until it is open, or when it cannot be
-// used, this machine's data answers (Note says why, one line). The zero
-// of every method is "no team": a nil *Faces is valid.
+// store is opened in the background (Start), each attempt within
+// ConnectTimeout, and again with a growing wait while it cannot be
+// (faces_open.go); its index answers find, the timeline, the dashboard
+// and H, its upload history counts in key plans. Until it is open, or
+// while it cannot be used, this machine's data answers (Note says why,
+// one line). The zero of every method is "no team": a nil *Faces is
+// valid.
 type Faces struct {
 	getenv  func(string) string
 	secrets func() (credentials.SecretStore, error)
+	// dial opens the store (openConfigured; tests inject theirs); now
+	// and after time the waits between attempts (nil: the real clock;
+	// tests: internal/fakeclock's).
+	dial  func(ctx context.Context) (*Store, error)
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
 
-	once  sync.Once
-	ready chan struct{} // closed once the open has ended
-	mu    sync.Mutex
-	s     *Store
-	x     *track.Index
-	note  string
+	once   sync.Once
+	ready  chan struct{} // closed once the first attempt has ended
+	done   chan struct{} // closed once the opening goroutine has ended
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	s      *Store
+	x      *track.Index
+	note   string
+	holds  map[string]*time.Timer // the key-plan locks held (AttachKeyPlans), released by their timer
 }
 
 // NewFaces is the configured team store for the app, or nil when none is
@@ -38,57 +49,15 @@ func NewFaces(getenv func(string) string, secrets func() (credentials.SecretStor
 	if err != nil || !st.Configured() {
 		return nil
 	}
-	return &Faces{getenv: getenv, secrets: secrets, ready: make(chan struct{})}
-}
-
-// Start opens the team store on its own goroutine (never the caller's),
-// bounded by ConnectTimeout; ctx ends it early. Calling it again does
-// nothing.
-func (f *Faces) Start(ctx context.Context) {
-	if f == nil {
-		return
-	}
-	f.once.Do(func() { go f.open(ctx) })
-}
-
-func (f *Faces) open(ctx context.Context) {
-	defer close(f.ready)
-	st, err := Settings(f.getenv)
-	if err != nil {
-		f.setNote(err)
-		return
-	}
-	var ks credentials.SecretStore
-	if f.secrets != nil {
-		ks, _ = f.secrets() // no keyring: PGPASSWORD or .pgpass
-	}
-	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
-	defer cancel()
-	s, err := Open(ctx, ConfigFrom(st, ks))
-	if err != nil {
-		f.setNote(err)
-		return
-	}
-	x, err := s.Index(context.WithoutCancel(ctx))
-	if err != nil {
-		s.Close()
-		f.setNote(err)
-		return
-	}
-	f.mu.Lock()
-	f.s, f.x = s, x
-	f.mu.Unlock()
-}
-
-func (f *Faces) setNote(err error) {
-	f.mu.Lock()
-	f.note = "team store not used (" + termsafe.String(err.Error()) + "): this machine's index answers"
-	f.mu.Unlock()
+	f := &Faces{getenv: getenv, secrets: secrets, ready: make(chan struct{}), done: make(chan struct{})}
+	f.dial = f.openConfigured
+	return f
 }
 
 // Index is the team's index once the store is open: it waits for the
-// open Start began (ConnectTimeout at most, or until ctx ends); nil when
-// the store cannot be used or there is none (this machine's answers).
+// first attempt Start began (ConnectTimeout at most, or until ctx ends);
+// nil while the store cannot be used (a later attempt that opens it
+// makes it the team's) or when there is none (this machine's answers).
 // The caller does not close it.
 func (f *Faces) Index(ctx context.Context) *track.Index {
 	if f == nil {
@@ -180,6 +149,44 @@ func (f *Faces) SelectLoader(env session.Env) orders.SelectLoader {
 	}
 }
 
+// SentBy is Store.SentBy once the team store is open (H says who sent
+// the team's uploads); nil before, when it cannot be read, and without
+// one.
+func (f *Faces) SentBy(ctx context.Context, conn string) map[string]string {
+	s := f.store()
+	if s == nil {
+		return nil
+	}
+	by, err := s.SentBy(ctx, conn)
+	if err != nil {
+		return nil
+	}
+	return by
+}
+
+// Delivery is Store.Colleague once the team store is open: a bundle (T)
+// of a delivery only a colleague fetched; ok false before and without
+// one.
+func (f *Faces) Delivery(ctx context.Context, conn, id string) (spool.Meta, []byte, string, bool, error) {
+	s := f.store()
+	if s == nil {
+		return spool.Meta{}, nil, "", false, nil
+	}
+	return s.Colleague(ctx, conn, id)
+}
+
+// DeliveryAt is Store.DeliveryAt once the team store is open: the viewer
+// on a timeline step of a delivery only a colleague fetched (its path is
+// the team index's); ok false before, without one, or when the team has
+// none there.
+func (f *Faces) DeliveryAt(ctx context.Context, path string) (spool.Meta, []byte, string, bool, error) {
+	s := f.store()
+	if s == nil {
+		return spool.Meta{}, nil, "", false, nil
+	}
+	return found(s.DeliveryAt(ctx, path))
+}
+
 // Timeline is a bundle's timeline source (T) over the team's index when
 // it is open (each step by who did it), this machine's otherwise.
 func (f *Faces) Timeline(env session.Env) func(ctx context.Context, conn, id string) ([]string, error) {
@@ -201,43 +208,72 @@ func (f *Faces) Timeline(env session.Env) func(ctx context.Context, conn, id str
 }
 
 // AttachKeyPlans makes store's key plans count the team's uploads once
-// the team store is open (as ForKeyPlans does for `b2bx upload`); before
-// that, and when it cannot be used, this machine's. It never waits for
-// the open.
+// the team store is open, as ForKeyPlans does for `b2bx upload` (the
+// same function): read under the team's key-plan lock of the connection,
+// which UploadPushed releases once the key reserved is in the team store
+// (cmd/b2bx wires it to the outbox's Remote, OnUploadPushed), or, when no
+// upload follows the plan, keyLockWait after the last read (a
+// reservation reads again under the lock, so a plan left open never
+// hands out a key a colleague took meanwhile). Before the open, and when
+// the store cannot be used, this machine's uploads count. It never waits
+// for the open.
 func (f *Faces) AttachKeyPlans(ctx context.Context, store *spool.Store) {
 	if f == nil || store == nil {
 		return
 	}
-	store.SetSharedUploads(func(conn string) ([]spool.UploadRecord, error) {
-		s := f.store()
-		if s == nil {
-			return nil, nil
-		}
-		return s.Uploads(context.WithoutCancel(ctx), conn)
-	})
+	shareKeyPlans(ctx, store, f.store, f.held)
 }
 
-// SameAsRejected is Store.SameAsRejected once the team store is open
-// (bytes a partner rejected for anyone on the team are refused), nil
-// before and without one.
-func (f *Faces) SameAsRejected(ctx context.Context, conn, sha string) error {
+// held arms the release of conn's key-plan lock keyLockWait after its
+// last read.
+func (f *Faces) held(s *Store, conn string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.holds == nil {
+		f.holds = map[string]*time.Timer{}
+	}
+	if tm := f.holds[conn]; tm != nil {
+		tm.Stop()
+	}
+	f.holds[conn] = time.AfterFunc(keyLockWait, func() { s.releaseKey(conn) })
+}
+
+// UploadPushed releases the team's key-plan lock of conn held by this
+// app's key plans (if any): an upload record of conn is committed in the
+// team store, so a colleague's plan now counts it.
+func (f *Faces) UploadPushed(conn string) {
 	s := f.store()
 	if s == nil {
-		return nil
+		return
 	}
-	return s.SameAsRejected(ctx, conn, sha)
+	f.mu.Lock()
+	if tm := f.holds[conn]; tm != nil {
+		tm.Stop()
+		delete(f.holds, conn)
+	}
+	f.mu.Unlock()
+	s.releaseKey(conn)
 }
 
-// Close releases the index and the store, waiting for an open still
-// running (bounded by ConnectTimeout).
+// Close ends the opening (an attempt running is cancelled) and releases
+// the index and the store.
 func (f *Faces) Close() {
 	if f == nil {
 		return
 	}
-	f.once.Do(func() { close(f.ready) }) // never started: nothing to wait for
-	<-f.ready
+	f.once.Do(func() { close(f.ready); close(f.done) }) // never started: nothing to wait for
+	f.mu.Lock()
+	if f.cancel != nil {
+		f.cancel()
+	}
+	f.mu.Unlock()
+	<-f.done
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	for _, tm := range f.holds {
+		tm.Stop()
+	}
+	f.holds = nil
 	if f.x != nil {
 		f.x.Close()
 	}

@@ -89,7 +89,6 @@ func TestFacesReadTheTeamsData(t *testing.T) {
 	sl, err := f.SelectLoader(env)(t.Context(), bobStore, "conn-a", orders.Selection{SHAs: []string{sha}})
 	require.NoError(t, err)
 	require.ErrorIs(t, orders.Guard(sl, sha, nil, false), orders.ErrSameAsRejected)
-	require.ErrorIs(t, f.SameAsRejected(t.Context(), "conn-a", sha), orders.ErrSameAsRejected)
 
 	// Bob's key plan continues after her :1
 	f.AttachKeyPlans(t.Context(), bobStore)
@@ -120,7 +119,9 @@ func TestFacesUnreachableFallBackToThisMachine(t *testing.T) {
 	l, err := f.Loader(session.Env{Getenv: getenv})(t.Context(), bobStore, "conn-a")
 	require.NoError(t, err)
 	require.Empty(t, l.Uploads)
-	require.NoError(t, f.SameAsRejected(t.Context(), "conn-a", "00"))
+	sl, err := f.SelectLoader(session.Env{Getenv: getenv})(t.Context(), bobStore, "conn-a", orders.Selection{SHAs: []string{"00"}})
+	require.NoError(t, err)
+	require.NoError(t, orders.Guard(sl, "00", nil, false))
 
 	// none configured: no Faces, and a nil one is "no team"
 	require.Nil(t, NewFaces(func(k string) string {

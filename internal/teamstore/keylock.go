@@ -73,6 +73,28 @@ func (s *Store) ReleaseKeys() {
 	s.keys.conn, s.keys.names = nil, nil
 }
 
+// releaseKey lets the next machine plan keys on conn alone (the app holds
+// the locks of several connections' tabs on one Store); ReleaseKeys
+// releases all. Releasing a lock not held does nothing.
+func (s *Store) releaseKey(conn string) {
+	s.keys.mu.Lock()
+	defer s.keys.mu.Unlock()
+	if s.keys.conn == nil || !s.keys.names[conn] {
+		return
+	}
+	ctx, cancel := ctxOp(context.Background())
+	defer cancel()
+	if _, err := s.keys.conn.ExecContext(ctx, `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, t(keyLockName(conn))); err != nil {
+		s.dropKeyConn() // its session ends, and with it every lock it held
+		return
+	}
+	delete(s.keys.names, conn)
+	if len(s.keys.names) == 0 {
+		_ = s.keys.conn.Close()
+		s.keys.conn, s.keys.names = nil, nil
+	}
+}
+
 // dropKeyConn discards the lock's connection (its session, and so its
 // locks, end with it). s.keys.mu is held.
 func (s *Store) dropKeyConn() {

@@ -2,8 +2,6 @@ package teamstore
 
 import (
 	"context"
-	"strings"
-	"time"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
@@ -34,46 +32,47 @@ func ForKeyPlans(ctx context.Context, getenv func(string) string, secrets func()
 	if err != nil {
 		return nil, "team store not used (" + termsafe.String(err.Error()) + "): the key counts this machine's uploads only"
 	}
-	store.SetSharedUploads(func(conn string) ([]spool.UploadRecord, error) {
-		if err := s.lockKeys(context.WithoutCancel(ctx), conn); err != nil {
-			return nil, err
-		}
-		return s.Uploads(context.WithoutCancel(ctx), conn)
-	})
+	shareKeyPlans(ctx, store, func() *Store { return s }, nil)
 	return s, ""
 }
 
-// SameAsRejected refuses bytes (by SHA-256) identical to an upload anyone
-// on the team sent on conn that a partner's answer rejected, as
-// orders.Guard refuses this machine's: a *orders.SameAsRejectedError, nil
-// when none.
-func (s *Store) SameAsRejected(ctx context.Context, conn, sha string) error {
-	recs, err := s.Uploads(ctx, conn)
-	if err != nil {
-		return err
-	}
-	same := map[string]spool.UploadRecord{}
-	for _, r := range spool.Attempts(recs) {
-		if strings.EqualFold(r.SHA256, sha) && r.Outcome == spool.OutcomeAccepted {
-			same[r.Key] = r
+// shareKeyPlans is the one way key plans read the team's uploads, for
+// `b2bx upload` (ForKeyPlans) and the app (Faces.AttachKeyPlans): store's
+// key decisions count the upload history of the Store team returns (nil:
+// not open, this machine's only), read under the team's key-plan lock of
+// the connection (keylock.go), which the caller releases once the key it
+// reserved is in the team store; locked (nil: nothing) hears of each
+// read under the lock.
+func shareKeyPlans(ctx context.Context, store *spool.Store, team func() *Store, locked func(s *Store, conn string)) {
+	store.SetSharedUploads(func(conn string) ([]spool.UploadRecord, error) {
+		s := team()
+		if s == nil {
+			return nil, nil
 		}
-	}
-	if len(same) == 0 {
-		return nil
-	}
+		if err := s.lockKeys(context.WithoutCancel(ctx), conn); err != nil {
+			return nil, err
+		}
+		if locked != nil {
+			locked(s, conn)
+		}
+		return s.Uploads(context.WithoutCancel(ctx), conn)
+	})
+}
+
+// LinkedFor is the team's link input for the uploads sel selects: the
+// uploads anyone on the team pushed with those bytes or keys, and the
+// answers anyone fetched in their conversations, built by the constructor
+// this machine's upload guard uses (track.Index.LinkedFor, over the team's
+// index). orders.Guard on it is the one reject rule for the team.
+func (s *Store) LinkedFor(ctx context.Context, store *spool.Store, conn string, sel orders.Selection) (*orders.Linked, error) {
 	x, err := s.Index(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer x.Close()
-	states, err := x.Overdue(ctx, time.Time{}, conn, nil)
+	l, err := x.LinkedFor(ctx, store, conn, &sel)
 	if err != nil {
-		return s.wrap(err)
+		return nil, s.wrap(err)
 	}
-	for _, st := range states {
-		if r, ok := same[st.Key]; ok && st.IsNeedsAction() {
-			return &orders.SameAsRejectedError{Rejection: orders.Rejection{Upload: r}}
-		}
-	}
-	return nil
+	return l, nil
 }

@@ -3,6 +3,7 @@ package teamstore
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
@@ -18,6 +19,35 @@ type Remote struct {
 	cfg Config
 	mu  sync.Mutex
 	s   *Store
+
+	pushed atomic.Pointer[func(conn string)] // OnUploadPushed
+}
+
+// OnUploadPushed makes fn run after an upload record of conn is committed
+// in the team store (after its transaction, or its batch's, committed):
+// the app's key plans let go of the team's key-plan lock of conn then
+// (Faces.UploadPushed). nil removes it.
+func (r *Remote) OnUploadPushed(fn func(conn string)) {
+	if fn == nil {
+		r.pushed.Store(nil)
+		return
+	}
+	r.pushed.Store(&fn)
+}
+
+// pushedKey is the context key of the connections a Batch pushed uploads of.
+type pushedKey struct{}
+
+// uploadPushed tells OnUploadPushed's fn about conn: now, or, inside a
+// Batch, once it committed.
+func (r *Remote) uploadPushed(ctx context.Context, conn string) {
+	if conns, ok := ctx.Value(pushedKey{}).(*[]string); ok {
+		*conns = append(*conns, conn)
+		return
+	}
+	if fn := r.pushed.Load(); fn != nil {
+		(*fn)(conn)
+	}
 }
 
 // NewRemote is the Remote of cfg; nothing is connected yet.
@@ -84,7 +114,11 @@ func (r *Remote) PushUpload(ctx context.Context, conn string, rec spool.UploadRe
 	if err != nil {
 		return err
 	}
-	return s.PushUpload(ctx, conn, rec, file, by)
+	if err := s.PushUpload(ctx, conn, rec, file, by); err != nil {
+		return err
+	}
+	r.uploadPushed(ctx, conn)
+	return nil
 }
 
 // PushSeen implements outbox.Remote.
@@ -112,7 +146,14 @@ func (r *Remote) Batch(ctx context.Context, fn func(ctx context.Context) error) 
 	if err != nil {
 		return err
 	}
-	return s.Batch(ctx, fn)
+	var conns []string
+	if err := s.Batch(ctx, func(ctx context.Context) error { return fn(context.WithValue(ctx, pushedKey{}, &conns)) }); err != nil {
+		return err
+	}
+	for _, c := range conns {
+		r.uploadPushed(ctx, c)
+	}
+	return nil
 }
 
 // Close closes the connections, if any were opened.

@@ -11,6 +11,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/edi/answers"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
+	"github.com/nutrab2b/b2bx/internal/who"
 )
 
 // SLA is how long a partner has to answer an accepted upload.
@@ -61,6 +62,8 @@ type UploadState struct {
 	// The server's IDs of the upload, for tickets.
 	UploadID      string `json:"uploadId,omitempty"`
 	InterchangeID string `json:"interchangeId,omitempty"`
+	// By is who sent it (a team store's upload); zero for this machine's.
+	By who.Who `json:"by,omitzero"`
 }
 
 // IsOverdue reports whether an answer is late.
@@ -125,6 +128,9 @@ func assessLinks(by map[string]*connLinks, conns []string, sla SLAFunc, now time
 		for i := range cl.ups {
 			st := StateOf(cl.x, i, lim, now)
 			st.Conn = c
+			if i < len(cl.items) && cl.items[i] != nil {
+				st.By = cl.items[i].By
+			}
 			out = append(out, st)
 		}
 	}

@@ -42,7 +42,14 @@ type answersScreen struct {
 	w, h   int
 	bundle string          // the last bundle T wrote; y offers its path
 	marks  map[string]bool // upload rows marked (space, *), by row id; replaced, never changed
+	// by says who sent a team store's upload (SentByKey → "alice on
+	// host-3", terminal-safe); nil without a team store.
+	by map[string]string
 }
+
+// SentByKey is the key of Options.SentBy's map for an upload record: its
+// Idempotency-Key and the server's uploadId.
+func SentByKey(rec spool.UploadRecord) string { return rec.Key + "\x00" + rec.UploadID }
 
 // rowKind is what one row of the answers screen is.
 type rowKind uint8
@@ -71,8 +78,8 @@ func (r answerRow) selectable() bool {
 	return r.kind != rowHeading && r.kind != rowNote
 }
 
-func newAnswersScreen(c *common.Common, tab common.TabID, store *spool.Store, name string, l *up.Linked, sla track.SLA) answersScreen {
-	a := answersScreen{c: c, tab: tab, store: store, name: name, cursor: -1, sla: sla}
+func newAnswersScreen(c *common.Common, tab common.TabID, store *spool.Store, name string, l *up.Linked, sla track.SLA, by map[string]string) answersScreen {
+	a := answersScreen{c: c, tab: tab, store: store, name: name, cursor: -1, sla: sla, by: by}
 	return a.withLinked(l)
 }
 
@@ -173,6 +180,9 @@ func (a answersScreen) build() []answerRow {
 			what = "interchange " + rec.ControlRef
 		}
 		t := rec.Time.Local().Format("01-02 15:04:05")
+		if b := a.by[SentByKey(rec)]; b != "" { // a colleague's (or this machine's pushed) upload: who sent it
+			t += s.Muted.Render(" by " + termsafe.String(b))
+		}
 		state := ""
 		switch {
 		case st.ResentAs != "":
@@ -408,7 +418,7 @@ func (m Model) openAnswers() (Model, tea.Cmd) {
 	if m.links.of {
 		l = nil // the rows' links only: the screen waits for every upload
 	}
-	push := m.stack.Push(newAnswersScreen(m.c, m.id, m.links.store, m.name, l, m.links.sla))
+	push := m.stack.Push(newAnswersScreen(m.c, m.id, m.links.store, m.name, l, m.links.sla, m.links.by))
 	m, load := m.wholeLinks()
 	return m, tea.Batch(push, load)
 }

@@ -41,13 +41,13 @@ func TestAnswersScreenOverdueAndNeedsAction(t *testing.T) {
 
 	now := t0.Add(10 * time.Minute)
 	c := &common.Common{Width: 160, Height: 30, Styles: common.NewStyles(true), Now: func() time.Time { return now }}
-	v := flat(newAnswersScreen(c, 1, nil, "acme", l, track.SLA{}).setSize(160, 30).view())
+	v := flat(newAnswersScreen(c, 1, nil, "acme", l, track.SLA{}, nil).setSize(160, 30).view())
 	require.Contains(t, v, "NEEDS ACTION")
 	require.NotContains(t, v, "OVERDUE", "10 minutes: within the default sla.contrl of 15m")
 
 	now = t0.Add(20 * time.Minute)
-	v = flat(newAnswersScreen(c, 1, nil, "acme", l, track.SLA{}).setSize(160, 30).view())
+	v = flat(newAnswersScreen(c, 1, nil, "acme", l, track.SLA{}, nil).setSize(160, 30).view())
 	require.Contains(t, v, "OVERDUE: no CONTRL 20m after the upload (sla.contrl 15m)")
-	v = flat(newAnswersScreen(c, 1, nil, "acme", l, track.SLA{Contrl: time.Hour}).setSize(160, 30).view())
+	v = flat(newAnswersScreen(c, 1, nil, "acme", l, track.SLA{Contrl: time.Hour}, nil).setSize(160, 30).view())
 	require.NotContains(t, v, "OVERDUE", "the profile's sla.contrl")
 }

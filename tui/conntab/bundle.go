@@ -39,14 +39,14 @@ func (m Model) startBundle(id string) (Model, tea.Cmd) {
 	if id == "" {
 		return m, infoCmd("T bundles the selected entry or upload: select one first")
 	}
-	store, conn, tab, now, tl := m.links.store, m.links.connID, m.id, m.c.Now, m.timeline
+	store, conn, tab, now, tl, col := m.links.store, m.links.connID, m.id, m.c.Now, m.timeline, m.colleague
 	dir := ""
 	if m.conn != nil {
 		dir = m.conn.Target.Directory
 	}
 	return m, tea.Batch(infoCmd("writing the ticket bundle…"), func() tea.Msg {
 		res, err := bundle.Write(context.Background(), bundle.Options{Store: store, ConnectionID: conn, ID: id,
-			OutDir: bundleDir, Version: buildinfo.Read().String(), Now: now, Timeline: tl, Directory: dir})
+			OutDir: bundleDir, Version: buildinfo.Read().String(), Now: now, Timeline: tl, Directory: dir, Colleague: col})
 		return bundleMsg{msgBase: msgBase{tab: tab}, res: res, err: err}
 	})
 }

@@ -22,6 +22,10 @@ type links struct {
 	load   up.Loader // reads the link input (nil: the store, reusing what the last load read)
 	// loadFor reads the link input of some uploads (the upload screen)
 	loadFor up.SelectLoader
+	// sentBy reads who sent the team's uploads (Options.SentBy); by is
+	// its last answer
+	sentBy func(ctx context.Context, conn string) map[string]string
+	by     map[string]string
 	// loadOf reads the link input of some stored deliveries: the tab's
 	// own, for its mailbox rows (nil: load, the whole connection). With
 	// it the tab reads what its rows' conversations hold, not the store,
@@ -45,6 +49,7 @@ type links struct {
 type linksMsg struct {
 	msgBase
 	linked *up.Linked
+	by     map[string]string // who sent the team's uploads (Options.SentBy)
 	err    error
 	of     bool // the link input of the rows only (loadOf)
 }
@@ -60,14 +65,18 @@ func (m Model) loadLinks() (Model, tea.Cmd) {
 		return m.rowLinks()
 	}
 	m, req, ctx := m.startLinks()
-	store, conn, prev, tab, load := m.links.store, m.links.connID, m.links.cur, m.id, m.links.load
+	store, conn, prev, tab, load, sentBy := m.links.store, m.links.connID, m.links.cur, m.id, m.links.load, m.links.sentBy
 	return m, func() tea.Msg {
+		var by map[string]string
+		if sentBy != nil {
+			by = sentBy(ctx, conn)
+		}
 		if load != nil {
 			l, err := load(ctx, store, conn)
-			return linksMsg{msgBase{tab, req}, l, err, false}
+			return linksMsg{msgBase{tab, req}, l, by, err, false}
 		}
 		l, err := up.LoadLinked(ctx, store, conn, prev)
-		return linksMsg{msgBase{tab, req}, l, err, false}
+		return linksMsg{msgBase{tab, req}, l, by, err, false}
 	}
 }
 
@@ -130,10 +139,10 @@ func (m Model) linkStored(st *spool.Stored) (Model, tea.Cmd) {
 		return m.loadLinks() // the rows' links: WithDelivery would link it to the rows' uploads only
 	}
 	m, req, ctx := m.startLinks()
-	cur, s, tab := m.links.cur, *st, m.id
+	cur, s, tab, by := m.links.cur, *st, m.id, m.links.by
 	return m, func() tea.Msg {
 		l, err := cur.WithDelivery(ctx, s)
-		return linksMsg{msgBase{tab, req}, l, err, false}
+		return linksMsg{msgBase{tab, req}, l, by, err, false}
 	}
 }
 
@@ -157,7 +166,7 @@ func (m Model) rowLinks() (Model, tea.Cmd) {
 	store, conn, tab, load := m.links.store, m.links.connID, m.id, m.links.loadOf
 	return m, func() tea.Msg {
 		l, err := load(ctx, store, conn, ids)
-		return linksMsg{msgBase{tab, req}, l, err, true}
+		return linksMsg{msgBase: msgBase{tab, req}, linked: l, err: err, of: true}
 	}
 }
 
@@ -195,19 +204,24 @@ func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
 			capText(termsafe.String(msg.err.Error())), action: "check the store directory's permissions and the history file"})
 	}
 	m.links.cur, m.links.err, m.links.of = msg.linked, nil, msg.of
-	if !msg.of {
-		m.stack.Notify(linkedNews{msg.linked}) // the uploads screen shows them
+	if !msg.of { // the whole connection's: who sent its uploads with it
+		m.links.by = msg.by
+		m.stack.Notify(linkedNews{msg.linked, msg.by}) // the uploads screen shows them
 	}
 	return m, nil
 }
 
 // linkedNews are new links for the screens of the stack that show them
 // (common.Listener).
-type linkedNews struct{ linked *up.Linked }
+type linkedNews struct {
+	linked *up.Linked
+	by     map[string]string
+}
 
 // Notice implements common.Listener: the uploads screen takes new links.
 func (a answersScreen) Notice(msg tea.Msg) common.Screen {
 	if n, ok := msg.(linkedNews); ok {
+		a.by = n.by
 		return a.withLinked(n.linked)
 	}
 	return a

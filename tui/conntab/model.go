@@ -67,6 +67,13 @@ type Options struct {
 	// upload screen's guard and pre-flight history: track.SelectLoader);
 	// nil reads the store.
 	LinksFor up.SelectLoader
+	// SentBy, if set, says who sent the team's uploads of a connection
+	// (SentByKey → "alice on host-3", terminal-safe): H shows it on
+	// their rows. nil: this machine's uploads only.
+	SentBy func(ctx context.Context, conn string) map[string]string
+	// Colleague, if set, finds a delivery only a colleague fetched for a
+	// ticket bundle (T): the team store's bytes.
+	Colleague bundle.ColleagueFunc
 	// Timeline, if set, fills a ticket bundle's timeline.txt (T) from the
 	// tracking index, as `b2bx bundle` does (track.MachineTimeline).
 	Timeline bundle.TimelineFunc
@@ -142,12 +149,13 @@ type Model struct {
 
 	initCmd tea.Cmd
 
-	index      indexing            // what the tracking index still has to be told (index.go)
-	timeline   bundle.TimelineFunc // fills a bundle's timeline.txt (T); nil: none
-	selectWant string              // a delivery to show once the first page is read (select.go)
-	links      links               // the uploads and the answers among the stored deliveries (links.go)
-	stack      common.Stack        // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
-	conn       *session.Conn       // for the upload screen; nil in tests
+	index      indexing             // what the tracking index still has to be told (index.go)
+	timeline   bundle.TimelineFunc  // fills a bundle's timeline.txt (T); nil: none
+	colleague  bundle.ColleagueFunc // a delivery only a colleague fetched, for T; nil: none
+	selectWant string               // a delivery to show once the first page is read (select.go)
+	links      links                // the uploads and the answers among the stored deliveries (links.go)
+	stack      common.Stack         // screens over the mailbox: uploads (H), viewer (v), diff (D), upload (u) (screens.go)
+	conn       *session.Conn        // for the upload screen; nil in tests
 
 	marks      map[string]bool // rows marked with space or * (marks.go); nil when none
 	bundlePath string          // the last ticket bundle T wrote ("" before); y offers it
@@ -172,6 +180,8 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	opts.journal, opts.journalConn = conn.Spool, conn.Target.ConnectionID
 	m := newModel(c, id, be, opts)
 	m.links.store, m.links.connID, m.conn, m.links.load, m.links.loadFor = conn.Spool, conn.Target.ConnectionID, conn, opts.Links, opts.LinksFor
+	m.links.sentBy = opts.SentBy
+	m.colleague = opts.Colleague
 	m.links.loadOf = opts.LinksOf
 	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
 	m.links.sla = track.SLA{Contrl: contrl, Ordrsp: ordrsp}

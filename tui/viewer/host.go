@@ -48,6 +48,20 @@ func Opened(ctx context.Context, c *common.Common, owner common.TabID, req uint6
 	return common.Opened{Tab: owner, Req: req, Screen: New(c, src, opts).Screen()}
 }
 
+// OpenedBytes is Opened for bytes that are no file of this machine (a
+// delivery only a colleague fetched, from the team store, its SHA-256
+// checked): read-only, its header names them and says where they are
+// from (from: "from the team store, fetched by alice on host-3";
+// sanitised by the viewer).
+func OpenedBytes(c *common.Common, owner common.TabID, req uint64, name string, data []byte, from string, opts Options) common.Opened {
+	src, err := FromBytes(name, data)
+	if err != nil {
+		return common.Opened{Tab: owner, Req: req, Err: fmt.Errorf("the viewer cannot open it: %w", err)}
+	}
+	opts.Title = name + " — " + from
+	return common.Opened{Tab: owner, Req: req, Screen: New(c, src, opts).Screen()}
+}
+
 // WithConnection is o for a file of the connection whose profile has
 // directory and partner rules at migPath ("" for none): its contract
 // findings and partner rule findings are pinned. It reads the rules
