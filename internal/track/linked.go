@@ -58,13 +58,20 @@ func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, 
 	if err != nil {
 		return nil, err
 	}
+	return linkedOfItems(store, conn, seen, ds, upItems)
+}
+
+// linkedOfItems links the deliveries ds to the uploads of the upload
+// items; an index written before items carried their record has the
+// uploads of the conversations convs read from the store's history.
+func linkedOfItems(store *spool.Store, conn string, convs map[string]bool, ds []orders.Delivery, upItems []Item) (*orders.Linked, error) {
 	hist, ok := recordsOf(upItems)
-	if !ok { // an index written before items carried their record
+	if !ok {
 		all, err := store.Uploads(conn)
 		if err != nil {
 			return nil, err
 		}
-		hist = inConvs(all, seen)
+		hist = inConvs(all, convs)
 	}
 	return orders.NewLinked(hist, ds), nil
 }

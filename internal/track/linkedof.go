@@ -35,15 +35,7 @@ func (x *Index) LinkedOf(ctx context.Context, store *spool.Store, conn string, i
 		items = append(inConv, mine...) // a delivery in no conversation is linked to nothing, but stored
 	}
 	ds, upItems := deliveriesAndUploads(conn, items)
-	hist, ok := recordsOf(upItems)
-	if !ok { // an index written before items carried their record
-		all, err := store.Uploads(conn)
-		if err != nil {
-			return nil, err
-		}
-		hist = inConvs(all, seen)
-	}
-	return orders.NewLinked(hist, ds), nil
+	return linkedOfItems(store, conn, seen, ds, upItems)
 }
 
 // deliveriesByID reads the delivery items of conn with the
