@@ -3,12 +3,14 @@ package teamstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/track"
 )
 
@@ -107,4 +109,52 @@ func BenchmarkPushBatched(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "deliveries/s")
+}
+
+// BenchmarkPush16MiBVsLocalWrite is issue 22's "a 16 MiB payload ≤ 2×
+// the local write", one of each in turn: the spool's durable write of a
+// 16 MiB ORDRSP (temp file, fsync, rename, directory fsync, sidecar)
+// against its push to the team store (record, the blob deduplicated by
+// SHA-256, the index items of its messages: one commit). local-ms and
+// push-ms are medians, ratio their quotient.
+func BenchmarkPush16MiBVsLocalWrite(b *testing.B) {
+	s, _ := newStore(b, alice)
+	sp, err := spool.Open(b.TempDir())
+	require.NoError(b, err)
+	var local, push []float64
+	for i := 0; b.Loop(); i++ {
+		data := bigOrdrsp(i, 16<<20)
+		id := fmt.Sprintf("d%07d", i)
+		start := time.Now()
+		w, err := sp.Begin("conn-a", id)
+		require.NoError(b, err)
+		_, err = w.Write(data)
+		require.NoError(b, err)
+		st, err := w.Commit(spool.Meta{ConnectionID: "conn-a", DeliveryAttemptID: id, MessageType: "ORDRSP", CreatedAt: t0,
+			Size: int64(len(data)), SHA256: shaHex(data)})
+		require.NoError(b, err)
+		local = append(local, float64(time.Since(start))/1e6)
+		start = time.Now()
+		require.NoError(b, s.PushDelivery(b.Context(), "conn-a", *st, data, alice))
+		push = append(push, float64(time.Since(start))/1e6)
+	}
+	slices.Sort(local)
+	slices.Sort(push)
+	l, p := local[len(local)/2], push[len(push)/2]
+	b.ReportMetric(l, "local-ms")
+	b.ReportMetric(p, "push-ms")
+	b.ReportMetric(p/l, "ratio")
+}
+
+// bigOrdrsp is an ORDRSP interchange of at least size bytes: one
+// message of many lines, its own control reference from i.
+func bigOrdrsp(i, size int) []byte {
+	b := fmt.Appendf(nil, "UNA:+.? 'UNB+UNOC:3+%s:14+%s:14+260312:1200+B%07d'UNH+1+ORDRSP:D:96A:UN'BGM+231+RSP-%d+4'"+
+		"DTM+137:20260312:102'RFF+ON:PO-%d'NAD+BY+%s::9'NAD+SU+%s::9'", supplier, buyer, i, i, i, buyer, supplier)
+	segs := 6
+	for n := 1; len(b) < size; n++ {
+		b = fmt.Appendf(b, "LIN+%d++%013d:SRV'QTY+21:%d'", n, 4000000000000+n, n%100+1)
+		segs += 2
+	}
+	return fmt.Appendf(b, "UNS+S'UNT+%d+1'UNZ+1+B%07d'", segs+2, i)
 }
