@@ -406,13 +406,7 @@ func (r *Runner) Head(ctx context.Context) (Choice, error) {
 		// is the place of the entry in the page's data array.
 		pos, skipped := 0, page.Skipped
 		for _, e := range page.Entries {
-			for len(skipped) > 0 && skipped[0].Index <= pos {
-				if skipped[0].Index == pos {
-					pos++
-				}
-				c.Skipped = append(c.Skipped, skipped[0])
-				skipped = skipped[1:]
-			}
+			pos, skipped = passSkipped(pos, skipped, &c.Skipped)
 			pos++
 			id := e.DeliveryAttemptID
 			if !r.PassesOver(id) {

@@ -323,13 +323,7 @@ func (r *Runner) nextOnPageLocked(prev Choice) (Choice, bool) {
 	c := Choice{Pages: prev.Pages, Page: page, Relisted: prev.Relisted}
 	pos, skipped, after := 0, page.Skipped, false
 	for _, e := range page.Entries {
-		for len(skipped) > 0 && skipped[0].Index <= pos {
-			if skipped[0].Index == pos {
-				pos++
-			}
-			c.Skipped = append(c.Skipped, skipped[0])
-			skipped = skipped[1:]
-		}
+		pos, skipped = passSkipped(pos, skipped, &c.Skipped)
 		pos++
 		if !after {
 			after = e.DeliveryAttemptID == prev.Entry.DeliveryAttemptID
@@ -341,4 +335,18 @@ func (r *Runner) nextOnPageLocked(prev Choice) (Choice, bool) {
 		}
 	}
 	return Choice{}, false
+}
+
+// passSkipped moves the refused entries listed at or before pos (the
+// place of the next entry in the page's data array) from skipped to
+// *out, and returns that entry's place past them and the rest.
+func passSkipped(pos int, skipped []apiclient.SkippedEntry, out *[]apiclient.SkippedEntry) (int, []apiclient.SkippedEntry) {
+	for len(skipped) > 0 && skipped[0].Index <= pos {
+		if skipped[0].Index == pos {
+			pos++
+		}
+		*out = append(*out, skipped[0])
+		skipped = skipped[1:]
+	}
+	return pos, skipped
 }
