@@ -1,13 +1,14 @@
 package conntab
 
 import (
-	"bytes"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nutrab2b/b2bx/tui/common/commontest"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -166,18 +167,10 @@ func waitNote(t *testing.T, a *app, want ...string) {
 	t.Fatalf("no note with %q; notes:\n%s", want, a.notes.String())
 }
 
-// waitFor waits until the output shows every string (generous timeout:
-// a condition, not a speed assertion).
+// waitFor waits until the output shows every string (commontest.WaitFor).
 func waitFor(t *testing.T, tm *app, want ...string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		for _, w := range want {
-			if !bytes.Contains(b, []byte(w)) {
-				return false
-			}
-		}
-		return true
-	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	commontest.WaitFor(t, tm.Output(), want...)
 }
 
 func finalTab(t *testing.T, tm *app) Model {

@@ -1,9 +1,10 @@
 package eventview
 
 import (
-	"bytes"
 	"testing"
 	"time"
+
+	"github.com/nutrab2b/b2bx/tui/common/commontest"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -43,16 +44,10 @@ func (h host) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (h host) View() string { return h.m.View() }
 
-func waitFor(t *testing.T, tm *teatest.TestModel, what ...string) {
+// waitFor waits until the output shows every string (commontest.WaitFor).
+func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		for _, w := range what {
-			if !bytes.Contains(b, []byte(w)) {
-				return false
-			}
-		}
-		return true
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+	commontest.WaitFor(t, tm.Output(), want...)
 }
 
 // TestFlowBatchWithDuplicateAndGap: open the screen on apiclient/events/testdata,

@@ -1,9 +1,10 @@
 package upload
 
 import (
-	"bytes"
 	"testing"
 	"time"
+
+	"github.com/nutrab2b/b2bx/tui/common/commontest"
 
 	"github.com/nutrab2b/b2bx/internal/syncbuf"
 
@@ -57,18 +58,10 @@ func startFlow(t *testing.T, e *simEnv, opts Options) (*teatest.TestModel, *fram
 	return tm, f
 }
 
-// waitFor waits until the output shows every string (a generous timeout:
-// a condition, not a speed assertion).
+// waitFor waits until the output shows every string (commontest.WaitFor).
 func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		for _, w := range want {
-			if !bytes.Contains(b, []byte(w)) {
-				return false
-			}
-		}
-		return true
-	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	commontest.WaitFor(t, tm.Output(), want...)
 }
 
 func send(tm *teatest.TestModel, keys ...string) {

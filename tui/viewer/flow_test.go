@@ -1,10 +1,11 @@
 package viewer
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nutrab2b/b2bx/tui/common/commontest"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -24,16 +25,10 @@ func startFlow(t *testing.T, name string) *teatest.TestModel {
 	return teatest.NewTestModel(t, NewStandalone(testCommon(), src, Options{}), teatest.WithInitialTermSize(120, 40))
 }
 
-func waitFor(t *testing.T, tm *teatest.TestModel, what ...string) {
+// waitFor waits until the output shows every string (commontest.WaitFor).
+func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		for _, w := range what {
-			if !bytes.Contains(b, []byte(w)) {
-				return false
-			}
-		}
-		return true
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+	commontest.WaitFor(t, tm.Output(), want...)
 }
 
 func finalView(t *testing.T, tm *teatest.TestModel) standalone {

@@ -3,9 +3,13 @@
 package commontest
 
 import (
+	"bytes"
+	"io"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -72,4 +76,23 @@ func Messages(cmd tea.Cmd) []tea.Msg {
 		}
 	}
 	return out
+}
+
+// WaitTimeout bounds WaitFor: generous, as it is a condition, not a
+// speed goal.
+const WaitTimeout = 20 * time.Second
+
+// WaitFor waits until what a teatest program drew (its Output, drained
+// as it is read) holds every string of want, failing t after
+// WaitTimeout.
+func WaitFor(t testing.TB, out io.Reader, want ...string) {
+	t.Helper()
+	teatest.WaitFor(t, out, func(b []byte) bool {
+		for _, w := range want {
+			if !bytes.Contains(b, []byte(w)) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(WaitTimeout), teatest.WithCheckInterval(10*time.Millisecond))
 }
