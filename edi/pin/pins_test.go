@@ -7,21 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nutrab2b/b2bx/edi/editest"
+
 	"github.com/nutrab2b/b2bx/edi"
 )
 
-func parseFile(t *testing.T, path string) *edi.Document {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := edi.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
+// parseFile reads and parses path (editest.ParseFile).
+func parseFile(t *testing.T, path string) *edi.Document { return editest.ParseFile(t, path) }
 
 var rejectable = filepath.Join("..", "..", "testdata", "edifact", "orders_rejectable.edi")
 

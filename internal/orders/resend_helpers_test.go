@@ -1,9 +1,10 @@
 package orders
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nutrab2b/b2bx/edi/editest"
 
 	"github.com/nutrab2b/b2bx/edi"
 )
@@ -15,15 +16,5 @@ var (
 	rejectsCONTRL = filepath.Join("..", "..", "edi", "pin", "testdata", "contrl_rejects_42.edi")
 )
 
-func parseFile(t *testing.T, path string) *edi.Document {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := edi.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
+// parseFile reads and parses path (editest.ParseFile).
+func parseFile(t *testing.T, path string) *edi.Document { return editest.ParseFile(t, path) }

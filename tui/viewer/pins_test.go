@@ -1,10 +1,11 @@
 package viewer
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nutrab2b/b2bx/edi/editest"
 
 	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/edi/pin"
@@ -14,17 +15,7 @@ import (
 // ORDERS: NAD (segment 6) element 2:1, DTM (4), UNH (2).
 func rejectedPins(t *testing.T) []pin.Pin {
 	t.Helper()
-	parse := func(p string) *edi.Document {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := edi.Parse(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return doc
-	}
+	parse := func(p string) *edi.Document { return editest.ParseFile(t, p) }
 	pins, err := pin.Pins(parse(fixture("orders_rejectable.edi")), parse(filepath.Join("..", "..", "edi", "pin", "testdata", "contrl_rejects_42.edi")))
 	if err != nil || len(pins) != 3 {
 		t.Fatalf("pins %+v, %v", pins, err)
