@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nutrab2b/b2bx/apiclient/spool"
 	up "github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/tui/common"
@@ -18,16 +17,7 @@ import (
 // nothing. A new load (linkedNews) brings its own answer.
 func TestAnswersScreenSaysWhoSentTheTeamsUploads(t *testing.T) {
 	t0 := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
-	s, err := spool.Open(t.TempDir())
-	require.NoError(t, err)
-	var recs []spool.UploadRecord
-	for i, doc := range []string{"PO-ALICE", "PO-MINE"} {
-		r := spool.UploadRecord{Time: t0.Add(time.Duration(i) * time.Minute), ConnectionID: answerConn, Key: "key-" + doc,
-			SenderID: "4012345000009", RecipientID: "4098765000003", ControlRef: "REF" + doc, DocNumbers: []string{doc}, Outcome: spool.OutcomeAccepted,
-			HTTPStatus: 202, UploadID: "u-" + doc}
-		require.NoError(t, s.AppendUpload(r))
-		recs = append(recs, r)
-	}
+	s, recs := acceptedUploads(t, t0, func(_ int, doc string) string { return "REF" + doc }, "PO-ALICE", "PO-MINE")
 	l, err := up.LoadLinked(t.Context(), s, answerConn, nil)
 	require.NoError(t, err)
 	c := &common.Common{Width: 160, Height: 30, Styles: common.NewStyles(true), Now: func() time.Time { return t0 }}

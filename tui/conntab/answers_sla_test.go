@@ -19,14 +19,7 @@ import (
 // sla.contrl) and one its CONTRL rejected as NEEDS ACTION.
 func TestAnswersScreenOverdueAndNeedsAction(t *testing.T) {
 	t0 := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
-	s, err := spool.Open(t.TempDir())
-	require.NoError(t, err)
-	for i, doc := range []string{"PO-LATE", "PO-REJ"} {
-		ref := fmt.Sprintf("REF%d", i)
-		require.NoError(t, s.AppendUpload(spool.UploadRecord{Time: t0.Add(time.Duration(i) * time.Minute), ConnectionID: answerConn, Key: "key-" + doc,
-			SenderID: "4012345000009", RecipientID: "4098765000003", ControlRef: ref, DocNumbers: []string{doc}, Outcome: spool.OutcomeAccepted,
-			HTTPStatus: 202, UploadID: "u-" + doc}))
-	}
+	s, _ := acceptedUploads(t, t0, func(i int, _ string) string { return fmt.Sprintf("REF%d", i) }, "PO-LATE", "PO-REJ")
 	data := []byte("UNB+UNOA:3+4098765000003:14+4012345000009:14+260312:1031+C1'UNH+C1+CONTRL:2:2:UN'UCI+REF1+4012345000009:14+4098765000003:14+4'UNT+3+C1'UNZ+1+C1'")
 	w, err := s.Begin(answerConn, "d-rej")
 	require.NoError(t, err)
@@ -50,4 +43,22 @@ func TestAnswersScreenOverdueAndNeedsAction(t *testing.T) {
 	require.Contains(t, v, "OVERDUE: no CONTRL 20m after the upload (sla.contrl 15m)")
 	v = flat(newAnswersScreen(c, 1, nil, "acme", l, track.SLA{Contrl: time.Hour}, nil).setSize(160, 30).view())
 	require.NotContains(t, v, "OVERDUE", "the profile's sla.contrl")
+}
+
+// acceptedUploads is a store holding one accepted upload of each doc on
+// answerConn, a minute apart from t0, control reference ref(i, doc),
+// and their records.
+func acceptedUploads(t *testing.T, t0 time.Time, ref func(i int, doc string) string, docs ...string) (*spool.Store, []spool.UploadRecord) {
+	t.Helper()
+	s, err := spool.Open(t.TempDir())
+	require.NoError(t, err)
+	var recs []spool.UploadRecord
+	for i, doc := range docs {
+		r := spool.UploadRecord{Time: t0.Add(time.Duration(i) * time.Minute), ConnectionID: answerConn, Key: "key-" + doc,
+			SenderID: "4012345000009", RecipientID: "4098765000003", ControlRef: ref(i, doc), DocNumbers: []string{doc}, Outcome: spool.OutcomeAccepted,
+			HTTPStatus: 202, UploadID: "u-" + doc}
+		require.NoError(t, s.AppendUpload(r))
+		recs = append(recs, r)
+	}
+	return s, recs
 }
