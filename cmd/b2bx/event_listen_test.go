@@ -129,14 +129,7 @@ func TestEventListenIndexesWhatItCommits(t *testing.T) {
 	e := &env{stdin: strings.NewReader(eventCanary + "\n"), stdout: stdout, stderr: stderr, getenv: func(k string) string { return vars[k] }}
 	ctx, cancel := context.WithCancel(context.Background())
 	addr, done := startListen(t, ctx, e, stderr, []string{"event", "listen", "--secret-stdin", "--addr", "127.0.0.1:0", "--dir", dir})
-	body, err := os.ReadFile(evTestdata + "valid_event.json")
-	require.NoError(t, err)
-	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", bytes.NewReader(body))
-	req.Header.Set(events.SignatureHeader, events.Sign(secret.New(eventCanary), time.Now().Unix(), body))
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	postValidEvent(t, addr)
 	cancel()
 	require.Equal(t, exitOK, <-done, stderr.String())
 	track.WaitIdle()
@@ -161,4 +154,18 @@ func startListen(t *testing.T, ctx context.Context, e *env, stderr *syncbuf.Buff
 		return m != nil
 	}, 20*time.Second, 5*time.Millisecond, "no address on stderr: %s", stderr)
 	return addr, done
+}
+
+// postValidEvent delivers testdata's valid event, signed with the canary
+// secret, to the listener at addr and requires its 200.
+func postValidEvent(t *testing.T, addr string) {
+	t.Helper()
+	body, err := os.ReadFile(evTestdata + "valid_event.json")
+	require.NoError(t, err)
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", bytes.NewReader(body))
+	req.Header.Set(events.SignatureHeader, events.Sign(secret.New(eventCanary), time.Now().Unix(), body))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
 }

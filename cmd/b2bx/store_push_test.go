@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,9 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
-	"github.com/nutrab2b/b2bx/apiclient/events"
 	"github.com/nutrab2b/b2bx/apiclient/partnersim"
-	"github.com/nutrab2b/b2bx/apiclient/secret"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/outbox"
 	"github.com/nutrab2b/b2bx/internal/syncbuf"
@@ -221,14 +217,7 @@ func TestEventListenStorePushesItsCaptures(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	addr, done := startListen(t, ctx, e, stderr, []string{"event", "listen", "--secret-stdin", "--addr", "127.0.0.1:0", "--dir", dir, "--store"})
-	body, err := os.ReadFile(evTestdata + "valid_event.json")
-	require.NoError(t, err)
-	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", bytes.NewReader(body))
-	req.Header.Set(events.SignatureHeader, events.Sign(secret.New(eventCanary), time.Now().Unix(), body))
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	postValidEvent(t, addr)
 	cancel()
 	require.Equal(t, exitOK, <-done, stderr.String())
 	require.Equal(t, 1, team.count("capture 000000000001.http"), stderr.String())
