@@ -184,15 +184,10 @@ type claimBody struct {
 
 // handleClaim answers POST /mailbox/{id}/claim.
 func (s *Sim) handleClaim(c *call) {
-	s.mu.Lock()
-	now := s.clock.Now()
-	e := s.conns[c.rt.conn].byID[c.rt.entry]
-	if e == nil || !e.visible(now) {
-		s.mu.Unlock()
-		writeError(c.w, http.StatusNotFound, "")
+	e, now := s.entryLocked(c, true)
+	if e == nil {
 		return
 	}
-	s.expireLocked(e, now)
 	if e.status != StatusDue {
 		s.mu.Unlock()
 		writeError(c.w, http.StatusConflict, "The entry is claimed or no longer due. Re-read the mailbox.")
@@ -237,15 +232,10 @@ type ackBody struct {
 // with the current token records a receipt; a repeat with the same token
 // returns that receipt with replay true.
 func (s *Sim) handleAcknowledge(c *call) {
-	s.mu.Lock()
-	now := s.clock.Now()
-	e := s.conns[c.rt.conn].byID[c.rt.entry]
+	e, now := s.entryLocked(c, false)
 	if e == nil {
-		s.mu.Unlock()
-		writeError(c.w, http.StatusNotFound, "")
 		return
 	}
-	s.expireLocked(e, now)
 	if !tokenMatchesLocked(e, c.r) || (e.status != StatusClaimed && e.status != StatusAcknowledged) {
 		s.mu.Unlock()
 		writeError(c.w, http.StatusNotFound, "")
@@ -266,4 +256,20 @@ func (s *Sim) handleAcknowledge(c *call) {
 	body := ackBody{DeliveryAttemptID: e.id, ReceiptID: e.receiptID, AcknowledgedAt: rfc3339(e.acknowledgedAt), Replay: replay}
 	s.mu.Unlock()
 	c.respond(http.StatusOK, body)
+}
+
+// entryLocked takes s.mu and finds the call's entry, its lease expired
+// as of now (visible: only an entry the list shows now). When there is
+// none it answers 404, releases the lock and returns nil.
+func (s *Sim) entryLocked(c *call, visible bool) (*entry, time.Time) {
+	s.mu.Lock()
+	now := s.clock.Now()
+	e := s.conns[c.rt.conn].byID[c.rt.entry]
+	if e == nil || (visible && !e.visible(now)) {
+		s.mu.Unlock()
+		writeError(c.w, http.StatusNotFound, "")
+		return nil, now
+	}
+	s.expireLocked(e, now)
+	return e, now
 }

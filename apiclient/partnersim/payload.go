@@ -20,15 +20,10 @@ const (
 // headers with size and hash, the body in flushed chunks, then the
 // integrity trailer. Never a Content-Length.
 func (s *Sim) handlePayload(c *call) {
-	s.mu.Lock()
-	now := s.clock.Now()
-	e := s.conns[c.rt.conn].byID[c.rt.entry]
+	e, _ := s.entryLocked(c, false)
 	if e == nil {
-		s.mu.Unlock()
-		writeError(c.w, http.StatusNotFound, "")
 		return
 	}
-	s.expireLocked(e, now)
 	if e.status != StatusClaimed || !tokenMatchesLocked(e, c.r) {
 		s.mu.Unlock()
 		writeError(c.w, http.StatusNotFound, "")
