@@ -11,6 +11,7 @@ import (
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/tui/common"
+	"github.com/nutrab2b/b2bx/tui/fix"
 )
 
 // links is what the tab knows about its uploads and the answers among
@@ -31,7 +32,11 @@ type links struct {
 	// it the tab reads what its rows' conversations hold, not the store,
 	// until H or the fix flow needs every upload (whole).
 	loadOf up.DeliveriesLoader
-	whole  bool               // the tab wants the whole connection's links (H was opened)
+	whole  bool // the tab wants the whole connection's links (H was opened)
+	// fix is a fix (v or E on a rejected upload) asked for while cur
+	// held only the rows' links: it runs once the whole connection's are
+	// read, so one key press is enough
+	fix    *fix.OpenMsg
 	of     bool               // cur holds only the link input of the rows (loadOf)
 	sel    string             // the delivery a timeline asked for, read with the rows by the last rowLinks
 	sla    track.SLA          // the profile's answer deadlines: when an upload is overdue (H)
@@ -199,7 +204,7 @@ func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if msg.err != nil {
-		m.links.err = msg.err
+		m.links.err, m.links.fix = msg.err, nil
 		return m, m.errorMsgCmd(apiErrorMsg{text: "the upload history or the stored deliveries could not be read, so answers are not linked: " +
 			capText(termsafe.String(msg.err.Error())), action: "check the store directory's permissions and the history file"})
 	}
@@ -207,6 +212,10 @@ func (m Model) onLinks(msg linksMsg) (Model, tea.Cmd) {
 	if !msg.of { // the whole connection's: who sent its uploads with it
 		m.links.by = msg.by
 		m.stack.Notify(linkedNews{msg.linked, msg.by}) // the uploads screen shows them
+		if f := m.links.fix; f != nil {
+			m.links.fix = nil
+			return m.openFix(*f)
+		}
 	}
 	return m, nil
 }

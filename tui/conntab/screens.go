@@ -118,9 +118,10 @@ func (m Model) openFix(msg fix.OpenMsg) (Model, tea.Cmd) {
 	if store == nil || l == nil {
 		return m, infoErrCmd("this tab has not read its local store yet, so it knows no rejected upload (r reloads)")
 	}
-	if m.links.of { // the rows' links only (a timeline's fix): read every upload first
+	if m.links.of { // the rows' links only (a timeline's fix): read every upload, then the fix goes on (onLinks)
+		m.links.fix = &msg
 		m, load := m.wholeLinks()
-		return m, tea.Batch(load, infoCmd("reading the uploads of the local store… press again in a moment"))
+		return m, tea.Batch(load, infoCmd("reading the uploads of the local store for the fix…"))
 	}
 	if msg.Edit {
 		if p := m.uploadPending(); p != "" {
