@@ -73,7 +73,7 @@ func TestBundleOfAColleaguesDelivery(t *testing.T) {
 	require.NotContains(t, files["dir/checks.txt"], "missing")
 
 	// the team store's bytes changed under the sidecar: refused
-	_, err := team.DB().ExecContext(ctx, `UPDATE blobs SET data = $1 WHERE sha256 = $2`, []byte("UNB+tampered'"), shaOf(ctl))
+	_, err := team.DB().ExecContext(ctx, `UPDATE blob_chunks SET data = $1 WHERE sha256 = $2`, []byte("UNB+tampered'"), shaOf(ctl))
 	require.NoError(t, err)
 	dir := t.TempDir()
 	code, _, errOut = runCmd(t, "", bobEnv, "bundle", "d-contrl-1", "-o", dir)

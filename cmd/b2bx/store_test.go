@@ -71,7 +71,7 @@ func TestStoreInitStatusLogin(t *testing.T) {
 	require.Contains(t, out, "(up to date)")
 	code, out, errOut = runCmd(t, "", envv, "store", "status")
 	require.Equal(t, exitOK, code, errOut)
-	require.Contains(t, out, "reachable, schema team tables 1, index 1, records by alice on ")
+	require.Contains(t, out, "reachable, schema team tables 2, index 1, records by alice on ")
 	code, out, _ = runCmd(t, "", envv, "store", "status", "--json")
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, `"reachable": true`)

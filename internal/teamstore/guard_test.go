@@ -135,7 +135,7 @@ func TestFacesColleaguesDelivery(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok)
 
-	_, err = s.db.ExecContext(t.Context(), `UPDATE blobs SET data = $1 WHERE sha256 = $2`, []byte("UNB+tampered'"), m.SHA256)
+	_, err = s.db.ExecContext(t.Context(), `UPDATE blob_chunks SET data = $1 WHERE sha256 = $2`, []byte("UNB+tampered'"), m.SHA256)
 	require.NoError(t, err)
 	_, _, _, ok, err = f.Delivery(t.Context(), "conn-a", "d-contrl-1")
 	require.ErrorIs(t, err, ErrMismatch)

@@ -45,9 +45,8 @@ func (s *Store) Uploads(ctx context.Context, conn string) ([]spool.UploadRecord,
 func (s *Store) Blob(ctx context.Context, sha string) ([]byte, error) {
 	ctx, cancel := ctxOp(ctx)
 	defer cancel()
-	var b []byte
-	err := s.db.QueryRowContext(ctx, `SELECT data FROM blobs WHERE sha256 = $1`, t(strings.ToLower(sha))).Scan(&b)
-	if errors.Is(err, sql.ErrNoRows) {
+	b, err := readBlob(ctx, s.db, t(strings.ToLower(sha)))
+	if errors.Is(err, errNoBlob) {
 		return nil, fmt.Errorf("%w: no bytes with SHA-256 %s", ErrNotFound, t(sha))
 	}
 	return b, s.wrap(err)

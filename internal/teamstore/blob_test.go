@@ -1,0 +1,66 @@
+package teamstore
+
+import (
+	"encoding/hex"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/internal/testshared/pgtest"
+)
+
+// A payload over one chunk is stored as several rows and read back as
+// the same bytes; its index items are the pushed delivery's (parsed
+// beside the insert); a second push of it writes no chunk again.
+func TestBigPayloadIsChunkedAndReadBackWhole(t *testing.T) {
+	s, _ := newStore(t, alice)
+	data := bigOrdrsp(7, 2*blobChunk+12345)
+	require.GreaterOrEqual(t, len(data), parseAheadSize)
+	st := delivery("conn-a", "d-big", "ORDRSP", data, t0, false)
+	for range 2 {
+		require.NoError(t, s.PushDelivery(t.Context(), "conn-a", st, data, alice))
+	}
+	require.Equal(t, 3, count(t, s, "blob_chunks"), "two full chunks and the rest, once")
+	got, err := s.Blob(t.Context(), st.Meta.SHA256)
+	require.NoError(t, err)
+	require.Equal(t, shaHex(data), shaHex(got))
+	r := find(t, s, "RSP-7")
+	require.Len(t, r.Conversations, 1)
+	require.Equal(t, alice, r.Conversations[0].Items[0].By)
+
+	// a chunk gone is a mismatch, not bytes short of their record
+	_, err = s.db.ExecContext(t.Context(), `DELETE FROM blob_chunks WHERE sha256 = $1 AND n = 1`, st.Meta.SHA256)
+	require.NoError(t, err)
+	_, err = s.Blob(t.Context(), st.Meta.SHA256)
+	require.ErrorIs(t, err, ErrMismatch)
+	require.ErrorContains(t, err, "miss chunk 1")
+}
+
+// A team store of schema version 1 (bytes in blobs.data) is migrated by
+// init: its bytes become chunk 0 and read back unchanged.
+func TestInitMovesVersion1BlobsIntoChunks(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, alice)
+	stmts := append([]string{}, migrations[0]...)
+	stmts = append(stmts, `INSERT INTO team_meta (name, value) VALUES ('schema', '`+SchemaName+`'), ('version', '1')`)
+	data := contrl("CTL9", "ICR0009", false)
+	sha := shaHex(data)
+	stmts = append(stmts, `INSERT INTO blobs (sha256, size, data) VALUES ('`+sha+`', `+strconv.Itoa(len(data))+`, '\x`+hex.EncodeToString(data)+`')`)
+	pgtest.Exec(t, dsn, stmts...)
+	v, err := s.SchemaVersions(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, 1, v.Team)
+
+	v, err = s.Init(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, SchemaVersion, v.Team)
+	got, err := s.Blob(t.Context(), sha)
+	require.NoError(t, err)
+	require.Equal(t, data, got)
+	// and the next push of the same bytes finds them
+	st := delivery("conn-a", "d-old", "CONTRL", data, t0.Add(time.Minute), false)
+	require.NoError(t, s.PushDelivery(t.Context(), "conn-a", st, data, alice))
+	require.Equal(t, 1, count(t, s, "blob_chunks"))
+}
