@@ -96,7 +96,9 @@ func (s *Store) PushDelivery(ctx context.Context, conn string, st spool.Stored, 
 	}
 	by = by.Clean()
 	source := track.TeamDeliveryPath(conn, m.DeliveryAttemptID)
-	items := func() []track.Item { return track.TeamDeliveryItems(ctx, spool.Stored{Meta: m, Path: source}, payload, by) }
+	items := func() []track.Item {
+		return track.TeamDeliveryItems(ctx, spool.Stored{Meta: m, Path: source}, payload, by)
+	}
 	parse := items
 	if len(payload) >= parseAheadSize {
 		// A big delivery's index items are parsed while the database takes
