@@ -2,6 +2,7 @@ package edi
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -129,6 +130,14 @@ func BenchmarkIndexOneLine(b *testing.B) {
 func BenchmarkParse(b *testing.B) {
 	data := benchData()
 	benchDocument(b, data, Parse)
+}
+
+// BenchmarkParseStructureOnly is BenchmarkParse for the tracking index
+// and the link input: no character or element checks.
+func BenchmarkParseStructureOnly(b *testing.B) {
+	benchDocument(b, benchData(), func(data []byte) (*Document, error) {
+		return ParseContext(context.Background(), data, Options{StructureOnly: true})
+	})
 }
 
 // BenchmarkSegmentValues reads typical summary values from every LIN.

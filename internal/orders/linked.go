@@ -354,7 +354,7 @@ func readAnswers(ctx context.Context, st spool.Stored) ([]answers.Answer, []edi.
 	var out []answers.Answer
 	var vs []edi.MessageVersion
 	err = edi.Guard(data, func() error {
-		doc, err := edi.ParseContext(ctx, data, edi.Options{})
+		doc, err := edi.ParseContext(ctx, data, edi.Options{StructureOnly: true}) // answers read no character or element finding
 		if err != nil {
 			return err
 		}

@@ -104,7 +104,7 @@ func readDoc(ctx context.Context, path string, wantSize int64, fn func(*edi.Docu
 // parseDoc parses data and runs fn on it inside edi.Guard.
 func parseDoc(ctx context.Context, data []byte, fn func(*edi.Document) error) error {
 	err := edi.Guard(data, func() error {
-		doc, err := edi.ParseContext(ctx, data, edi.Options{})
+		doc, err := edi.ParseContext(ctx, data, edi.Options{StructureOnly: true}) // items read no character or element finding
 		if err != nil {
 			return err
 		}
