@@ -2,6 +2,8 @@ package teamstore
 
 import (
 	"encoding/hex"
+	"fmt"
+	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -48,6 +50,12 @@ func TestInitMovesVersion1BlobsIntoChunks(t *testing.T) {
 	data := contrl("CTL9", "ICR0009", false)
 	sha := shaHex(data)
 	stmts = append(stmts, `INSERT INTO blobs (sha256, size, data) VALUES ('`+sha+`', `+strconv.Itoa(len(data))+`, '\x`+hex.EncodeToString(data)+`')`)
+	// the engineers' role of the version-1 docs
+	group := "b2bx_team_" + shaHex(fmt.Appendf(nil, "%s-%d-%d", t.Name(), os.Getpid(), time.Now().UnixNano()))[:8]
+	server := pgtest.Server(t)
+	t.Cleanup(func() { pgtest.Exec(t, dsn, "DROP OWNED BY "+group); pgtest.Exec(t, server, "DROP ROLE IF EXISTS "+group) })
+	pgtest.Exec(t, server, "CREATE ROLE "+group+" NOLOGIN")
+	stmts = append(stmts, `GRANT SELECT, INSERT ON blobs, deliveries, uploads, seen, captures TO `+group)
 	pgtest.Exec(t, dsn, stmts...)
 	v, err := s.SchemaVersions(t.Context())
 	require.NoError(t, err)
@@ -59,6 +67,10 @@ func TestInitMovesVersion1BlobsIntoChunks(t *testing.T) {
 	got, err := s.Blob(t.Context(), sha)
 	require.NoError(t, err)
 	require.Equal(t, data, got)
+	var insert, del bool
+	require.NoError(t, s.db.QueryRowContext(t.Context(), `SELECT has_table_privilege($1, 'blob_chunks', 'INSERT'), has_table_privilege($1, 'blob_chunks', 'DELETE')`, group).Scan(&insert, &del))
+	require.True(t, insert, "the role that stored blobs stores their chunks")
+	require.False(t, del)
 	// and the next push of the same bytes finds them
 	st := delivery("conn-a", "d-old", "CONTRL", data, t0.Add(time.Minute), false)
 	require.NoError(t, s.PushDelivery(t.Context(), "conn-a", st, data, alice))
