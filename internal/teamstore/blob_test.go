@@ -53,7 +53,10 @@ func TestInitMovesVersion1BlobsIntoChunks(t *testing.T) {
 	// the engineers' role of the version-1 docs
 	group := "b2bx_team_" + shaHex(fmt.Appendf(nil, "%s-%d-%d", t.Name(), os.Getpid(), time.Now().UnixNano()))[:8]
 	server := pgtest.Server(t)
-	t.Cleanup(func() { pgtest.Exec(t, dsn, "DROP OWNED BY "+group); pgtest.Exec(t, server, "DROP ROLE IF EXISTS "+group) })
+	t.Cleanup(func() {
+		pgtest.Exec(t, dsn, "DROP OWNED BY "+group)
+		pgtest.Exec(t, server, "DROP ROLE IF EXISTS "+group)
+	})
 	pgtest.Exec(t, server, "CREATE ROLE "+group+" NOLOGIN")
 	stmts = append(stmts, `GRANT SELECT, INSERT ON blobs, deliveries, uploads, seen, captures TO `+group)
 	pgtest.Exec(t, dsn, stmts...)
