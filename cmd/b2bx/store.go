@@ -82,6 +82,11 @@ func runStoreInit(ctx context.Context, e *env, args []string) int {
 	}
 	defer s.Close()
 	before, _ := s.SchemaVersions(ctx)
+	if !asJSON && before.Team > 0 && before.Team < teamstore.SchemaVersion {
+		// a migration of a store in use: it copies tables, say so before the wait
+		fmt.Fprintf(e.stderr, "store init: migrating team tables %d → %d (a large store takes minutes, at most %s; ctrl+c stops it and the team tables stay as they were)\n",
+			before.Team, teamstore.SchemaVersion, teamstore.MigrateTimeout)
+	}
 	v, err := s.Init(ctx)
 	if err != nil {
 		return fail(e, "store init", asJSON, exitStorage, err)

@@ -66,9 +66,21 @@ func TestStoreInitStatusLogin(t *testing.T) {
 	code, out, errOut = runCmd(t, "", envv, "store", "init")
 	require.Equal(t, exitOK, code, errOut)
 	require.Contains(t, out, "migrated from team tables 0, index 0")
-	code, out, _ = runCmd(t, "", envv, "store", "init")
+	code, out, errOut = runCmd(t, "", envv, "store", "init")
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "(up to date)")
+	require.NotContains(t, errOut, "migrating", "nothing to migrate: no word of a wait")
+	// a store of team schema 1 (the bytes in blobs.data): init says it
+	// migrates before the wait, then what it did
+	pgtest.Exec(t, dsn, `DROP TABLE blob_chunks`, `ALTER TABLE blobs ADD COLUMN data BYTEA NOT NULL DEFAULT ''`,
+		`UPDATE team_meta SET value = '1' WHERE name = 'version'`)
+	code, out, errOut = runCmd(t, "", envv, "store", "status")
+	require.Equal(t, exitStorage, code)
+	require.Contains(t, out+errOut, "b2bx store init")
+	code, out, errOut = runCmd(t, "", envv, "store", "init")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, errOut, "store init: migrating team tables 1 → 2 (a large store takes minutes, at most 30m0s; ctrl+c stops it")
+	require.Contains(t, out, "migrated from team tables 1, index 1")
 	code, out, errOut = runCmd(t, "", envv, "store", "status")
 	require.Equal(t, exitOK, code, errOut)
 	require.Contains(t, out, "reachable, schema team tables 2, index 1, records by alice on ")

@@ -132,7 +132,7 @@ func (s *Store) checkSchema(ctx context.Context) (Version, error) {
 // Init creates or migrates both schemas (idempotent; two inits at once
 // wait for each other). It needs a role that may create tables.
 func (s *Store) Init(ctx context.Context) (Version, error) {
-	ctx, cancel := ctxOp(ctx)
+	ctx, cancel := context.WithTimeout(ctx, MigrateTimeout)
 	defer cancel()
 	if _, err := track.MigratePostgres(ctx, s.db); err != nil {
 		return Version{}, s.wrap(err)

@@ -40,6 +40,9 @@ const (
 	ConnectTimeout = 10 * time.Second
 	// OpTimeout bounds one call (a push, a query).
 	OpTimeout = 60 * time.Second
+	// MigrateTimeout bounds Init: a migration rewrites tables (schema 2
+	// copies every blob's bytes into chunks), minutes on a large store.
+	MigrateTimeout = 30 * time.Minute
 )
 
 // KeyringProfile is the keyring "profile" of team-store passwords; the
