@@ -16,14 +16,18 @@ const blobChunk = 4 << 20
 // bytes writes their chunks, every later one (or one racing it, which
 // waits for the first's commit on the primary key) writes nothing.
 func putBlob(ctx context.Context, tx *sql.Tx, sha string, data []byte) error {
-	res, err := tx.ExecContext(ctx, `INSERT INTO blobs (sha256, size) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING`, sha, len(data))
+	first := data[:min(len(data), blobChunk)]
+	// one statement for the record and its first chunk (a small payload's
+	// only one): the chunk is written only when the record is new
+	res, err := tx.ExecContext(ctx, `WITH b AS (INSERT INTO blobs (sha256, size) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING RETURNING sha256)
+		INSERT INTO blob_chunks (sha256, n, data) SELECT sha256, 0, $3 FROM b`, sha, len(data), first)
 	if err != nil {
 		return err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return err
 	}
-	for n := 0; n == 0 || n*blobChunk < len(data); n++ {
+	for n := 1; n*blobChunk < len(data); n++ {
 		chunk := data[n*blobChunk : min(len(data), (n+1)*blobChunk)]
 		if _, err := tx.ExecContext(ctx, `INSERT INTO blob_chunks (sha256, n, data) VALUES ($1, $2, $3)`, sha, n, chunk); err != nil {
 			return err
