@@ -61,6 +61,9 @@ type uploadCmd struct {
 	out  uploadJSON
 	// resendOf says which upload this one fixes ("resend of upload …").
 	resendOf string
+	// linker reads the link input of the upload's connection (nil: a
+	// fresh index read per question)
+	linker *track.Linker
 }
 
 func runUpload(ctx context.Context, e *env, args []string) int {
@@ -106,7 +109,11 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	tp := startTeamPush(ctx, e, "upload") // the history's records are queued for the team store
 	defer tp.finish(teamDrainWait)
 	tp.attach(store)
-	opts = opts.WithHistory(ctx, store, t.ConnectionID, track.SelectLoader(session.Env{Getenv: e.getenv}))
+	// the pre-flight's history and the resend guard read one index, opened
+	// and synced once
+	linker := track.NewLinker(session.Env{Getenv: e.getenv}, store, t.ConnectionID)
+	defer linker.Close()
+	opts = opts.WithHistory(ctx, store, t.ConnectionID, linker.SelectLoader())
 	pf, err := orders.InspectWith(ctx, pos[0], opts)
 	if err == nil {
 		err = pf.Problem
@@ -121,12 +128,14 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "upload", f.asJSON, exitUsage, err)
 	}
-	u := &uploadCmd{e: e, f: f}
+	u := &uploadCmd{e: e, f: f, linker: linker}
 	if u.plan, err = orders.NewPlan(store, t.ConnectionID, pf); err != nil {
 		return fail(e, "upload", f.asJSON, exitStorage, err)
 	}
-	if code := u.guardResend(ctx, store, t.ConnectionID); code != exitOK {
-		return code
+	guarded := u.guardResend(ctx, store, t.ConnectionID)
+	linker.Close() // asked: the index is not held through the send
+	if guarded != exitOK {
+		return guarded
 	}
 	if team != nil && !u.plan.Preflight.Blocked() { // the same rule over what anyone on the team sent and fetched
 		sha := u.plan.Preflight.SHA256

@@ -36,7 +36,11 @@ func (u *uploadCmd) guardResend(ctx context.Context, store *spool.Store, connect
 	if fixes != nil {
 		sel.Keys, sel.SHAs = []string{fixes.Key}, append(sel.SHAs, fixes.SHA256)
 	}
-	l, err := track.LoadLinkedFor(ctx, session.Env{Getenv: u.e.getenv}, store, connectionID, &sel)
+	load := track.SelectLoader(session.Env{Getenv: u.e.getenv})
+	if u.linker != nil {
+		load = u.linker.SelectLoader() // the index the pre-flight opened
+	}
+	l, err := load(ctx, store, connectionID, sel)
 	if err != nil {
 		return fail(u.e, "upload", u.f.asJSON, exitStorage, fmt.Errorf("reading the partner's answers failed, nothing was sent: %w", err))
 	}

@@ -327,6 +327,16 @@ func indexLinked(ctx context.Context, env session.Env, store *spool.Store, conn 
 // connection conn; an error when it cannot be used (none yet, a rebuild
 // pending, read-only or damaged).
 func withConnIndex(ctx context.Context, env session.Env, store *spool.Store, conn string, read func(x *Index) (*orders.Linked, error)) (*orders.Linked, error) {
+	x, err := openConnIndex(ctx, env, store, conn)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	return read(x)
+}
+
+// openConnIndex is the machine's index, open and synced for conn.
+func openConnIndex(ctx context.Context, env session.Env, store *spool.Store, conn string) (*Index, error) {
 	m, err := LoadMachine(env)
 	if err != nil {
 		return nil, err
@@ -335,14 +345,72 @@ func withConnIndex(ctx context.Context, env session.Env, store *spool.Store, con
 	if err != nil {
 		return nil, err
 	}
-	defer x.Close()
 	if why := x.NeedsRebuild(); why != "" {
+		x.Close()
 		return nil, errNeedsRebuild
 	}
 	if _, err := x.SyncConn(ctx, store.Root(), conn); err != nil {
+		x.Close()
 		return nil, err
 	}
-	return read(x)
+	return x, nil
+}
+
+// Linker answers the LinkedFor questions of one command about one
+// connection (the upload's pre-flight history, then its resend guard)
+// over one open index, synced once: nothing the command does between
+// them writes what the index reads. Each answer is LoadLinkedFor's (the
+// store itself when the index cannot be used). Close it when the
+// questions are asked; it is not for concurrent use.
+type Linker struct {
+	env    session.Env
+	store  *spool.Store
+	conn   string
+	x      *Index
+	err    error // why the index cannot be used (then every answer reads the store)
+	opened bool
+}
+
+// NewLinker is a Linker over env's index for conn of store.
+func NewLinker(env session.Env, store *spool.Store, conn string) *Linker {
+	return &Linker{env: env, store: store, conn: conn}
+}
+
+// LinkedFor is LoadLinkedFor(ctx, env, store, conn, sel).
+func (l *Linker) LinkedFor(ctx context.Context, sel *orders.Selection) (*orders.Linked, error) {
+	if !l.opened {
+		l.opened = true
+		l.x, l.err = openConnIndex(ctx, l.env, l.store, l.conn)
+	}
+	if l.err == nil {
+		lk, err := l.x.LinkedFor(ctx, l.store, l.conn, sel)
+		if err == nil || ctx.Err() != nil {
+			return lk, err
+		}
+	} else if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return orders.LoadLinked(ctx, l.store, l.conn, nil)
+}
+
+// SelectLoader is l as an orders.SelectLoader; asked about another store
+// or connection it is SelectLoader(env)'s.
+func (l *Linker) SelectLoader() orders.SelectLoader {
+	return func(ctx context.Context, store *spool.Store, conn string, sel orders.Selection) (*orders.Linked, error) {
+		if store != l.store || conn != l.conn {
+			return LoadLinkedFor(ctx, l.env, store, conn, &sel)
+		}
+		return l.LinkedFor(ctx, &sel)
+	}
+}
+
+// Close closes the index (idempotent).
+func (l *Linker) Close() {
+	if l.x != nil {
+		l.x.Close()
+		l.x = nil
+	}
+	l.err, l.opened = nil, false
 }
 
 var errNeedsRebuild = errors.New("the tracking index needs a rebuild")
