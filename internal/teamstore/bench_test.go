@@ -3,8 +3,10 @@ package teamstore
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,14 +149,38 @@ func BenchmarkPush16MiBVsLocalWrite(b *testing.B) {
 }
 
 // bigOrdrsp is an ORDRSP interchange of at least size bytes: one
-// message of many lines, its own control reference from i.
+// message of many lines, its own control reference from i. The lines
+// vary as a real one's do (articles of a catalog of 5,000 with their
+// numbers, descriptions and prices; quantities, dates and a free text
+// from a vocabulary on every line), so the payload compresses about as
+// much as the corpus's real ORDRSP does (7×), not the 45× of numbered
+// identical lines.
 func bigOrdrsp(i, size int) []byte {
 	b := fmt.Appendf(nil, "UNA:+.? 'UNB+UNOC:3+%s:14+%s:14+260312:1200+B%07d'UNH+1+ORDRSP:D:96A:UN'BGM+231+RSP-%d+4'"+
 		"DTM+137:20260312:102'RFF+ON:PO-%d'NAD+BY+%s::9'NAD+SU+%s::9'", supplier, buyer, i, i, i, buyer, supplier)
+	words := []string{"STEEL", "BOLT", "M8", "M10", "ZINC", "PLATED", "HEX", "NUT", "WASHER", "DIN", "125", "933", "A2", "A4",
+		"PACK", "OF", "100", "50", "GREY", "BLACK", "PVC", "HOSE", "CLAMP", "BRASS", "FITTING", "ELBOW", "90", "DEG", "TEE"}
+	rng := rand.New(rand.NewPCG(uint64(i), 22))
+	text := func(n int) string {
+		var w []string
+		for range n {
+			w = append(w, words[rng.IntN(len(words))])
+		}
+		return strings.Join(w, " ")
+	}
+	catalog := make([]string, 5000)
+	for a := range catalog {
+		catalog[a] = fmt.Sprintf("%013d:SRV'PIA+1+%07d:SA'IMD+F++:::%s'", 4000000000000+rng.Int64N(1e9), rng.IntN(1e7), text(3+rng.IntN(4)))
+	}
 	segs := 6
 	for n := 1; len(b) < size; n++ {
-		b = fmt.Appendf(b, "LIN+%d++%013d:SRV'QTY+21:%d'", n, 4000000000000+n, n%100+1)
-		segs += 2
+		b = fmt.Appendf(b, "LIN+%d+%d+%sQTY+21:%d:PCE'DTM+2:202604%02d:102'PRI+AAA:%d.%02d:CT'", n, 3+rng.IntN(3),
+			catalog[rng.IntN(len(catalog))], 1+rng.IntN(500), 1+rng.IntN(28), rng.IntN(900), rng.IntN(100))
+		segs += 6
+		if rng.IntN(4) == 0 {
+			b = fmt.Appendf(b, "FTX+AAI+++%s'", text(2+rng.IntN(6)))
+			segs++
+		}
 	}
 	return fmt.Appendf(b, "UNS+S'UNT+%d+1'UNZ+1+B%07d'", segs+2, i)
 }

@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // blobChunk is the most bytes one blob_chunks row holds. A value this
@@ -12,24 +15,125 @@ import (
 // cost the server 4–6× what four of these do.
 const blobChunk = 4 << 20
 
+// The codecs of a blob_chunks row: its data is the bytes themselves, or
+// one Zstandard frame of them. b2bx compresses, not the server (team
+// schema 3): sending and writing 16 MiB was most of a big push (this
+// server takes in about 75 MB/s of TOAST), and Zstandard's fastest level
+// makes EDIFACT many times smaller at over 500 MB/s on one core
+// (BENCHMARKS.md, "A 16 MiB payload pushed…").
+const (
+	codecRaw  = 0
+	codecZstd = 1
+)
+
+// zstdEncoder and zstdDecoder are shared: EncodeAll and DecodeAll may be
+// called from any number of goroutines. A decoded chunk may not exceed
+// blobChunk, whatever its frame header claims.
+var (
+	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+		if err != nil {
+			panic(err) // only for invalid options
+		}
+		return e
+	})
+	zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(blobChunk), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			panic(err) // only for invalid options
+		}
+		return d
+	})
+)
+
+// storedChunk is a chunk as it is stored.
+type storedChunk struct {
+	codec int
+	data  []byte
+}
+
+// encodeChunk is a chunk as it is stored: Zstandard when that saves at
+// least an eighth, else the bytes as they are (already compressed or
+// random payloads are not made bigger).
+func encodeChunk(raw []byte) storedChunk {
+	enc := zstdEncoder().EncodeAll(raw, make([]byte, 0, len(raw)/4))
+	if len(enc) > len(raw)-len(raw)/8 {
+		return storedChunk{codecRaw, raw}
+	}
+	return storedChunk{codecZstd, enc}
+}
+
+// decodeChunk is the bytes of a stored chunk appended to out; a chunk
+// that decodes to more than blobChunk bytes, or more than want in all,
+// is refused.
+func decodeChunk(out []byte, c storedChunk, want int64, sha string, n int) ([]byte, error) {
+	switch c.codec {
+	case codecRaw:
+		out = append(out, c.data...)
+	case codecZstd:
+		// decoded into out's spare room (the decoder's limit counts what
+		// dst holds already: it is handed none)
+		dec, err := zstdDecoder().DecodeAll(c.data, out[len(out):])
+		if err != nil {
+			return nil, fmt.Errorf("%w: the bytes with SHA-256 %s have a chunk %d that does not decode (Zstandard, %d bytes): %w", ErrMismatch, sha, n, len(c.data), err)
+		}
+		out = append(out, dec...) // in place when dec is out's spare room
+	default:
+		return nil, fmt.Errorf("%w: the bytes with SHA-256 %s have a chunk %d of codec %d, which this b2bx does not know", ErrMismatch, sha, n, c.codec)
+	}
+	if int64(len(out)) > want {
+		return nil, fmt.Errorf("%w: the bytes with SHA-256 %s are more than the %d recorded", ErrMismatch, sha, want)
+	}
+	return out, nil
+}
+
+// encodeChunks starts encoding data's chunks from the second on, at most
+// two at a time; each channel yields its chunk once.
+func encodeChunks(data []byte) []chan storedChunk {
+	var out []chan storedChunk
+	slots := make(chan struct{}, 2)
+	for n := 1; n*blobChunk < len(data); n++ {
+		c := make(chan storedChunk, 1)
+		out = append(out, c)
+		raw := data[n*blobChunk : min(len(data), (n+1)*blobChunk)]
+		go func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			c <- encodeChunk(raw)
+		}()
+	}
+	return out
+}
+
 // putBlob stores data under its SHA-256 once: the first push of those
 // bytes writes their chunks, every later one (or one racing it, which
 // waits for the first's commit on the primary key) writes nothing.
 func putBlob(ctx context.Context, tx *sql.Tx, sha string, data []byte) error {
-	first := data[:min(len(data), blobChunk)]
+	// the other chunks are encoded while the first is sent (wasted only
+	// when the bytes are there already), and waited for in every case
+	rest := encodeChunks(data)
+	defer func() {
+		for _, c := range rest {
+			if c != nil {
+				<-c
+			}
+		}
+	}()
+	first := encodeChunk(data[:min(len(data), blobChunk)])
 	// one statement for the record and its first chunk (a small payload's
 	// only one): the chunk is written only when the record is new
 	res, err := tx.ExecContext(ctx, `WITH b AS (INSERT INTO blobs (sha256, size) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING RETURNING sha256)
-		INSERT INTO blob_chunks (sha256, n, data) SELECT sha256, 0, $3 FROM b`, sha, len(data), first)
+		INSERT INTO blob_chunks (sha256, n, codec, data) SELECT sha256, 0, $3, $4 FROM b`, sha, len(data), first.codec, first.data)
 	if err != nil {
 		return err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return err
 	}
-	for n := 1; n*blobChunk < len(data); n++ {
-		chunk := data[n*blobChunk : min(len(data), (n+1)*blobChunk)]
-		if _, err := tx.ExecContext(ctx, `INSERT INTO blob_chunks (sha256, n, data) VALUES ($1, $2, $3)`, sha, n, chunk); err != nil {
+	for i, c := range rest {
+		chunk := <-c
+		rest[i] = nil // taken: the deferred wait skips it
+		if _, err := tx.ExecContext(ctx, `INSERT INTO blob_chunks (sha256, n, codec, data) VALUES ($1, $2, $3, $4)`, sha, i+1, chunk.codec, chunk.data); err != nil {
 			return err
 		}
 	}
@@ -45,9 +149,9 @@ type queryer interface {
 // errNoBlob: no bytes are stored under that SHA-256.
 var errNoBlob = errors.New("no such blob")
 
-// readBlob is the bytes stored under sha, its chunks joined in order;
-// errNoBlob when there are none, an error when the chunks do not add up
-// to the size recorded (the caller checks the SHA-256).
+// readBlob is the bytes stored under sha, its chunks decoded and joined
+// in order; errNoBlob when there are none, an error when the chunks do
+// not add up to the size recorded (the caller checks the SHA-256).
 func readBlob(ctx context.Context, q queryer, sha string) ([]byte, error) {
 	var size int64
 	if err := q.QueryRowContext(ctx, `SELECT size FROM blobs WHERE sha256 = $1`, sha).Scan(&size); errors.Is(err, sql.ErrNoRows) {
@@ -55,7 +159,7 @@ func readBlob(ctx context.Context, q queryer, sha string) ([]byte, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT n, data FROM blob_chunks WHERE sha256 = $1 ORDER BY n`, sha)
+	rows, err := q.QueryContext(ctx, `SELECT n, codec, data FROM blob_chunks WHERE sha256 = $1 ORDER BY n`, sha)
 	if err != nil {
 		return nil, err
 	}
@@ -64,15 +168,19 @@ func readBlob(ctx context.Context, q queryer, sha string) ([]byte, error) {
 	next := 0
 	for rows.Next() {
 		var n int
-		var chunk []byte // a fresh slice each row: the driver's buffer is reused
-		if err := rows.Scan(&n, &chunk); err != nil {
+		var c storedChunk
+		var data sql.RawBytes // decoded or copied into out before the next row
+		if err := rows.Scan(&n, &c.codec, &data); err != nil {
 			return nil, err
 		}
 		if n != next {
 			return nil, fmt.Errorf("%w: the bytes with SHA-256 %s miss chunk %d", ErrMismatch, sha, next)
 		}
 		next++
-		out = append(out, chunk...)
+		c.data = data
+		if out, err = decodeChunk(out, c, size, sha, n); err != nil {
+			return nil, err
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package teamstore
 
 import (
+	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -25,6 +26,11 @@ func TestBigPayloadIsChunkedAndReadBackWhole(t *testing.T) {
 		require.NoError(t, s.PushDelivery(t.Context(), "conn-a", st, data, alice))
 	}
 	require.Equal(t, 3, count(t, s, "blob_chunks"), "two full chunks and the rest, once")
+	// compressed by b2bx (team schema 3), each chunk far smaller than its bytes
+	var codecs, stored int
+	require.NoError(t, s.db.QueryRowContext(t.Context(), `SELECT sum(codec), sum(octet_length(data)) FROM blob_chunks WHERE sha256 = $1`, st.Meta.SHA256).Scan(&codecs, &stored))
+	require.Equal(t, 3*codecZstd, codecs)
+	require.Less(t, stored, len(data)/4)
 	got, err := s.Blob(t.Context(), st.Meta.SHA256)
 	require.NoError(t, err)
 	require.Equal(t, shaHex(data), shaHex(got))
@@ -38,6 +44,56 @@ func TestBigPayloadIsChunkedAndReadBackWhole(t *testing.T) {
 	_, err = s.Blob(t.Context(), st.Meta.SHA256)
 	require.ErrorIs(t, err, ErrMismatch)
 	require.ErrorContains(t, err, "miss chunk 1")
+}
+
+// Bytes Zstandard does not shrink are stored as they are (codec 0, as
+// every chunk of team schema 2 was) and read back either way; a chunk of
+// an unknown codec, a broken frame, or one that decodes to more than a
+// chunk is a mismatch, never bytes handed on.
+func TestChunkCodecs(t *testing.T) {
+	s, _ := newStore(t, alice)
+	noise := make([]byte, blobChunk+100)
+	_, err := rand.Read(noise)
+	require.NoError(t, err)
+	st := delivery("conn-a", "d-noise", "ORDRSP", noise, t0, false)
+	require.NoError(t, s.PushDelivery(t.Context(), "conn-a", st, noise, alice))
+	var codecs int
+	require.NoError(t, s.db.QueryRowContext(t.Context(), `SELECT sum(codec) FROM blob_chunks WHERE sha256 = $1`, st.Meta.SHA256).Scan(&codecs))
+	require.Equal(t, 2*codecRaw, codecs, "random bytes are not made bigger")
+	got, err := s.Blob(t.Context(), st.Meta.SHA256)
+	require.NoError(t, err)
+	require.Equal(t, shaHex(noise), shaHex(got))
+
+	data := bigOrdrsp(8, blobChunk+500)
+	st = delivery("conn-a", "d-text", "ORDRSP", data, t0, false)
+	require.NoError(t, s.PushDelivery(t.Context(), "conn-a", st, data, alice))
+	sha := st.Meta.SHA256
+	set := func(n, codec int, chunk []byte) {
+		_, err := s.db.ExecContext(t.Context(), `UPDATE blob_chunks SET codec = $1, data = $2 WHERE sha256 = $3 AND n = $4`, codec, chunk, sha, n)
+		require.NoError(t, err)
+	}
+	read := func() error { _, err := s.Blob(t.Context(), sha); return err }
+	// a chunk written by team schema 2: the bytes themselves
+	set(1, codecRaw, data[blobChunk:])
+	require.NoError(t, read())
+	for _, c := range []struct {
+		codec int
+		data  []byte
+		says  string
+	}{
+		{7, data[blobChunk:], "chunk 1 of codec 7, which this b2bx does not know"},
+		{codecZstd, []byte("not a frame at all"), "chunk 1 that does not decode (Zstandard, 18 bytes)"},
+		{codecZstd, zstdEncoder().EncodeAll(make([]byte, blobChunk+1), nil), "chunk 1 that does not decode"},
+		{codecZstd, zstdEncoder().EncodeAll(data[blobChunk:blobChunk+400], nil), fmt.Sprintf("are %d of the %d recorded", blobChunk+400, len(data))},
+		{codecZstd, zstdEncoder().EncodeAll(make([]byte, len(data)-blobChunk+1), nil), fmt.Sprintf("more than the %d recorded", len(data))},
+	} {
+		set(1, c.codec, c.data)
+		err := read()
+		require.ErrorIs(t, err, ErrMismatch, c.says)
+		require.ErrorContains(t, err, c.says)
+	}
+	set(1, codecZstd, zstdEncoder().EncodeAll(data[blobChunk:], nil))
+	require.NoError(t, read())
 }
 
 // A team store of schema version 1 (bytes in blobs.data) is migrated by

@@ -91,9 +91,6 @@ func (s *Store) PushDelivery(ctx context.Context, conn string, st spool.Stored, 
 	}
 	m.ConnectionID = conn
 	sha := strings.ToLower(m.SHA256)
-	if got := sum(payload); got != sha || int64(len(payload)) != m.Size {
-		return fmt.Errorf("%w: delivery %q has %d bytes with SHA-256 %s, its sidecar says %d and %s", ErrMismatch, t(m.DeliveryAttemptID), len(payload), got, m.Size, t(m.SHA256))
-	}
 	by = by.Clean()
 	source := track.TeamDeliveryPath(conn, m.DeliveryAttemptID)
 	items := func() []track.Item {
@@ -101,8 +98,9 @@ func (s *Store) PushDelivery(ctx context.Context, conn string, st spool.Stored, 
 	}
 	parse := items
 	if len(payload) >= parseAheadSize {
-		// A big delivery's index items are parsed while the database takes
-		// its bytes (both take tens of milliseconds at 16 MiB). They are
+		// A big delivery's index items are parsed while its SHA-256 is
+		// checked and the database takes its bytes (all take tens of
+		// milliseconds at 16 MiB). They are
 		// the pushed sidecar's and the pusher's, which a fresh row keeps;
 		// the parse is waited for whatever the push's outcome.
 		var ahead []track.Item
@@ -110,6 +108,11 @@ func (s *Store) PushDelivery(ctx context.Context, conn string, st spool.Stored, 
 		go func() { defer close(done); ahead = items() }()
 		defer func() { <-done }()
 		parse = func() []track.Item { <-done; return ahead }
+	}
+	// checked while a big payload is parsed (the items of bytes that do
+	// not match are never used)
+	if got := sum(payload); got != sha || int64(len(payload)) != m.Size {
+		return fmt.Errorf("%w: delivery %q has %d bytes with SHA-256 %s, its sidecar says %d and %s", ErrMismatch, t(m.DeliveryAttemptID), len(payload), got, m.Size, t(m.SHA256))
 	}
 	return s.push(ctx, func(ctx context.Context, tx *sql.Tx, index func(track.Batch) error) error {
 		if err := lock(ctx, tx, "delivery", conn, m.DeliveryAttemptID); err != nil {
