@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/internal/testshared/pgtest"
+	"github.com/nutrab2b/b2bx/internal/track"
 )
 
 // A payload over one chunk is stored as several rows and read back as
@@ -134,4 +135,39 @@ func TestInitMovesVersion1BlobsIntoChunks(t *testing.T) {
 	st := delivery("conn-a", "d-old", "CONTRL", data, t0.Add(time.Minute), false)
 	require.NoError(t, s.PushDelivery(t.Context(), "conn-a", st, data, alice))
 	require.Equal(t, 1, count(t, s, "blob_chunks"))
+}
+
+// A team store of schema version 2 (chunks of bytes as they are, no
+// codec) is brought to 3 by init: its chunks read back unchanged as
+// codec 0, new chunks are compressed, and the server no longer
+// compresses the column.
+func TestInitAddsTheCodecToVersion2Chunks(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, alice)
+	stmts := append(append([]string{}, migrations[0]...), migrations[1]...)
+	stmts = append(stmts, `INSERT INTO team_meta (name, value) VALUES ('schema', '`+SchemaName+`'), ('version', '2')`)
+	data := bigOrdrsp(9, blobChunk+777)
+	sha := shaHex(data)
+	stmts = append(stmts, `INSERT INTO blobs (sha256, size) VALUES ('`+sha+`', `+strconv.Itoa(len(data))+`)`,
+		`INSERT INTO blob_chunks (sha256, n, data) VALUES ('`+sha+`', 0, '\x`+hex.EncodeToString(data[:blobChunk])+`'), ('`+sha+`', 1, '\x`+hex.EncodeToString(data[blobChunk:])+`')`)
+	pgtest.Exec(t, dsn, stmts...)
+	_, err := Open(t.Context(), Config{URL: dsn, By: alice})
+	require.ErrorIs(t, err, track.ErrNoSchema, "a version-2 store is refused until init")
+
+	v, err := s.Init(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, SchemaVersion, v.Team)
+	got, err := s.Blob(t.Context(), sha)
+	require.NoError(t, err)
+	require.Equal(t, sha, shaHex(got))
+	var storage string
+	require.NoError(t, s.db.QueryRowContext(t.Context(), `SELECT attstorage::text FROM pg_attribute WHERE attrelid = 'blob_chunks'::regclass AND attname = 'data'`).Scan(&storage))
+	require.Equal(t, "e", storage, "STORAGE EXTERNAL: the server stores b2bx's frames as they come")
+
+	next := bigOrdrsp(10, blobChunk/2)
+	st := delivery("conn-a", "d-new", "ORDRSP", next, t0, false)
+	require.NoError(t, s.PushDelivery(t.Context(), "conn-a", st, next, alice))
+	var codec int
+	require.NoError(t, s.db.QueryRowContext(t.Context(), `SELECT codec FROM blob_chunks WHERE sha256 = $1`, st.Meta.SHA256).Scan(&codec))
+	require.Equal(t, codecZstd, codec)
 }
