@@ -1,8 +1,11 @@
 package buildinfo
 
 import (
+	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +30,45 @@ func TestFrom(t *testing.T) {
 func TestRead(t *testing.T) {
 	if in := Read(); in.GoVersion != runtime.Version() {
 		t.Fatalf("Read = %+v, want Go %s", in, runtime.Version())
+	}
+}
+
+// The running binary has an ID: its Go build ID, as `go tool buildid`
+// prints it, and the same on every call.
+func TestIDIsTheGoBuildID(t *testing.T) {
+	got := ID()
+	if !strings.HasPrefix(got, "go:") || len(got) < 20 {
+		t.Fatalf("ID = %q, want the Go build ID", got)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "tool", "buildid", exe).Output()
+	if err != nil {
+		t.Skipf("go tool buildid: %v", err)
+	}
+	if want := "go:" + strings.TrimSpace(string(out)); got != want {
+		t.Fatalf("ID = %q, go tool buildid says %q", got, want)
+	}
+	if ID() != got {
+		t.Fatal("ID changed between calls")
+	}
+}
+
+func TestBuildIDIn(t *testing.T) {
+	for in, want := range map[string]string{
+		"ELF\x00junk\xff Go build ID: \"abc/def\"\n \xff": "abc/def",
+		"no id here":                       "",
+		"\xff Go build ID: \"unterminated": "",
+		"\xff Go build ID: \"\"":           "",
+		// an ELF note: name size 4, descriptor size 7, type 4, "Go\0\0", the ID
+		"\x7fELF..\x04\x00\x00\x00\x07\x00\x00\x00\x04\x00\x00\x00Go\x00\x00abc/def\x00": "abc/def",
+		// the same words with another type are not the build ID
+		"\x04\x00\x00\x00\x07\x00\x00\x00\x03\x00\x00\x00Go\x00\x00abc/def": "",
+	} {
+		if got := buildIDIn(strings.NewReader(in)); got != want {
+			t.Errorf("buildIDIn(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
