@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"testing"
@@ -67,7 +69,11 @@ func BenchmarkUploadStoreRatio(b *testing.B) {
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
 			t0 := time.Now()
-			u.u.upload(b)
+			lbl := "empty"
+			if u.u == big {
+				lbl = "stored"
+			}
+			pprof.Do(context.Background(), pprof.Labels("side", lbl), func(context.Context) { u.u.upload(b) })
 			*u.ts = append(*u.ts, float64(time.Since(t0))/float64(time.Millisecond))
 			runtime.ReadMemStats(&m1)
 			*u.a += m1.TotalAlloc - m0.TotalAlloc

@@ -17,16 +17,18 @@ import (
 
 // WriteBigStore lays out n stored, acknowledged deliveries on connection
 // conn under dataDir as the spool does (payload + sidecar), answering n/2
-// accepted uploads of the history: per order a CONTRL and an ORDRSP. It
-// is a fixture for the benchmarks of a large store (issue 23 §1): no
+// accepted uploads of the history: per order a CONTRL and an ORDRSP. The
+// history is as uploads write it (a pending and a result line per upload,
+// the copy of the bytes sent kept in sent/). It is a fixture for the benchmarks of a large store (issue 23 §1): no
 // fsync, and the directories dated an hour back (one changed in the last
 // 2 s is always walked by the index).
 func WriteBigStore(tb testing.TB, dataDir, conn string, n int) {
 	tb.Helper()
 	const buyer, supplier = "4012345000009", "4098765000003"
 	cdir := filepath.Join(dataDir, spool.SafeName(conn))
-	ddir := filepath.Join(cdir, "deliveries")
+	ddir, sdir := filepath.Join(cdir, "deliveries"), filepath.Join(cdir, "sent")
 	require.NoError(tb, os.MkdirAll(ddir, 0o700))
+	require.NoError(tb, os.MkdirAll(sdir, 0o700))
 	at := time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC)
 	var hist []byte
 	for i := 0; i < n; i++ {
@@ -35,10 +37,22 @@ func WriteBigStore(tb testing.TB, dataDir, conn string, n int) {
 		var data []byte
 		typ := "CONTRL"
 		if i%2 == 0 {
-			line, _ := json.Marshal(spool.UploadRecord{Time: at.Add(-time.Minute), ConnectionID: conn, File: "/orders/" + doc + ".edi", Size: 300,
-				SHA256: fmt.Sprintf("%064x", order+1), Key: buyer + ":" + doc + ":orders:1", SenderID: buyer, BusinessID: doc,
-				RecipientID: supplier, ControlRef: ref, DocNumbers: []string{doc}, N: 1, Outcome: spool.OutcomeAccepted,
-				HTTPStatus: 202, UploadID: "up-" + doc, InterchangeID: "ic-" + doc, Status: "accepted"})
+			// the upload as `b2bx upload` records it: the copy of the bytes
+			// sent (what the pre-flight's history parses), a pending line
+			// before the send and the result after it
+			sent := OrdersIC(buyer, supplier, ref, doc)
+			sum := sha256.Sum256(sent)
+			sha := hex.EncodeToString(sum[:])
+			require.NoError(tb, os.WriteFile(filepath.Join(sdir, sha+".edi"), sent, 0o600))
+			rec := spool.UploadRecord{Time: at.Add(-time.Minute - time.Second), ConnectionID: conn, File: "/orders/" + doc + ".edi", Size: int64(len(sent)),
+				SHA256: sha, Key: buyer + ":" + doc + ":orders:1", SenderID: buyer, BusinessID: doc,
+				RecipientID: supplier, ControlRef: ref, DocNumbers: []string{doc}, N: 1, Outcome: spool.OutcomePending,
+				BuyerID: buyer, SupplierID: supplier}
+			line, _ := json.Marshal(rec)
+			hist = append(append(hist, line...), '\n')
+			rec.Time, rec.Outcome, rec.HTTPStatus, rec.UploadID, rec.InterchangeID, rec.Status = at.Add(-time.Minute), spool.OutcomeAccepted, 202, "up-"+doc, "ic-"+doc, "accepted"
+			rec.ServerTime, rec.CorrelationID = at.Add(-time.Minute), "corr-"+doc
+			line, _ = json.Marshal(rec)
 			hist = append(append(hist, line...), '\n')
 			data = fmt.Appendf(nil, "UNB+UNOA:3+%s:14+%s:14+260312:1031+C%07d'UNH+C1+CONTRL:2:2:UN'UCI+%s+%s:14+%s:14+7'UNT+3+C1'UNZ+1+C%07d'",
 				supplier, buyer, i, ref, buyer, supplier, i)
@@ -55,7 +69,7 @@ func WriteBigStore(tb testing.TB, dataDir, conn string, n int) {
 		require.NoError(tb, os.WriteFile(filepath.Join(cdir, "uploads.jsonl"), hist, 0o600))
 	}
 	old := time.Now().Add(-time.Hour)
-	for _, p := range []string{"deliveries", "uploads.jsonl"} {
+	for _, p := range []string{"deliveries", "sent", "uploads.jsonl"} {
 		if _, err := os.Stat(filepath.Join(cdir, p)); err == nil {
 			require.NoError(tb, os.Chtimes(filepath.Join(cdir, p), old, old))
 		}
