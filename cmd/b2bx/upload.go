@@ -113,7 +113,7 @@ func runUpload(ctx context.Context, e *env, args []string) int {
 	// and synced once
 	linker := track.NewLinker(session.Env{Getenv: e.getenv}, store, t.ConnectionID)
 	defer linker.Close()
-	opts = opts.WithHistory(ctx, store, t.ConnectionID, linker.SelectLoader())
+	opts = opts.WithHistoryVerdicts(ctx, store, t.ConnectionID, linker.Verdicts())
 	pf, err := orders.InspectWith(ctx, pos[0], opts)
 	if err == nil {
 		err = pf.Problem

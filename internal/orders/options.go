@@ -37,6 +37,15 @@ func (o Options) WithHistory(ctx context.Context, store *spool.Store, connection
 	return o
 }
 
+// WithHistoryVerdicts is WithHistory with the verdicts of verdicts
+// (track.Linker's keeps them in the index between uploads).
+func (o Options) WithHistoryVerdicts(ctx context.Context, store *spool.Store, connectionID string, verdicts VerdictLoader) Options {
+	if h, err := LoadHistoryWith(ctx, store, connectionID, verdicts); err == nil {
+		o.History = h
+	}
+	return o
+}
+
 // PrepareWith is Prepare with the connection's pre-flight options.
 func PrepareWith(ctx context.Context, store *spool.Store, connectionID, path string, opts Options) (*Plan, error) {
 	pf, err := InspectWith(ctx, path, opts)

@@ -77,6 +77,75 @@ type Accepted struct {
 // and the pre-flight's cost stays the same however long the history is.
 const MaxHistory = 200
 
+// Verdict is what the partner's answers said of one payload (by its
+// SHA-256), over every accepted upload of those bytes in a link input.
+type Verdict struct {
+	// Rejected: an answer linked to an upload of these bytes rejects it.
+	Rejected bool `json:"r,omitempty"`
+	// Contrl: a CONTRL is linked to an upload of these bytes. Without
+	// Rejected that CONTRL accepted them.
+	Contrl bool `json:"c,omitempty"`
+}
+
+// Counts reports whether the verdict says anything the pre-flight
+// compares with: rejected, or accepted by a CONTRL. An upload without a
+// CONTRL yet counts as neither.
+func (v Verdict) Counts() bool { return v.Rejected || v.Contrl }
+
+// VerdictsOf is the verdict on each payload of shas (SHA-256, any case;
+// the map's keys are lower case) in the link input l: one rule for the
+// pre-flight's history, whether l was read fresh or a cache kept the
+// answers (track's verdict cache compares with it).
+func VerdictsOf(l *Linked, shas []string) map[string]Verdict {
+	out := make(map[string]Verdict, len(shas))
+	want := make(map[string]bool, len(shas))
+	for _, s := range shas {
+		want[strings.ToLower(s)] = true
+	}
+	if l == nil || l.Index == nil {
+		return out
+	}
+	for i, rec := range l.Uploads {
+		sha := strings.ToLower(rec.SHA256)
+		if !want[sha] {
+			continue
+		}
+		v := out[sha]
+		for _, j := range l.Index.AnswersOf(i) {
+			a := &l.Index.Answers[j]
+			v.Rejected = v.Rejected || a.Rejects()
+			v.Contrl = v.Contrl || a.Type == "CONTRL"
+		}
+		out[sha] = v
+	}
+	return out
+}
+
+// VerdictLoader answers, for the payloads sel names by SHA-256 (sel.Since
+// before the oldest of their uploads), the verdict on each (VerdictsOf
+// over the connection's link input); a payload it has no upload of may be
+// left out. track.Linker keeps them in the index between runs.
+type VerdictLoader func(ctx context.Context, store *spool.Store, connectionID string, sel Selection) (map[string]Verdict, error)
+
+// VerdictsVia is the VerdictLoader that reads the link input of the
+// selected uploads with load (nil: the store's files, LoadLinked) and
+// asks VerdictsOf.
+func VerdictsVia(load SelectLoader) VerdictLoader {
+	return func(ctx context.Context, store *spool.Store, connectionID string, sel Selection) (map[string]Verdict, error) {
+		var l *Linked
+		var err error
+		if load != nil {
+			l, err = load(ctx, store, connectionID, sel)
+		} else {
+			l, err = LoadLinked(ctx, store, connectionID, nil)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return VerdictsOf(l, sel.SHAs), nil
+	}
+}
+
 // LoadHistory reads the newest MaxHistory distinct payloads of the
 // connection's uploads with their answers (load, from the tracking index:
 // the conversations of those uploads only; nil reads the store) and the
@@ -84,93 +153,84 @@ const MaxHistory = 200
 // cache when it was parsed before). An upload without a CONTRL yet counts
 // as neither.
 func LoadHistory(ctx context.Context, store *spool.Store, connectionID string, load SelectLoader) (*Accepted, error) {
-	var sel Selection
-	want := map[string]bool{} // SHA-256 of the newest accepted payloads
-	newest := func(recs []spool.UploadRecord) bool {
-		sel, want = Selection{}, map[string]bool{}
-		atts := spool.Attempts(recs)
-		for i := len(atts) - 1; i >= 0 && len(want) < MaxHistory; i-- {
-			r := atts[i]
-			sha := strings.ToLower(r.SHA256)
-			if r.Outcome != spool.OutcomeAccepted || sha == "" || want[sha] {
-				continue
-			}
-			want[sha] = true
-			sel.SHAs = append(sel.SHAs, sha)
-			if t := cmp.Or(r.Started, r.Time); sel.Since.IsZero() || t.Before(sel.Since) {
-				sel.Since = t
+	return LoadHistoryWith(ctx, store, connectionID, VerdictsVia(load))
+}
+
+// LoadHistoryWith is LoadHistory with the verdicts from verdicts.
+func LoadHistoryWith(ctx context.Context, store *spool.Store, connectionID string, verdicts VerdictLoader) (*Accepted, error) {
+	// Enough lines are read once they hold MaxHistory distinct accepted
+	// payloads: an attempt's outcome is its result line's, wherever its
+	// pending line is, so the lines added to the front since the last
+	// question are all that need a look.
+	accepted, asked := map[string]bool{}, 0
+	enough := func(recs []spool.UploadRecord) bool {
+		for _, r := range recs[:len(recs)-asked] {
+			if r.Outcome == spool.OutcomeAccepted && r.SHA256 != "" {
+				accepted[strings.ToLower(r.SHA256)] = true
 			}
 		}
-		return len(want) >= MaxHistory
+		asked = len(recs)
+		return len(accepted) >= MaxHistory
 	}
-	recs, err := store.RecentUploads(connectionID, newest)
+	recs, err := store.RecentAttempts(connectionID, enough)
 	if err != nil {
 		return nil, err
 	}
-	newest(recs)
+	var sel Selection
+	newest := map[string]spool.UploadRecord{} // SHA-256 of the newest accepted payloads → the newest upload of each
+	atts := spool.Attempts(recs)
+	for i := len(atts) - 1; i >= 0 && len(newest) < MaxHistory; i-- {
+		r := atts[i]
+		sha := strings.ToLower(r.SHA256)
+		if r.Outcome != spool.OutcomeAccepted || sha == "" {
+			continue
+		}
+		if _, ok := newest[sha]; ok {
+			continue
+		}
+		newest[sha] = r
+		sel.SHAs = append(sel.SHAs, sha)
+		if t := cmp.Or(r.Started, r.Time); sel.Since.IsZero() || t.Before(sel.Since) {
+			sel.Since = t
+		}
+	}
 	// the index dates uploads on the server's clock: a day's margin covers
 	// any clock difference the link rule trusts
 	sel.Since = sel.Since.Add(-24 * time.Hour)
 	h := &Accepted{accepted: map[string]int{}, rejected: map[string]int{}}
-	if len(want) == 0 {
+	if len(newest) == 0 {
 		return h, nil
 	}
-	var l *Linked
-	if load != nil {
-		l, err = load(ctx, store, connectionID, sel)
-	} else {
-		l, err = LoadLinked(ctx, store, connectionID, nil)
-	}
+	vs, err := verdicts(ctx, store, connectionID, sel)
 	if err != nil {
 		return nil, err
 	}
-	rejected := map[string]bool{}
-	for _, r := range Rejections(l) {
-		rejected[strings.ToLower(r.Upload.SHA256)] = true
-	}
 	cache := openShapeCache(store, connectionID)
 	defer cache.close()
-	seen := map[string]bool{}
-	for i := len(l.Uploads) - 1; i >= 0; i-- {
-		rec := l.Uploads[i]
-		sha := strings.ToLower(rec.SHA256)
-		if !want[sha] || seen[sha] || ctx.Err() != nil {
+	for _, sha := range sel.SHAs { // newest first
+		v := vs[sha]
+		if !v.Counts() || ctx.Err() != nil {
 			continue
 		}
-		bad := rejected[sha]
-		if !bad && !hasContrl(l, i) {
-			continue
-		}
-		shape, ok := cache.get(sha)
+		features, ok := cache.get(sha)
 		if !ok {
-			if shape, ok = sentShape(ctx, store, rec); !ok {
+			shape, ok := sentShape(ctx, store, newest[sha])
+			if !ok {
 				continue
 			}
-			cache.put(sha, shape)
+			features = cache.put(sha, shape)
 		}
-		seen[sha] = true
 		into := h.accepted
-		if bad {
+		if v.Rejected {
 			into, h.Rejected = h.rejected, h.Rejected+1
 		} else {
 			h.Accepted++
 		}
-		for f := range shape {
+		for _, f := range features {
 			into[f]++
 		}
 	}
 	return h, ctx.Err()
-}
-
-// hasContrl reports whether upload i of l has a CONTRL (which, as it is
-// not among the rejections, accepted it).
-func hasContrl(l *Linked, i int) bool {
-	for _, j := range l.Index.AnswersOf(i) {
-		if l.Index.Answers[j].Type == "CONTRL" {
-			return true
-		}
-	}
-	return false
 }
 
 // sentShape is the shape of the bytes rec sent, when the store (or the

@@ -41,9 +41,17 @@ func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, 
 		}
 		return x.LinkedWith(ctx, hist, conn)
 	}
-	ups, err := x.uploadsFor(ctx, conn, *sel)
+	l, _, _, err := x.selected(ctx, store, conn, *sel)
+	return l, err
+}
+
+// selected is LinkedFor with a selection, and the upload items sel
+// selects; fromItems is false when the uploads were read from the store's
+// history (items indexed before they carried their record).
+func (x *Index) selected(ctx context.Context, store *spool.Store, conn string, sel orders.Selection) (l *orders.Linked, picked []Item, fromItems bool, err error) {
+	ups, err := x.uploadsFor(ctx, conn, sel)
 	if err != nil {
-		return nil, err
+		return nil, nil, false, err
 	}
 	var convs []string
 	seen := map[string]bool{}
@@ -51,29 +59,32 @@ func (x *Index) LinkedFor(ctx context.Context, store *spool.Store, conn string, 
 		if u := &ups[i]; u.Conn == conn {
 			if d, ok := u.upload(); ok && sel.Has(d.Key, d.SHA256) {
 				convs = addConvs(convs, seen, u)
+				picked = append(picked, *u)
 			}
 		}
 	}
 	ds, upItems, err := x.convItems(ctx, conn, convs)
 	if err != nil {
-		return nil, err
+		return nil, nil, false, err
 	}
-	return linkedOfItems(store, conn, seen, ds, upItems)
+	l, fromItems, err = linkedOfItems(store, conn, seen, ds, upItems)
+	return l, picked, fromItems, err
 }
 
 // linkedOfItems links the deliveries ds to the uploads of the upload
 // items; an index written before items carried their record has the
-// uploads of the conversations convs read from the store's history.
-func linkedOfItems(store *spool.Store, conn string, convs map[string]bool, ds []orders.Delivery, upItems []Item) (*orders.Linked, error) {
+// uploads of the conversations convs read from the store's history
+// (fromItems false).
+func linkedOfItems(store *spool.Store, conn string, convs map[string]bool, ds []orders.Delivery, upItems []Item) (l *orders.Linked, fromItems bool, err error) {
 	hist, ok := recordsOf(upItems)
 	if !ok {
 		all, err := store.Uploads(conn)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		hist = inConvs(all, convs)
 	}
-	return orders.NewLinked(hist, ds), nil
+	return orders.NewLinked(hist, ds), ok, nil
 }
 
 // LinkedWith is Linked over the upload history hist (a team's: this
@@ -401,6 +412,31 @@ func (l *Linker) SelectLoader() orders.SelectLoader {
 			return LoadLinkedFor(ctx, l.env, store, conn, &sel)
 		}
 		return l.LinkedFor(ctx, &sel)
+	}
+}
+
+// Verdicts is the orders.VerdictLoader of l's connection: the pre-flight
+// history's verdicts from the index's verdict cache (Index.Verdicts),
+// over the store's files when the index cannot be used; asked about
+// another store or connection it reads that one's link input.
+func (l *Linker) Verdicts() orders.VerdictLoader {
+	return func(ctx context.Context, store *spool.Store, conn string, sel orders.Selection) (map[string]orders.Verdict, error) {
+		if store != l.store || conn != l.conn {
+			return orders.VerdictsVia(SelectLoader(l.env))(ctx, store, conn, sel)
+		}
+		if !l.opened {
+			l.opened = true
+			l.x, l.err = openConnIndex(ctx, l.env, l.store, l.conn)
+		}
+		if l.err == nil {
+			vs, err := l.x.Verdicts(ctx, l.store, l.conn, sel)
+			if err == nil || ctx.Err() != nil {
+				return vs, err
+			}
+		} else if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return orders.VerdictsVia(nil)(ctx, store, conn, sel)
 	}
 }
 

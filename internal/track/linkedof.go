@@ -35,7 +35,8 @@ func (x *Index) LinkedOf(ctx context.Context, store *spool.Store, conn string, i
 		items = append(inConv, mine...) // a delivery in no conversation is linked to nothing, but stored
 	}
 	ds, upItems := deliveriesAndUploads(conn, items)
-	return linkedOfItems(store, conn, seen, ds, upItems)
+	l, _, err := linkedOfItems(store, conn, seen, ds, upItems)
+	return l, err
 }
 
 // deliveriesByID reads the delivery items of conn with the

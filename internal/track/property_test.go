@@ -66,6 +66,13 @@ type propWorld struct {
 // genWorld writes a random history into a fresh store.
 func genWorld(t *testing.T, seed uint64) *propWorld {
 	t.Helper()
+	return genWorldWith(t, seed, nil)
+}
+
+// genWorldWith is genWorld calling after (when not nil) after each step,
+// with the world so far and the step's clock.
+func genWorldWith(t *testing.T, seed uint64, after func(w *propWorld, now time.Time)) *propWorld {
+	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 23))
 	w := &propWorld{dir: t.TempDir()}
 	s, err := spool.Open(w.dir)
@@ -157,6 +164,9 @@ func genWorld(t *testing.T, seed uint64) *propWorld {
 			} else {
 				store(t, s, u.conn, id, "ORDRSP", propOrdrsp(buyer, fmt.Sprintf("R%d", ans), u.po), created, r.IntN(2) == 0)
 			}
+		}
+		if after != nil {
+			after(w, now)
 		}
 	}
 	w.end = now.Add(48 * time.Hour)

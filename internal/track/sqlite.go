@@ -58,6 +58,13 @@ var migrations = [][]string{
 		// the rows are kept, local items have no author
 		`ALTER TABLE track_items ADD COLUMN who TEXT NOT NULL DEFAULT ''`,
 	},
+	{ // 3 → 4: what changed since a verdict was kept (verdicts.go): items are never
+		// updated, their ids never reused, so the items added since are those of
+		// higher ids, and a removed item's conversations are logged here
+		`CREATE TABLE track_gone (seq INTEGER PRIMARY KEY AUTOINCREMENT, conn TEXT NOT NULL, convs TEXT NOT NULL)`,
+		`CREATE TRIGGER track_items_gone AFTER DELETE ON track_items BEGIN
+			INSERT INTO track_gone (conn, convs) VALUES (OLD.conn, OLD.convs); END`,
+	},
 }
 
 // cacheKiB is each connection's page cache.
@@ -403,7 +410,11 @@ func (s *sqlStore) Reset(ctx context.Context) error {
 		return classify(err)
 	}
 	defer tx.Rollback()
-	for _, t := range []string{"track_keys", "track_items", "track_sources"} {
+	tables := []string{"track_keys", "track_items", "track_sources"}
+	if !s.pg {
+		tables = append(tables, "track_gone") // after the items, whose removal it logs
+	}
+	for _, t := range tables {
 		if _, err := tx.exec(ctx, `DELETE FROM `+t); err != nil {
 			return classify(err)
 		}

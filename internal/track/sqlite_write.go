@@ -67,11 +67,17 @@ func (w *writer) countOrphans() {
 	n += w.orphaned
 	if n >= orphanSweep {
 		w.exec(`DELETE FROM track_keys WHERE NOT EXISTS (SELECT 1 FROM track_items i WHERE i.id = track_keys.item)`)
+		// the log of removed items keeps the newest goneKeep: a verdict
+		// kept before those is computed again (verdicts.go)
+		w.exec(`DELETE FROM track_gone WHERE seq <= (SELECT MAX(seq) FROM track_gone) - ?`, goneKeep)
 		n = 0
 	}
 	w.exec(`DELETE FROM track_meta WHERE name = ?`, "orphans")
 	w.exec(`INSERT INTO track_meta (name, value) VALUES (?, ?)`, "orphans", strconv.Itoa(n))
 }
+
+// goneKeep is how many removals track_gone keeps when it is swept.
+const goneKeep = 20000
 
 // writer runs the statements of one batch, keeping the first error.
 type writer struct {

@@ -1,0 +1,185 @@
+package track
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/orders"
+)
+
+// acceptedSHAs are the SHA-256 of conn's accepted uploads, newest first,
+// each once: what the pre-flight's history asks about.
+func acceptedSHAs(t *testing.T, s *spool.Store, conn string) []string {
+	t.Helper()
+	hist, err := s.Uploads(conn)
+	require.NoError(t, err)
+	var out []string
+	seen := map[string]bool{}
+	atts := spool.Attempts(hist)
+	for i := len(atts) - 1; i >= 0; i-- {
+		if h := strings.ToLower(atts[i].SHA256); atts[i].Outcome == spool.OutcomeAccepted && !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// The verdict cache of issue 23 §1: after every step of random histories
+// (uploads, replays, resends with the same and a new control reference,
+// answers early, late and for other buyers), and after deliveries are
+// removed and replaced and the index is rebuilt, the verdicts the index
+// answers (kept ones where nothing they depend on changed) equal the
+// verdicts computed afresh from the index and from the store's files.
+func TestPropertyKeptVerdictsEqualFreshOnes(t *testing.T) {
+	if testBackend != nil {
+		t.Skip("the verdict cache is the SQLite index's")
+	}
+	kept0, computed0 := verdictStats.kept, verdictStats.computed
+	for seed := uint64(1); seed <= 25; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 41))
+			var x *Index
+			removed := 0
+			check := func(w *propWorld, now time.Time) {
+				if x == nil {
+					x = openIndex(t, w.dir, &clock{t: now}, nil)
+				}
+				switch r.IntN(8) {
+				case 0: // a stored delivery removed from the store: its item goes (track_gone)
+					if removed < 3 {
+						for _, conn := range []string{"conn-a", "conn-b"} {
+							sts, err := w.store.List(conn)
+							require.NoError(t, err)
+							if len(sts) > 0 {
+								st := sts[r.IntN(len(sts))]
+								require.NoError(t, os.Remove(st.Path))
+								require.NoError(t, os.Remove(strings.TrimSuffix(st.Path, ".edi")+".json"))
+								removed++
+								break
+							}
+						}
+					}
+				case 1: // a delivery acknowledged later: its sidecar changes, its item is replaced
+					for _, conn := range []string{"conn-a", "conn-b"} {
+						sts, err := w.store.List(conn)
+						require.NoError(t, err)
+						for _, st := range sts {
+							if st.Meta.AcknowledgedAt == nil {
+								_, err := w.store.MarkAcknowledged(conn, st.Meta.DeliveryAttemptID, "rc-late", now)
+								require.NoError(t, err)
+								break
+							}
+						}
+					}
+				case 2: // the index rebuilt
+					_, err := x.Rebuild(t.Context(), "test")
+					require.NoError(t, err)
+				}
+				if r.IntN(3) == 0 {
+					return // asked after some steps only: kept verdicts must span several changes
+				}
+				_, err := x.Sync(t.Context())
+				require.NoError(t, err)
+				for _, conn := range []string{"conn-a", "conn-b"} {
+					shas := acceptedSHAs(t, w.store, conn)
+					if len(shas) == 0 {
+						continue
+					}
+					sel := orders.Selection{SHAs: shas}
+					got, err := x.Verdicts(t.Context(), w.store, conn, sel)
+					require.NoError(t, err)
+					fromIndex, err := x.LinkedFor(t.Context(), w.store, conn, &sel)
+					require.NoError(t, err)
+					fromStore, err := orders.LoadLinked(t.Context(), w.store, conn, nil)
+					require.NoError(t, err)
+					for _, h := range shas {
+						require.Equal(t, orders.VerdictsOf(fromIndex, shas)[h], got[h], "%s %s: kept vs index", conn, h[:12])
+						require.Equal(t, orders.VerdictsOf(fromStore, shas)[h], got[h], "%s %s: kept vs store", conn, h[:12])
+					}
+				}
+			}
+			genWorldWith(t, seed, check)
+		})
+	}
+	kept, computed := verdictStats.kept-kept0, verdictStats.computed-computed0
+	t.Logf("verdicts kept %d, computed %d", kept, computed)
+	require.Greater(t, kept, 200, "verdicts were kept: the cache was used")
+	require.Positive(t, computed)
+}
+
+// A kept verdict is used only by the binary that computed it, only while
+// the log of removals reaches back to it, and never after a Reset.
+func TestKeptVerdictsAreDroppedWhenTheyCannotBeTrusted(t *testing.T) {
+	if testBackend != nil {
+		t.Skip("the verdict cache is the SQLite index's")
+	}
+	dir := t.TempDir()
+	s, err := spool.Open(dir)
+	require.NoError(t, err)
+	a := uploaded(t, s, "conn-a", "ICR0001", "PO-4711", ordersIC("ICR0001", "PO-4711"), t0, spool.OutcomeAccepted)
+	store(t, s, "conn-a", "d1", "CONTRL", contrl("CTL1", "ICR0001", true), t0.Add(2*time.Minute), true)
+	x := openIndex(t, dir, &clock{t: t0.Add(time.Hour)}, nil)
+	_, err = x.Sync(t.Context())
+	require.NoError(t, err)
+	sel := orders.Selection{SHAs: []string{a.SHA256}}
+	ask := func() (orders.Verdict, int) {
+		t.Helper()
+		c0 := verdictStats.computed
+		vs, err := x.Verdicts(t.Context(), s, "conn-a", sel)
+		require.NoError(t, err)
+		return vs[strings.ToLower(a.SHA256)], verdictStats.computed - c0
+	}
+	v, n := ask()
+	require.Equal(t, orders.Verdict{Rejected: true, Contrl: true}, v)
+	require.Equal(t, 1, n, "computed")
+	_, n = ask()
+	require.Zero(t, n, "kept")
+
+	sq := x.raw.(*SQLite)
+	meta := func() string {
+		v, err := sq.Meta(t.Context(), verdictPrefix+"conn-a")
+		require.NoError(t, err)
+		return v
+	}
+	// another binary's cache
+	require.NoError(t, sq.SetMeta(t.Context(), verdictPrefix+"conn-a", strings.Replace(meta(), `"rule":"`, `"rule":"other-`, 1)))
+	_, n = ask()
+	require.Equal(t, 1, n, "another binary's verdicts are computed again")
+	_, n = ask()
+	require.Zero(t, n)
+	// removals the log no longer reaches back to
+	_, err = sq.db.ExecContext(t.Context(), `INSERT INTO track_gone (conn, convs) VALUES ('conn-b', '[]'), ('conn-b', '[]'), ('conn-b', '[]')`)
+	require.NoError(t, err)
+	_, err = sq.db.ExecContext(t.Context(), `DELETE FROM track_gone WHERE seq < (SELECT MAX(seq) FROM track_gone)`)
+	require.NoError(t, err)
+	_, n = ask()
+	require.Equal(t, 1, n, "the log was swept past the cache's mark")
+	// a damaged cache
+	require.NoError(t, sq.SetMeta(t.Context(), verdictPrefix+"conn-a", meta()+"\nnot a line"))
+	_, n = ask()
+	require.Equal(t, 1, n)
+	// a reset index keeps no cache
+	_, err = x.Rebuild(t.Context(), "test")
+	require.NoError(t, err)
+	require.Empty(t, meta())
+	v, n = ask()
+	require.Equal(t, 1, n)
+	require.Equal(t, orders.Verdict{Rejected: true, Contrl: true}, v)
+	// the answer goes: the verdict changes with it
+	require.NoError(t, os.Remove(filepath.Join(dir, spool.SafeName("conn-a"), "deliveries", "d1.edi")))
+	require.NoError(t, os.Remove(filepath.Join(dir, spool.SafeName("conn-a"), "deliveries", "d1.json")))
+	_, err = x.Sync(t.Context())
+	require.NoError(t, err)
+	v, n = ask()
+	require.Equal(t, 1, n)
+	require.Equal(t, orders.Verdict{}, v)
+}
