@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/nutrab2b/b2bx/internal/jsonline"
 )
 
 // Outcome is the state of one upload attempt in the history.
@@ -129,16 +131,28 @@ func (s *Store) Uploads(connectionID string) ([]UploadRecord, error) {
 	return slices.Clone(recs), nil
 }
 
-// recentWindow is the first window RecentUploads reads from the end.
-const recentWindow = 256 << 10
+// recentWindow is the first window RecentAttempts reads from the end;
+// recentBatch is how many lines it decodes before it asks again whether
+// they suffice, recentMargin how many more it decodes once they do.
+const (
+	recentWindow = 256 << 10
+	recentBatch  = 64
+	recentMargin = 16
+)
 
-// RecentUploads returns the newest records of the connection's upload
-// history, in append order: it reads the file from its end in growing
-// windows until enough says the records suffice or the whole file is read.
-// A question about the last uploads costs what they hold, not what the
-// history holds. A line that cannot be decoded is skipped (the torn first
-// line of a window, a torn last line).
-func (s *Store) RecentUploads(connectionID string, enough func(recs []UploadRecord) bool) ([]UploadRecord, error) {
+// RecentAttempts returns the newest records of the connection's upload
+// history, in append order, with what tells an attempt and its outcome
+// (Time, ConnectionID, File, SHA256, Key, Outcome; the other fields are
+// zero unless the line needed encoding/json): enough to fold attempts
+// (Attempts) and to find the bytes sent (orders.SentFile). It decodes the
+// lines from the end, a batch at a time, and asks enough after each: once
+// it says they suffice, recentMargin more lines are decoded (a pending
+// line just before the oldest attempt folds with it) and they are
+// returned; at the
+// start of the file, whatever there is. A question about the last uploads
+// costs what they hold, not what the history holds. A line that cannot be
+// decoded is skipped (a torn last line).
+func (s *Store) RecentAttempts(connectionID string, enough func(recs []UploadRecord) bool) ([]UploadRecord, error) {
 	f, err := os.Open(s.historyPath(connectionID))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -152,30 +166,84 @@ func (s *Store) RecentUploads(connectionID string, enough func(recs []UploadReco
 		return nil, fmt.Errorf("spool: read upload history: %w", err)
 	}
 	size := fi.Size()
+	var recs []UploadRecord // recs[n:] are decoded, oldest first
+	n := 0
+	from := size         // the lines decoded so far start here
+	batch, more := 0, -1 // lines decoded since enough was asked; lines still to decode after it said yes
 	for w := int64(recentWindow); ; w *= 4 {
 		off := max(size-w, 0)
-		buf := make([]byte, size-off)
+		buf := make([]byte, from-off)
 		if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("spool: read upload history: %w", err)
 		}
-		if off > 0 { // the window starts inside a line
-			if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-				buf = buf[i+1:]
-			} else {
-				buf = nil
+		if off > 0 { // the window starts inside a line: it is read with the next window
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 {
+				continue
+			}
+			buf = buf[i+1:]
+		}
+		from -= int64(len(buf))
+		lines := bytes.Count(buf, []byte("\n")) + 1
+		grown := make([]UploadRecord, lines+len(recs)-n)
+		copy(grown[lines:], recs[n:])
+		recs, n = grown, lines
+		for end := len(buf); end > 0; {
+			start := bytes.LastIndexByte(buf[:end], '\n') + 1
+			if l := buf[start:end]; len(bytes.TrimSpace(l)) > 0 && decodeHead(l, &recs[n-1]) == nil {
+				n--
+				batch++
+			}
+			end = max(start-1, 0)
+			switch {
+			case more > 0:
+				more--
+				continue
+			case more == 0:
+				return recs[n:], nil
+			case batch < recentBatch:
+				continue
+			}
+			batch = 0
+			if enough(recs[n:]) {
+				more = recentMargin
 			}
 		}
-		var recs []UploadRecord
-		for _, l := range bytes.Split(buf, []byte("\n")) {
-			var r UploadRecord
-			if len(bytes.TrimSpace(l)) > 0 && json.Unmarshal(l, &r) == nil {
-				recs = append(recs, r)
-			}
-		}
-		if off == 0 || enough(recs) {
-			return recs, nil
+		if off == 0 || more >= 0 || enough(recs[n:]) {
+			return recs[n:], nil
 		}
 	}
+}
+
+// decodeHead decodes what RecentAttempts returns of a history line, as
+// json.Unmarshal does; a line jsonline cannot read is decoded whole.
+func decodeHead(line []byte, r *UploadRecord) error {
+	if jsonline.Fields(line, func(name []byte, v jsonline.Value) bool {
+		var ok bool
+		switch string(name) {
+		case "time":
+			r.Time, ok = v.Time()
+		case "connectionId":
+			r.ConnectionID, ok = v.String()
+		case "file":
+			r.File, ok = v.String()
+		case "sha256":
+			r.SHA256, ok = v.String()
+		case "key":
+			r.Key, ok = v.String()
+		case "outcome":
+			var o string
+			o, ok = v.String()
+			r.Outcome = Outcome(o)
+		default:
+			ok = skippedField(string(name), v) // not decoded, but of its type, or json.Unmarshal would fail
+		}
+		return ok
+	}) {
+		return nil
+	}
+	*r = UploadRecord{}
+	return json.Unmarshal(line, r)
 }
 
 // parseHistory decodes JSON lines. A torn last line (a crash during an
@@ -200,7 +268,7 @@ func parseHistory(path string, b []byte) ([]UploadRecord, error) {
 		}
 		historyLinesDecoded.Add(1)
 		var r UploadRecord
-		if err := json.Unmarshal(l, &r); err != nil {
+		if err := unmarshalRecord(l, &r); err != nil {
 			if torn {
 				break
 			}

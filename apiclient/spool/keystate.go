@@ -12,6 +12,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 )
 
@@ -20,7 +21,12 @@ import (
 // history (issue 23 §1): the history's lines grouped by sender and
 // business id into keyShards files, and meta.json saying how far the
 // history is folded (Offset, just after a newline) with the bytes before
-// that offset (Tail: the last folded line) to recognise the same file. It is a cache: read and
+// that offset (Tail: the last folded line) to recognise the same file.
+// A shard holds one line per history line, "OFFSET PLAN RECORD", PLAN
+// the hash of its sender and business id: a fold appends to the shards
+// (the CRC-32 in meta.json is updated, not recomputed), and a plan's
+// records are decoded from the lines of its hash only, so neither grows
+// with the rest of the shard. It is a cache: read and
 // written only under the connection lock, brought up to date by folding
 // the lines appended since (by this or another process), checked by the
 // CRC-32 of each shard, and rebuilt from
@@ -30,7 +36,7 @@ import (
 // as in Uploads.
 const (
 	keyStateDir     = "keyplan"
-	keyStateVersion = 1
+	keyStateVersion = 2 // 2: shards of lines, appended (1: a JSON array, rewritten)
 	keyShards       = 256
 	keyTailLen      = 4096
 )
@@ -65,6 +71,14 @@ func shardOf(sender, business string) int {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(planKey(sender, business)))
 	return int(h.Sum32() % keyShards)
+}
+
+// planHash tags a plan's lines in its shard (a shard line of another
+// hash is not decoded; one of the same is still compared in full).
+func planHash(sender, business string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(planKey(sender, business)))
+	return h.Sum64()
 }
 
 func (s *Store) keyDir(conn string) string { return filepath.Join(s.connDir(conn), keyStateDir) }
@@ -108,12 +122,12 @@ func (s *Store) keyRecords(conn, sender, business string) ([]UploadRecord, error
 			return nil, err
 		}
 	}
-	ents, err := readShard(dir, m, shardOf(sender, business))
+	ents, err := readShardPlan(dir, m, shardOf(sender, business), planHash(sender, business))
 	if errors.Is(err, errKeyStateDamaged) { // a cache: build it again
 		if m, err = s.rebuildKeyState(hf, dir); err != nil {
 			return nil, err
 		}
-		ents, err = readShard(dir, m, shardOf(sender, business))
+		ents, err = readShardPlan(dir, m, shardOf(sender, business), planHash(sender, business))
 	}
 	if err != nil {
 		return nil, err
@@ -171,7 +185,7 @@ func decodeLines(path string, b []byte, base int64) ([]keyEntry, int64, error) {
 		}
 		historyLinesDecoded.Add(1)
 		var r UploadRecord
-		if err := json.Unmarshal(l, &r); err != nil {
+		if err := unmarshalRecord(l, &r); err != nil {
 			return nil, 0, fmt.Errorf("spool: upload history %s at byte %d is corrupt: %w (repair or move the file; key numbers come from it)", path, off, err)
 		}
 		out = append(out, keyEntry{Off: off, Rec: r})
@@ -230,22 +244,53 @@ func foldTail(hf *os.File, dir string, m keyMeta, size int64) (keyMeta, error) {
 	shards := map[int][]keyEntry{}
 	for _, e := range ents {
 		i := shardOf(e.Rec.SenderID, e.Rec.BusinessID)
-		if _, ok := shards[i]; !ok {
-			old, err := readShard(dir, m, i)
-			if err != nil {
-				return m, err
-			}
-			kept := old[:0]
-			for _, o := range old {
-				if o.Off < m.Offset { // entries of a fold that did not finish are folded again
-					kept = append(kept, o)
-				}
-			}
-			shards[i] = kept
-		}
 		shards[i] = append(shards[i], e)
 	}
-	return writeKeyState(hf, dir, m, shards, m.Offset+used)
+	next, err := metaFor(hf, m.Offset+used)
+	if err != nil {
+		return m, err
+	}
+	next.Shards = maps.Clone(m.Shards)
+	if next.Shards == nil {
+		next.Shards = map[int]uint32{}
+	}
+	for i, es := range shards {
+		// a shard that is not what meta.json says (a fold that did not
+		// finish) is not appended to: the state is rebuilt
+		if err := checkShard(dir, m, i); err != nil {
+			return m, err
+		}
+		add, err := shardLines(es)
+		if err != nil {
+			return m, err
+		}
+		if err := appendFile(filepath.Join(dir, shardName(i)), add); err != nil {
+			return m, fmt.Errorf("spool: write key state: %w", err)
+		}
+		next.Shards[i] = crc32.Update(m.Shards[i], crc32.IEEETable, add)
+	}
+	return next, writeKeyMeta(dir, next)
+}
+
+// appendFile appends data to path (created when missing), without fsync:
+// the key state is a checked cache.
+func appendFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// checkShard fails with errKeyStateDamaged when shard i is not the file
+// m recorded (by size and CRC-32, read whole: a shard is small).
+func checkShard(dir string, m keyMeta, i int) error {
+	_, err := shardBytes(dir, m, i)
+	return err
 }
 
 // writeKeyState writes the shards, then meta.json with their CRC-32s and
@@ -266,14 +311,19 @@ func writeKeyState(hf *os.File, dir string, old keyMeta, shards map[int][]keyEnt
 		}
 		m.Shards[i] = sum
 	}
+	return m, writeKeyMeta(dir, m)
+}
+
+// writeKeyMeta replaces meta.json.
+func writeKeyMeta(dir string, m keyMeta) error {
 	b, err := json.Marshal(m)
 	if err != nil {
-		return m, err
+		return err
 	}
 	if err := replaceFile(dir, "meta.json", b); err != nil {
-		return m, fmt.Errorf("spool: write key state: %w", err)
+		return fmt.Errorf("spool: write key state: %w", err)
 	}
-	return m, nil
+	return nil
 }
 
 // replaceFile writes dir/name through a temp file and rename, without
@@ -296,9 +346,9 @@ func replaceFile(dir, name string, data []byte) error {
 	return err
 }
 
-// readShard reads shard i of state m: errKeyStateDamaged when it is not
-// the file m recorded.
-func readShard(dir string, m keyMeta, i int) ([]keyEntry, error) {
+// shardBytes reads shard i of state m: errKeyStateDamaged when it is
+// not the file m recorded.
+func shardBytes(dir string, m keyMeta, i int) ([]byte, error) {
 	want, ok := m.Shards[i]
 	b, err := os.ReadFile(filepath.Join(dir, shardName(i)))
 	if errors.Is(err, fs.ErrNotExist) && !ok {
@@ -310,15 +360,70 @@ func readShard(dir string, m keyMeta, i int) ([]keyEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spool: read key state: %w", err)
 	}
+	return b, nil
+}
+
+// readShard reads every entry of shard i of state m.
+func readShard(dir string, m keyMeta, i int) ([]keyEntry, error) {
+	return readShardWith(dir, m, i, func(uint64) bool { return true })
+}
+
+// readShardPlan reads the entries of shard i whose plan hash is plan.
+func readShardPlan(dir string, m keyMeta, i int, plan uint64) ([]keyEntry, error) {
+	return readShardWith(dir, m, i, func(h uint64) bool { return h == plan })
+}
+
+func readShardWith(dir string, m keyMeta, i int, want func(plan uint64) bool) ([]keyEntry, error) {
+	b, err := shardBytes(dir, m, i)
+	if err != nil {
+		return nil, err
+	}
 	var ents []keyEntry
-	if err := json.Unmarshal(b, &ents); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errKeyStateDamaged, shardName(i), err)
+	for len(b) > 0 {
+		j := bytes.IndexByte(b, '\n')
+		if j < 0 {
+			return nil, fmt.Errorf("%w: %s: a torn line", errKeyStateDamaged, shardName(i))
+		}
+		line := b[:j]
+		b = b[j+1:]
+		offText, rest, ok1 := bytes.Cut(line, []byte(" "))
+		planText, rec, ok2 := bytes.Cut(rest, []byte(" "))
+		off, err1 := strconv.ParseInt(string(offText), 10, 64)
+		plan, err2 := strconv.ParseUint(string(planText), 16, 64)
+		if !ok1 || !ok2 || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%w: %s: a line that is not OFFSET PLAN RECORD", errKeyStateDamaged, shardName(i))
+		}
+		if !want(plan) {
+			continue
+		}
+		e := keyEntry{Off: off}
+		if err := unmarshalRecord(rec, &e.Rec); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", errKeyStateDamaged, shardName(i), err)
+		}
+		ents = append(ents, e)
 	}
 	return ents, nil
 }
 
+// shardLines is the shard lines of ents.
+func shardLines(ents []keyEntry) ([]byte, error) {
+	var b []byte
+	for _, e := range ents {
+		rec, err := json.Marshal(e.Rec)
+		if err != nil {
+			return nil, err
+		}
+		b = strconv.AppendInt(b, e.Off, 10)
+		b = append(b, ' ')
+		b = strconv.AppendUint(b, planHash(e.Rec.SenderID, e.Rec.BusinessID), 16)
+		b = append(b, ' ')
+		b = append(append(b, rec...), '\n')
+	}
+	return b, nil
+}
+
 func writeKeyShard(dir string, i int, ents []keyEntry) (uint32, error) {
-	b, err := json.Marshal(ents)
+	b, err := shardLines(ents)
 	if err != nil {
 		return 0, err
 	}

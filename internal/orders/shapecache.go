@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/jsonline"
 )
 
 // The shape cache keeps the shape of each payload LoadHistory parsed, by
@@ -29,9 +30,40 @@ type shapeLine struct {
 	Features []string `json:"features"`
 }
 
+// decodeShapeLine decodes a line as json.Unmarshal does, without its
+// reflection when jsonline reads it (the pre-flight reads every line
+// before each upload); the features are taken from intern (a few dozen
+// distinct ones are repeated on every line), which it adds to.
+func decodeShapeLine(b []byte, intern map[string]string) (shapeLine, bool) {
+	var l shapeLine
+	if jsonline.Fields(b, func(name []byte, v jsonline.Value) bool {
+		switch string(name) {
+		case "sha":
+			var ok bool
+			l.SHA, ok = v.String()
+			return ok
+		case "features":
+			l.Features = []string{}
+			return v.EachString(func(f []byte) {
+				s, ok := intern[string(f)]
+				if !ok {
+					s = string(f)
+					intern[s] = s
+				}
+				l.Features = append(l.Features, s)
+			})
+		}
+		return false
+	}) {
+		return l, true
+	}
+	l = shapeLine{}
+	return l, json.Unmarshal(b, &l) == nil
+}
+
 type shapeCache struct {
 	path  string
-	have  map[string]map[string]bool
+	have  map[string][]string // SHA-256 → its features, each once
 	lines int
 	used  map[string]bool
 	added []shapeLine
@@ -39,7 +71,7 @@ type shapeCache struct {
 
 func openShapeCache(store *spool.Store, connectionID string) *shapeCache {
 	c := &shapeCache{path: filepath.Join(filepath.Dir(store.SeenPath(connectionID)), shapeCacheName),
-		have: map[string]map[string]bool{}, used: map[string]bool{}}
+		have: map[string][]string{}, used: map[string]bool{}}
 	f, err := os.Open(c.path)
 	if err != nil {
 		return c
@@ -47,40 +79,41 @@ func openShapeCache(store *spool.Store, connectionID string) *shapeCache {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
+	intern := map[string]string{}
 	for sc.Scan() {
 		c.lines++
-		var l shapeLine
-		if json.Unmarshal(sc.Bytes(), &l) != nil || len(l.SHA) != 64 {
+		l, ok := decodeShapeLine(sc.Bytes(), intern)
+		if !ok || len(l.SHA) != 64 {
 			continue
 		}
-		m := make(map[string]bool, len(l.Features))
-		for _, f := range l.Features {
-			m[f] = true
-		}
-		c.have[strings.ToLower(l.SHA)] = m
+		slices.Sort(l.Features)
+		c.have[strings.ToLower(l.SHA)] = slices.Compact(l.Features)
 	}
 	return c
 }
 
-func (c *shapeCache) get(sha string) (map[string]bool, bool) {
-	m, ok := c.have[sha]
+// get is the features of the payload sha, each once.
+func (c *shapeCache) get(sha string) ([]string, bool) {
+	fs, ok := c.have[sha]
 	if ok {
 		c.used[sha] = true
 	}
-	return m, ok
+	return fs, ok
 }
 
-func (c *shapeCache) put(sha string, shape map[string]bool) {
-	if len(sha) != 64 {
-		return
-	}
+// put keeps the shape of the payload sha and returns its features.
+func (c *shapeCache) put(sha string, shape map[string]bool) []string {
 	l := shapeLine{SHA: sha, Features: make([]string, 0, len(shape))}
 	for f := range shape {
 		l.Features = append(l.Features, f)
 	}
 	slices.Sort(l.Features)
-	c.have[sha], c.used[sha] = shape, true
+	if len(sha) != 64 {
+		return l.Features
+	}
+	c.have[sha], c.used[sha] = l.Features, true
 	c.added = append(c.added, l)
+	return l.Features
 }
 
 // close writes what was added: appended, or, when the file has grown past
@@ -105,12 +138,7 @@ func (c *shapeCache) close() {
 	}
 	var buf bytes.Buffer
 	for sha := range c.used {
-		l := shapeLine{SHA: sha}
-		for f := range c.have[sha] {
-			l.Features = append(l.Features, f)
-		}
-		slices.Sort(l.Features)
-		b, _ := json.Marshal(l)
+		b, _ := json.Marshal(shapeLine{SHA: sha, Features: c.have[sha]})
 		buf.Write(append(b, '\n'))
 	}
 	tmp := c.path + ".tmp"
