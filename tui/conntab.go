@@ -8,6 +8,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/internal/bundle"
+	"github.com/nutrab2b/b2bx/internal/orders"
 	"github.com/nutrab2b/b2bx/internal/settings"
 	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/tui/common"
@@ -38,16 +39,18 @@ func ConnTabWith(env session.Env, keys conntab.KeyMap, remembered map[string]set
 // cannot be used).
 func ConnTabTeam(env session.Env, keys conntab.KeyMap, remembered map[string]settings.TabState, team TeamData) func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 	timeline, links, linksFor, linksOf := track.MachineTimeline(env, nil), track.Loader(env), track.SelectLoader(env), track.DeliveriesLoader(env)
+	verdicts := track.VerdictLoader(env)
 	var sentBy func(ctx context.Context, conn string) map[string]string
 	var colleague bundle.ColleagueFunc
 	if team != nil { // the team's uploads: the whole link input (the team's index has no rows' reader)
 		timeline, links, linksFor, linksOf = team.Timeline(env), team.Loader(env), team.SelectLoader(env), nil
+		verdicts = orders.VerdictsVia(linksFor) // the team's index keeps no verdicts
 		sentBy, colleague = team.SentBy, team.Delivery
 	}
 	return func(c *common.Common, id common.TabID, conn *session.Conn) Tab {
 		st := remembered[conn.Target.Name]
 		return connTab{m: conntab.New(c, id, conn, conntab.Options{Keys: &keys, PageSize: st.PageSize, Filter: st.Filter, Index: indexFor(env, conn),
-			Timeline: timeline, Links: links, LinksFor: linksFor, LinksOf: linksOf, SentBy: sentBy, Colleague: colleague})}
+			Timeline: timeline, Links: links, LinksFor: linksFor, LinksOf: linksOf, Verdicts: verdicts, SentBy: sentBy, Colleague: colleague})}
 	}
 }
 

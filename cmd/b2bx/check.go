@@ -76,7 +76,7 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	}
 	if *conn != "" { // what this partner accepted before, from the profile's store (no secret needed)
 		if store, err := openSpool(e, connTarget{Name: prof.Name, ConnectionID: prof.ConnectionID, StoreDir: prof.StoreDir}); err == nil {
-			opts = opts.WithHistory(ctx, store, prof.ConnectionID, track.SelectLoader(session.Env{Getenv: e.getenv}))
+			opts = opts.WithHistoryVerdicts(ctx, store, prof.ConnectionID, track.VerdictLoader(session.Env{Getenv: e.getenv}))
 		}
 	}
 	pf, err := orders.InspectWith(ctx, pos[0], opts)

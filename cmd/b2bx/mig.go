@@ -43,7 +43,7 @@ func runMIGLearn(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "mig learn", false, exitStorage, err)
 	}
-	h, err := orders.LoadHistory(ctx, store, p.ConnectionID, track.SelectLoader(session.Env{Getenv: e.getenv}))
+	h, err := orders.LoadHistoryWith(ctx, store, p.ConnectionID, track.VerdictLoader(session.Env{Getenv: e.getenv}))
 	if err != nil {
 		return fail(e, "mig learn", false, exitStorage, fmt.Errorf("reading the connection's uploads and answers failed: %w", err))
 	}

@@ -367,6 +367,17 @@ func openConnIndex(ctx context.Context, env session.Env, store *spool.Store, con
 	return x, nil
 }
 
+// VerdictLoader is the pre-flight history's verdicts over env's index as
+// an orders.VerdictLoader (Index.Verdicts: kept in the index between
+// uploads), from the store's files when the index cannot be used.
+func VerdictLoader(env session.Env) orders.VerdictLoader {
+	return func(ctx context.Context, store *spool.Store, conn string, sel orders.Selection) (map[string]orders.Verdict, error) {
+		l := NewLinker(env, store, conn)
+		defer l.Close()
+		return l.Verdicts()(ctx, store, conn, sel)
+	}
+}
+
 // Linker answers the LinkedFor questions of one command about one
 // connection (the upload's pre-flight history, then its resend guard)
 // over one open index, synced once: nothing the command does between

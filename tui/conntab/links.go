@@ -23,6 +23,8 @@ type links struct {
 	load   up.Loader // reads the link input (nil: the store, reusing what the last load read)
 	// loadFor reads the link input of some uploads (the upload screen)
 	loadFor up.SelectLoader
+	// verdicts reads the pre-flight history's verdicts (nil: loadFor's)
+	verdicts up.VerdictLoader
 	// sentBy reads who sent the team's uploads (Options.SentBy); by is
 	// its last answer
 	sentBy func(ctx context.Context, conn string) map[string]string

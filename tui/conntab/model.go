@@ -67,6 +67,10 @@ type Options struct {
 	// upload screen's guard and pre-flight history: track.SelectLoader);
 	// nil reads the store.
 	LinksFor up.SelectLoader
+	// Verdicts, if set, reads the verdicts on the partner's newest
+	// accepted payloads the pre-flight compares with (track.VerdictLoader:
+	// kept in the index); nil: from LinksFor.
+	Verdicts up.VerdictLoader
 	// SentBy, if set, says who sent the team's uploads of a connection
 	// (SentByKey → "alice on host-3", terminal-safe): H shows it on
 	// their rows. nil: this machine's uploads only.
@@ -185,7 +189,8 @@ func New(c *common.Common, id common.TabID, conn *session.Conn, opts Options) Mo
 	m.links.loadOf = opts.LinksOf
 	contrl, ordrsp := credentials.Profile{SLA: conn.Target.SLA}.Effective()
 	m.links.sla = track.SLA{Contrl: contrl, Ordrsp: ordrsp}
-	m.fixBackend = func(l *up.Linked) fix.Backend { return fix.NewBackend(conn, l, opts.LinksFor) }
+	m.links.verdicts = opts.Verdicts
+	m.fixBackend = func(l *up.Linked) fix.Backend { return fix.NewBackend(conn, l, opts.LinksFor, opts.Verdicts) }
 	// The links are read with the first page: what was downloaded before
 	// is linked as soon as the table shows.
 	// With LinksOf they are the first page's, read once it is there.

@@ -107,7 +107,7 @@ func (m Model) openPath(path string) (Model, tea.Cmd) {
 // openUpload is u and :upload PATH: a fresh upload screen, on path or on
 // the file picker when path is "".
 func (m Model) openUpload(path string) (Model, tea.Cmd) {
-	res, cmd := m.stack.Replace(upload.New(m.c, m.id, m.conn, upload.Options{Path: path, Links: m.links.loadFor}).Screen()) // a fresh one replaces the one on top
+	res, cmd := m.stack.Replace(upload.New(m.c, m.id, m.conn, upload.Options{Path: path, Links: m.links.loadFor, Verdicts: m.links.verdicts}).Screen()) // a fresh one replaces the one on top
 	return m.afterScreen(res, cmd)
 }
 

@@ -31,16 +31,19 @@ type Backend interface {
 
 // domain runs the flow on an open connection.
 type domain struct {
-	conn *session.Conn
-	l    *up.Linked
-	load up.SelectLoader // the partner history's answers (track.SelectLoader); nil: the store
+	conn     *session.Conn
+	l        *up.Linked
+	load     up.SelectLoader  // the partner history's answers (track.SelectLoader); nil: the store
+	verdicts up.VerdictLoader // their verdicts (track.VerdictLoader); nil: from load
 }
 
 // NewBackend is the real backend over an open connection and its
 // linked answers; load reads the answers of the partner history the
-// review compares with (track.SelectLoader; nil reads the store).
-func NewBackend(conn *session.Conn, l *up.Linked, load up.SelectLoader) Backend {
-	return domain{conn: conn, l: l, load: load}
+// review compares with (track.SelectLoader; nil reads the store), and
+// verdicts their verdicts (track.VerdictLoader: kept in the index; nil:
+// from load).
+func NewBackend(conn *session.Conn, l *up.Linked, load up.SelectLoader, verdicts up.VerdictLoader) Backend {
+	return domain{conn: conn, l: l, load: load, verdicts: verdicts}
 }
 
 func (d domain) Prepare(ctx context.Context, rec spool.UploadRecord) (*Source, string, error) {
@@ -58,7 +61,11 @@ func (d domain) Review(ctx context.Context, src *Source, rec spool.UploadRecord,
 	if err != nil {
 		return nil, fmt.Errorf("%w (fix the rules file or the profile's mig, then E to review again)", err)
 	}
-	opts = opts.WithHistory(ctx, d.conn.Spool, t.ConnectionID, d.load)
+	if d.verdicts != nil {
+		opts = opts.WithHistoryVerdicts(ctx, d.conn.Spool, t.ConnectionID, d.verdicts)
+	} else {
+		opts = opts.WithHistory(ctx, d.conn.Spool, t.ConnectionID, d.load)
+	}
 	return up.ReviewFix(ctx, d.conn.Spool, d.l, rec, src.Sent, path, src.Pins, opts)
 }
 

@@ -53,6 +53,10 @@ type Options struct {
 	// pre-flight's history ask about (track.SelectLoader: the tracking
 	// index); nil reads the store.
 	Links up.SelectLoader
+	// Verdicts reads the verdicts on the partner's newest accepted
+	// payloads the pre-flight compares with (track.VerdictLoader: kept in
+	// the index); nil: from Links.
+	Verdicts up.VerdictLoader
 }
 
 // backend is the domain calls the screen makes (a seam for tests).
@@ -64,8 +68,9 @@ type backend interface {
 
 // domain runs upload on an open connection.
 type domain struct {
-	conn  *session.Conn
-	links up.SelectLoader
+	conn     *session.Conn
+	links    up.SelectLoader
+	verdicts up.VerdictLoader
 }
 
 func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
@@ -74,7 +79,11 @@ func (d domain) Prepare(ctx context.Context, path string) (*up.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts = opts.WithHistory(ctx, d.conn.Spool, t.ConnectionID, d.links)
+	if d.verdicts != nil {
+		opts = opts.WithHistoryVerdicts(ctx, d.conn.Spool, t.ConnectionID, d.verdicts)
+	} else {
+		opts = opts.WithHistory(ctx, d.conn.Spool, t.ConnectionID, d.links)
+	}
 	p, err := up.PrepareWith(ctx, d.conn.Spool, t.ConnectionID, path, opts)
 	if err != nil || p.Preflight.Blocked() {
 		return p, err
@@ -167,7 +176,7 @@ type Model struct {
 // New builds the screen for an open connection; owner is the tab it
 // belongs to. Nothing is read until the Cmd of Init runs.
 func New(c *common.Common, owner common.TabID, conn *session.Conn, opts Options) Model {
-	m := newModel(c, owner, domain{conn: conn, links: opts.Links}, opts)
+	m := newModel(c, owner, domain{conn: conn, links: opts.Links, verdicts: opts.Verdicts}, opts)
 	m.dest = destination(conn.Target)
 	return m
 }
