@@ -78,13 +78,17 @@ type Accepted struct {
 const MaxHistory = 200
 
 // Verdict is what the partner's answers said of one payload (by its
-// SHA-256), over every accepted upload of those bytes in a link input.
+// SHA-256), over every accepted upload of those bytes in a link input,
+// and, when it counts, the payload's shape.
 type Verdict struct {
 	// Rejected: an answer linked to an upload of these bytes rejects it.
-	Rejected bool `json:"r,omitempty"`
+	Rejected bool
 	// Contrl: a CONTRL is linked to an upload of these bytes. Without
 	// Rejected that CONTRL accepted them.
-	Contrl bool `json:"c,omitempty"`
+	Contrl bool
+	// Features is the payload's shape (ShapeOf's features, sorted), for a
+	// verdict that counts; nil when its bytes could not be read.
+	Features []string
 }
 
 // Counts reports whether the verdict says anything the pre-flight
@@ -93,9 +97,9 @@ type Verdict struct {
 func (v Verdict) Counts() bool { return v.Rejected || v.Contrl }
 
 // VerdictsOf is the verdict on each payload of shas (SHA-256, any case;
-// the map's keys are lower case) in the link input l: one rule for the
-// pre-flight's history, whether l was read fresh or a cache kept the
-// answers (track's verdict cache compares with it).
+// the map's keys are lower case) in the link input l, without features:
+// one rule for the pre-flight's history, whether l was read fresh or a
+// cache kept the answers (track's verdict cache compares with it).
 func VerdictsOf(l *Linked, shas []string) map[string]Verdict {
 	out := make(map[string]Verdict, len(shas))
 	want := make(map[string]bool, len(shas))
@@ -121,17 +125,22 @@ func VerdictsOf(l *Linked, shas []string) map[string]Verdict {
 	return out
 }
 
+// FeaturesFunc gives the shape of the payload sha (lower case): its
+// features, sorted; ok false when its bytes cannot be read.
+type FeaturesFunc func(sha string) (features []string, ok bool)
+
 // VerdictLoader answers, for the payloads sel names by SHA-256 (sel.Since
 // before the oldest of their uploads), the verdict on each (VerdictsOf
-// over the connection's link input); a payload it has no upload of may be
-// left out. track.Linker keeps them in the index between runs.
-type VerdictLoader func(ctx context.Context, store *spool.Store, connectionID string, sel Selection) (map[string]Verdict, error)
+// over the connection's link input), with the features of those that
+// count (from features); a payload it has no upload of may be left out.
+// track.Linker keeps them in the index between runs.
+type VerdictLoader func(ctx context.Context, store *spool.Store, connectionID string, sel Selection, features FeaturesFunc) (map[string]Verdict, error)
 
 // VerdictsVia is the VerdictLoader that reads the link input of the
 // selected uploads with load (nil: the store's files, LoadLinked) and
 // asks VerdictsOf.
 func VerdictsVia(load SelectLoader) VerdictLoader {
-	return func(ctx context.Context, store *spool.Store, connectionID string, sel Selection) (map[string]Verdict, error) {
+	return func(ctx context.Context, store *spool.Store, connectionID string, sel Selection, features FeaturesFunc) (map[string]Verdict, error) {
 		var l *Linked
 		var err error
 		if load != nil {
@@ -142,7 +151,14 @@ func VerdictsVia(load SelectLoader) VerdictLoader {
 		if err != nil {
 			return nil, err
 		}
-		return VerdictsOf(l, sel.SHAs), nil
+		vs := VerdictsOf(l, sel.SHAs)
+		for h, v := range vs {
+			if v.Counts() && features != nil {
+				v.Features, _ = features(h)
+				vs[h] = v
+			}
+		}
+		return vs, nil
 	}
 }
 
@@ -156,7 +172,8 @@ func LoadHistory(ctx context.Context, store *spool.Store, connectionID string, l
 	return LoadHistoryWith(ctx, store, connectionID, VerdictsVia(load))
 }
 
-// LoadHistoryWith is LoadHistory with the verdicts from verdicts.
+// LoadHistoryWith is LoadHistory with the verdicts (and features) from
+// verdicts.
 func LoadHistoryWith(ctx context.Context, store *spool.Store, connectionID string, verdicts VerdictLoader) (*Accepted, error) {
 	// Enough lines are read once they hold MaxHistory distinct accepted
 	// payloads: an attempt's outcome is its result line's, wherever its
@@ -201,24 +218,35 @@ func LoadHistoryWith(ctx context.Context, store *spool.Store, connectionID strin
 	if len(newest) == 0 {
 		return h, nil
 	}
-	vs, err := verdicts(ctx, store, connectionID, sel)
+	// the shapes: from the shape cache, opened only when a verdict needs
+	// one (a kept verdict has its features), else parsed from the copy
+	var cache *shapeCache
+	features := func(sha string) ([]string, bool) {
+		if cache == nil {
+			cache = openShapeCache(store, connectionID)
+		}
+		if fs, ok := cache.get(sha); ok {
+			return fs, true
+		}
+		shape, ok := sentShape(ctx, store, newest[sha])
+		if !ok {
+			return nil, false
+		}
+		return cache.put(sha, shape), true
+	}
+	defer func() {
+		if cache != nil {
+			cache.close()
+		}
+	}()
+	vs, err := verdicts(ctx, store, connectionID, sel, features)
 	if err != nil {
 		return nil, err
 	}
-	cache := openShapeCache(store, connectionID)
-	defer cache.close()
 	for _, sha := range sel.SHAs { // newest first
 		v := vs[sha]
-		if !v.Counts() || ctx.Err() != nil {
+		if !v.Counts() || v.Features == nil || ctx.Err() != nil {
 			continue
-		}
-		features, ok := cache.get(sha)
-		if !ok {
-			shape, ok := sentShape(ctx, store, newest[sha])
-			if !ok {
-				continue
-			}
-			features = cache.put(sha, shape)
 		}
 		into := h.accepted
 		if v.Rejected {
@@ -226,7 +254,7 @@ func LoadHistoryWith(ctx context.Context, store *spool.Store, connectionID strin
 		} else {
 			h.Accepted++
 		}
-		for _, f := range features {
+		for _, f := range v.Features {
 			into[f]++
 		}
 	}

@@ -371,10 +371,10 @@ func openConnIndex(ctx context.Context, env session.Env, store *spool.Store, con
 // an orders.VerdictLoader (Index.Verdicts: kept in the index between
 // uploads), from the store's files when the index cannot be used.
 func VerdictLoader(env session.Env) orders.VerdictLoader {
-	return func(ctx context.Context, store *spool.Store, conn string, sel orders.Selection) (map[string]orders.Verdict, error) {
+	return func(ctx context.Context, store *spool.Store, conn string, sel orders.Selection, features orders.FeaturesFunc) (map[string]orders.Verdict, error) {
 		l := NewLinker(env, store, conn)
 		defer l.Close()
-		return l.Verdicts()(ctx, store, conn, sel)
+		return l.Verdicts()(ctx, store, conn, sel, features)
 	}
 }
 
@@ -431,23 +431,23 @@ func (l *Linker) SelectLoader() orders.SelectLoader {
 // over the store's files when the index cannot be used; asked about
 // another store or connection it reads that one's link input.
 func (l *Linker) Verdicts() orders.VerdictLoader {
-	return func(ctx context.Context, store *spool.Store, conn string, sel orders.Selection) (map[string]orders.Verdict, error) {
+	return func(ctx context.Context, store *spool.Store, conn string, sel orders.Selection, features orders.FeaturesFunc) (map[string]orders.Verdict, error) {
 		if store != l.store || conn != l.conn {
-			return orders.VerdictsVia(SelectLoader(l.env))(ctx, store, conn, sel)
+			return orders.VerdictsVia(SelectLoader(l.env))(ctx, store, conn, sel, features)
 		}
 		if !l.opened {
 			l.opened = true
 			l.x, l.err = openConnIndex(ctx, l.env, l.store, l.conn)
 		}
 		if l.err == nil {
-			vs, err := l.x.Verdicts(ctx, l.store, l.conn, sel)
+			vs, err := l.x.Verdicts(ctx, l.store, l.conn, sel, features)
 			if err == nil || ctx.Err() != nil {
 				return vs, err
 			}
 		} else if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return orders.VerdictsVia(nil)(ctx, store, conn, sel)
+		return orders.VerdictsVia(nil)(ctx, store, conn, sel, features)
 	}
 }
 

@@ -35,87 +35,80 @@ import (
 // property test of this file checks that, after every step of random
 // histories, the kept verdicts equal fresh ones.
 
-// verdictPrefix + connection ID names the cache of a connection in
-// track_meta (Reset empties it with the rest).
+// verdictPrefix + connection ID names the marks of a connection's cache
+// in track_meta; its verdicts are rows of track_verdicts (Reset empties
+// both).
 const verdictPrefix = "verdicts:"
 
-// verdictCache is one connection's verdicts. It is stored as lines: the
-// marks ({"rule","item","gone"}), then one verdict a line ({"s": SHA-256,
-// "r", "c", "v": conversations}), read without reflection (jsonline).
-type verdictCache struct {
-	Rule string                 `json:"rule"` // buildinfo.ID of the b2bx that computed them
-	Item int64                  `json:"item"` // the highest item id then
-	Gone int64                  `json:"gone"` // the highest track_gone entry then
-	Of   map[string]keptVerdict `json:"-"`    // by SHA-256, lower case
+// verdictMarks is where a connection's cache was computed, as stored in
+// track_meta.
+type verdictMarks struct {
+	Rule string `json:"rule"` // buildinfo.ID of the b2bx that computed the verdicts
+	Item int64  `json:"item"` // the highest item id then
+	Gone int64  `json:"gone"` // the highest track_gone entry then
 }
 
+// keptVerdict is one payload's row: the verdict with the features of its
+// bytes, and the conversations of its uploads.
 type keptVerdict struct {
 	orders.Verdict
-	Convs []string // the conversations of its uploads
+	Convs []string
 }
 
-// encode is the stored form of c.
-func (c verdictCache) encode() []byte {
-	b, _ := json.Marshal(c) // marks only: strings and numbers
-	for h, v := range c.Of {
-		b = append(b, "\n{\"s\":"...)
-		b = jsonline.AppendString(b, h)
-		b = append(b, ",\"r\":"...)
-		b = strconv.AppendBool(b, v.Rejected)
-		b = append(b, ",\"c\":"...)
-		b = strconv.AppendBool(b, v.Contrl)
-		b = append(b, ",\"v\":["...)
-		for i, cv := range v.Convs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonline.AppendString(b, cv)
+// encode is the row's verdict column: one JSON object ({"r", "c", "v":
+// conversations, "f": features when known}), read without reflection.
+func (v keptVerdict) encode() string {
+	b := append([]byte(nil), `{"r":`...)
+	b = strconv.AppendBool(b, v.Rejected)
+	b = append(b, `,"c":`...)
+	b = strconv.AppendBool(b, v.Contrl)
+	b = appendStrings(append(b, `,"v":`...), v.Convs)
+	if v.Features != nil {
+		b = appendStrings(append(b, `,"f":`...), v.Features)
+	}
+	return string(append(b, '}'))
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, "]}"...)
+		b = jsonline.AppendString(b, s)
 	}
-	return b
+	return append(b, ']')
 }
 
-// decodeVerdictCache reads what encode wrote; false for anything else.
-func decodeVerdictCache(data string) (verdictCache, bool) {
-	head, rest, _ := strings.Cut(data, "\n")
-	var c verdictCache
-	if json.Unmarshal([]byte(head), &c) != nil {
-		return c, false
-	}
-	c.Of = map[string]keptVerdict{}
-	for rest != "" {
-		var line string
-		line, rest, _ = strings.Cut(rest, "\n")
-		var h string
-		var v keptVerdict
-		if !jsonline.Fields([]byte(line), func(name []byte, val jsonline.Value) bool {
-			var ok bool
-			switch string(name) {
-			case "s":
-				h, ok = val.String()
-			case "r":
-				v.Rejected, ok = val.Bool()
-			case "c":
-				v.Contrl, ok = val.Bool()
-			case "v":
-				v.Convs, ok = val.Strings()
+// decodeKept reads what encode wrote; false for anything else.
+func decodeKept(data string, intern map[string]string) (keptVerdict, bool) {
+	var v keptVerdict
+	strs := func(val jsonline.Value, into *[]string) bool {
+		*into = []string{}
+		return val.EachString(func(b []byte) {
+			s, ok := intern[string(b)]
+			if !ok {
+				s = string(b)
+				intern[s] = s
 			}
-			return ok
-		}) || h == "" {
-			return c, false // not this b2bx's line: computed again
-		}
-		c.Of[h] = v
+			*into = append(*into, s)
+		})
 	}
-	return c, true
-}
-
-// verdictMarks are where the index stands: the highest item id and
-// track_gone entry ever given (sqlite_sequence: never lower after a
-// removal), the lowest track_gone entry kept, and the connection's cache.
-type verdictMarks struct {
-	item, gone, floor int64
-	cache             string
+	ok := jsonline.Fields([]byte(data), func(name []byte, val jsonline.Value) bool {
+		var ok bool
+		switch string(name) {
+		case "r":
+			v.Rejected, ok = val.Bool()
+		case "c":
+			v.Contrl, ok = val.Bool()
+		case "v":
+			ok = strs(val, &v.Convs)
+		case "f":
+			ok = strs(val, &v.Features)
+		}
+		return ok
+	})
+	return v, ok
 }
 
 // verdictStats counts, for tests, the verdicts Verdicts answered from
@@ -124,10 +117,10 @@ var verdictStats struct{ kept, computed int }
 
 // Verdicts answers orders.VerdictLoader's question for connection conn
 // from this index: kept verdicts where nothing they depend on changed,
-// fresh ones (VerdictsOf over LinkedFor) for the rest, which are kept for
-// the next run. Sync conn first. A team store's index and an index that
-// cannot be written compute every verdict.
-func (x *Index) Verdicts(ctx context.Context, store *spool.Store, conn string, sel orders.Selection) (map[string]orders.Verdict, error) {
+// fresh ones (VerdictsOf over LinkedFor, features from features) for the
+// rest, which are kept for the next run. Sync conn first. A team store's
+// index and an index that cannot be written compute every verdict.
+func (x *Index) Verdicts(ctx context.Context, store *spool.Store, conn string, sel orders.Selection, features orders.FeaturesFunc) (map[string]orders.Verdict, error) {
 	shas := make([]string, 0, len(sel.SHAs))
 	for _, h := range sel.SHAs {
 		if h != "" {
@@ -135,6 +128,12 @@ func (x *Index) Verdicts(ctx context.Context, store *spool.Store, conn string, s
 		}
 	}
 	sel.SHAs = shas
+	withFeatures := func(h string, v orders.Verdict) orders.Verdict {
+		if v.Counts() && features != nil {
+			v.Features, _ = features(h)
+		}
+		return v
+	}
 	sq, ok := x.raw.(*SQLite)
 	rule := buildinfo.ID()
 	if !ok || x.team || rule == "" {
@@ -142,79 +141,151 @@ func (x *Index) Verdicts(ctx context.Context, store *spool.Store, conn string, s
 		if err != nil {
 			return nil, err
 		}
-		return orders.VerdictsOf(l, shas), nil
+		out := orders.VerdictsOf(l, shas)
+		for h, v := range out {
+			out[h] = withFeatures(h, v)
+		}
+		return out, nil
 	}
-	marks, err := sq.verdictMarks(ctx, conn)
+	now, err := sq.verdictNow(ctx, conn, rule)
 	if err != nil {
 		return nil, err
 	}
-	kept, err := sq.keptVerdicts(ctx, conn, marks, rule)
+	kept, err := sq.keptVerdicts(ctx, conn, now)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]orders.Verdict, len(shas))
-	next := verdictCache{Rule: rule, Item: marks.item, Gone: marks.gone, Of: make(map[string]keptVerdict, len(shas))}
+	fresh := map[string]keptVerdict{} // to keep
 	var missing []string
 	for _, h := range shas {
 		if v, ok := kept[h]; ok {
-			out[h], next.Of[h] = v.Verdict, v
+			out[h] = v.Verdict
 			verdictStats.kept++
 		} else {
 			missing = append(missing, h)
 		}
 	}
 	if len(missing) > 0 {
-		l, picked, fromItems, err := x.selected(ctx, store, conn, orders.Selection{SHAs: missing, Since: sel.Since})
+		vs, err := x.freshVerdicts(ctx, store, conn, orders.Selection{SHAs: missing, Since: sel.Since})
 		if err != nil {
 			return nil, err
 		}
-		fresh := orders.VerdictsOf(l, missing)
-		convs := map[string][]string{}
-		seen := map[string]bool{}
-		for i := range picked {
-			d, _ := picked[i].upload()
-			h := strings.ToLower(d.SHA256)
-			for _, k := range picked[i].Keys {
-				if k.Kind == KeyConv && !seen[h+"\x00"+k.Value] {
-					seen[h+"\x00"+k.Value] = true
-					convs[h] = append(convs[h], k.Value)
-				}
-			}
-		}
 		for _, h := range missing {
-			out[h] = fresh[h]
+			v := vs[h]
+			v.Verdict = withFeatures(h, v.Verdict)
+			out[h] = v.Verdict
 			verdictStats.computed++
-			if fromItems { // the store's history is not what the marks follow
-				next.Of[h] = keptVerdict{Verdict: fresh[h], Convs: convs[h]}
+			if v.Convs != nil { // nil: read from the store's history, which the marks do not follow
+				fresh[h] = v
 			}
 		}
 	}
-	if len(missing) > 0 || len(kept) != len(next.Of) || marks.cache == "" {
-		sq.keepVerdicts(ctx, conn, next) // best effort: a cache that cannot be written is computed again
+	drop := droppedRows(now.rows, kept, fresh, shas)
+	if len(fresh) > 0 || len(drop) > 0 || now.marks != now.was {
+		sq.keepVerdicts(ctx, conn, now.marks, fresh, drop) // best effort: a cache that cannot be written is computed again
 	}
 	return out, ctx.Err()
 }
 
-// verdictMarks reads where the index stands and conn's cache.
-func (s *SQLite) verdictMarks(ctx context.Context, conn string) (verdictMarks, error) {
-	var m verdictMarks
+// freshVerdicts computes the verdicts of the payloads sel names, each
+// with the conversations of its uploads (nil Convs: the uploads were read
+// from the store's history, not from items; such a verdict is not kept).
+func (x *Index) freshVerdicts(ctx context.Context, store *spool.Store, conn string, sel orders.Selection) (map[string]keptVerdict, error) {
+	l, picked, fromItems, err := x.selected(ctx, store, conn, sel)
+	if err != nil {
+		return nil, err
+	}
+	vs := orders.VerdictsOf(l, sel.SHAs)
+	out := make(map[string]keptVerdict, len(sel.SHAs))
+	seen := map[string]bool{}
+	for _, h := range sel.SHAs {
+		out[h] = keptVerdict{Verdict: vs[h]}
+		if fromItems {
+			out[h] = keptVerdict{Verdict: vs[h], Convs: []string{}}
+		}
+	}
+	for i := range picked {
+		d, _ := picked[i].upload()
+		h := strings.ToLower(d.SHA256)
+		v, ok := out[h]
+		if !ok || !fromItems {
+			continue
+		}
+		for _, k := range picked[i].Keys {
+			if k.Kind == KeyConv && !seen[h+"\x00"+k.Value] {
+				seen[h+"\x00"+k.Value] = true
+				v.Convs = append(v.Convs, k.Value)
+			}
+		}
+		out[h] = v
+	}
+	return out, nil
+}
+
+// droppedRows are the rows of the cache to delete: of payloads no longer
+// asked about (shas), and those no longer valid that are not kept afresh.
+func droppedRows(rows map[string]string, kept, fresh map[string]keptVerdict, shas []string) []string {
+	want := make(map[string]bool, len(shas))
+	for _, h := range shas {
+		want[h] = true
+	}
+	var drop []string
+	for h := range rows {
+		if _, ok := kept[h]; !ok || !want[h] {
+			if _, again := fresh[h]; !again {
+				drop = append(drop, h)
+			}
+		}
+	}
+	return drop
+}
+
+// verdictState is where the index stands for a connection's cache: the
+// marks now (the highest item id and track_gone entry ever given, from
+// sqlite_sequence: never lower after a removal), the lowest track_gone
+// entry kept, the marks the cache was computed at, and its rows.
+type verdictState struct {
+	marks, was verdictMarks
+	floor      int64
+	rows       map[string]string // SHA-256 → the verdict column
+}
+
+// verdictNow reads where the index stands and conn's cache.
+func (s *SQLite) verdictNow(ctx context.Context, conn, rule string) (verdictState, error) {
+	st := verdictState{marks: verdictMarks{Rule: rule}}
+	var was string
 	err := s.queryRow(ctx, `SELECT
 		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'track_items'), 0),
 		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'track_gone'), 0),
 		COALESCE((SELECT MIN(seq) FROM track_gone), 0),
-		COALESCE((SELECT value FROM track_meta WHERE name = ?), '')`, verdictPrefix+conn).Scan(&m.item, &m.gone, &m.floor, &m.cache)
-	return m, classify(err)
+		COALESCE((SELECT value FROM track_meta WHERE name = ?), '')`, verdictPrefix+conn).Scan(&st.marks.Item, &st.marks.Gone, &st.floor, &was)
+	if err != nil {
+		return st, classify(err)
+	}
+	_ = json.Unmarshal([]byte(was), &st.was)
+	rows, err := s.query(ctx, `SELECT sha, verdict FROM track_verdicts WHERE conn = ?`, conn)
+	if err != nil {
+		return st, classify(err)
+	}
+	defer rows.Close()
+	st.rows = map[string]string{}
+	for rows.Next() {
+		var h, v string
+		if err := rows.Scan(&h, &v); err != nil {
+			return st, classify(err)
+		}
+		st.rows[h] = v
+	}
+	return st, classify(rows.Err())
 }
 
-// keptVerdicts are the verdicts of conn's cache that still hold at marks
-// (nil when there are none, or the cache is another binary's, or the log
-// of removals no longer reaches back to it).
-func (s *SQLite) keptVerdicts(ctx context.Context, conn string, marks verdictMarks, rule string) (map[string]keptVerdict, error) {
-	if marks.cache == "" {
-		return nil, nil
-	}
-	c, ok := decodeVerdictCache(marks.cache)
-	if !ok || c.Rule != rule || c.Item > marks.item || c.Gone > marks.gone || marks.floor > c.Gone+1 || len(c.Of) == 0 {
+// keptVerdicts are the verdicts of conn's cache that still hold now (none
+// when the cache is another binary's, of another index, or the log of
+// removals no longer reaches back to it).
+func (s *SQLite) keptVerdicts(ctx context.Context, conn string, now verdictState) (map[string]keptVerdict, error) {
+	c := now.was
+	if len(now.rows) == 0 || c.Rule != now.marks.Rule || c.Item > now.marks.Item || c.Gone > now.marks.Gone || now.floor > c.Gone+1 {
 		return nil, nil
 	}
 	changed := map[string]bool{}
@@ -257,11 +328,16 @@ func (s *SQLite) keptVerdicts(ctx context.Context, conn string, marks verdictMar
 	if err := rows.Err(); err != nil {
 		return nil, classify(err)
 	}
-	out := make(map[string]keptVerdict, len(c.Of))
+	out := make(map[string]keptVerdict, len(now.rows))
+	intern := map[string]string{}
 next:
-	for h, v := range c.Of {
+	for h, row := range now.rows {
 		if bytes[h] {
 			continue
+		}
+		v, ok := decodeKept(row, intern)
+		if !ok {
+			continue // not this b2bx's row: computed again
 		}
 		for _, cv := range v.Convs {
 			if changed[cv] {
@@ -286,10 +362,14 @@ func addChanged(changed map[string]bool, convs string) {
 // process's write: the cache is not worth holding up an upload.
 const keepWait = 100 // milliseconds
 
-// keepVerdicts writes conn's cache, unless another process holds the
-// write lock longer than keepWait or the index cannot be written.
-func (s *SQLite) keepVerdicts(ctx context.Context, conn string, c verdictCache) {
-	b := c.encode()
+// keepVerdicts writes conn's marks, the fresh rows and drops the rows of
+// drop, unless another process holds the write lock longer than keepWait
+// or the index cannot be written.
+func (s *SQLite) keepVerdicts(ctx context.Context, conn string, marks verdictMarks, fresh map[string]keptVerdict, drop []string) {
+	m, err := json.Marshal(marks)
+	if err != nil {
+		return
+	}
 	sc, err := s.db.Conn(ctx)
 	if err != nil {
 		return
@@ -312,8 +392,18 @@ func (s *SQLite) keepVerdicts(ctx context.Context, conn string, c verdictCache) 
 	if _, err := tx.ExecContext(ctx, `DELETE FROM track_meta WHERE name = ?`, name); err != nil {
 		return
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO track_meta (name, value) VALUES (?, ?)`, name, string(b)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO track_meta (name, value) VALUES (?, ?)`, name, string(m)); err != nil {
 		return
+	}
+	for _, h := range drop {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM track_verdicts WHERE conn = ? AND sha = ?`, conn, h); err != nil {
+			return
+		}
+	}
+	for h, v := range fresh {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO track_verdicts (conn, sha, verdict) VALUES (?, ?, ?)`, conn, h, v.encode()); err != nil {
+			return
+		}
 	}
 	_ = tx.Commit()
 }

@@ -33,6 +33,23 @@ func acceptedSHAs(t *testing.T, s *spool.Store, conn string) []string {
 	return out
 }
 
+// fakeFeatures is a payload's shape for the verdict tests: derived from
+// its SHA-256, so a kept verdict's features can be told apart.
+func fakeFeatures(sha string) ([]string, bool) {
+	if sha[0] < '4' { // some payloads' bytes cannot be read
+		return nil, false
+	}
+	return []string{"BGM", "NAD+" + sha[:6]}, true
+}
+
+// withFake is v with the features a fresh VerdictLoader adds.
+func withFake(sha string, v orders.Verdict) orders.Verdict {
+	if v.Counts() {
+		v.Features, _ = fakeFeatures(sha)
+	}
+	return v
+}
+
 // The verdict cache of issue 23 §1: after every step of random histories
 // (uploads, replays, resends with the same and a new control reference,
 // answers early, late and for other buyers), and after deliveries are
@@ -95,15 +112,20 @@ func TestPropertyKeptVerdictsEqualFreshOnes(t *testing.T) {
 						continue
 					}
 					sel := orders.Selection{SHAs: shas}
-					got, err := x.Verdicts(t.Context(), w.store, conn, sel)
+					got, err := x.Verdicts(t.Context(), w.store, conn, sel, fakeFeatures)
 					require.NoError(t, err)
 					fromIndex, err := x.LinkedFor(t.Context(), w.store, conn, &sel)
 					require.NoError(t, err)
 					fromStore, err := orders.LoadLinked(t.Context(), w.store, conn, nil)
 					require.NoError(t, err)
+					if sq, ok := x.raw.(*SQLite); ok { // the rows are those asked about, at most
+						var rows int
+						require.NoError(t, sq.db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM track_verdicts WHERE conn = ?`, conn).Scan(&rows))
+						require.LessOrEqual(t, rows, len(shas))
+					}
 					for _, h := range shas {
-						require.Equal(t, orders.VerdictsOf(fromIndex, shas)[h], got[h], "%s %s: kept vs index", conn, h[:12])
-						require.Equal(t, orders.VerdictsOf(fromStore, shas)[h], got[h], "%s %s: kept vs store", conn, h[:12])
+						require.Equal(t, withFake(h, orders.VerdictsOf(fromIndex, shas)[h]), got[h], "%s %s: kept vs index", conn, h[:12])
+						require.Equal(t, withFake(h, orders.VerdictsOf(fromStore, shas)[h]), got[h], "%s %s: kept vs store", conn, h[:12])
 					}
 				}
 			}
@@ -134,12 +156,12 @@ func TestKeptVerdictsAreDroppedWhenTheyCannotBeTrusted(t *testing.T) {
 	ask := func() (orders.Verdict, int) {
 		t.Helper()
 		c0 := verdictStats.computed
-		vs, err := x.Verdicts(t.Context(), s, "conn-a", sel)
+		vs, err := x.Verdicts(t.Context(), s, "conn-a", sel, func(string) ([]string, bool) { return []string{"BGM"}, true })
 		require.NoError(t, err)
 		return vs[strings.ToLower(a.SHA256)], verdictStats.computed - c0
 	}
 	v, n := ask()
-	require.Equal(t, orders.Verdict{Rejected: true, Contrl: true}, v)
+	require.Equal(t, orders.Verdict{Rejected: true, Contrl: true, Features: []string{"BGM"}}, v)
 	require.Equal(t, 1, n, "computed")
 	_, n = ask()
 	require.Zero(t, n, "kept")
@@ -163,17 +185,28 @@ func TestKeptVerdictsAreDroppedWhenTheyCannotBeTrusted(t *testing.T) {
 	require.NoError(t, err)
 	_, n = ask()
 	require.Equal(t, 1, n, "the log was swept past the cache's mark")
-	// a damaged cache
+	// damaged marks, a damaged row
 	require.NoError(t, sq.SetMeta(t.Context(), verdictPrefix+"conn-a", meta()+"\nnot a line"))
 	_, n = ask()
 	require.Equal(t, 1, n)
+	_, n = ask()
+	require.Zero(t, n)
+	_, err = sq.db.ExecContext(t.Context(), `UPDATE track_verdicts SET verdict = '{"r":maybe}'`)
+	require.NoError(t, err)
+	_, n = ask()
+	require.Equal(t, 1, n)
+	_, n = ask()
+	require.Zero(t, n)
 	// a reset index keeps no cache
 	_, err = x.Rebuild(t.Context(), "test")
 	require.NoError(t, err)
 	require.Empty(t, meta())
+	var rows int
+	require.NoError(t, sq.db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM track_verdicts`).Scan(&rows))
+	require.Zero(t, rows, "a rebuild keeps no verdict")
 	v, n = ask()
 	require.Equal(t, 1, n)
-	require.Equal(t, orders.Verdict{Rejected: true, Contrl: true}, v)
+	require.Equal(t, orders.Verdict{Rejected: true, Contrl: true, Features: []string{"BGM"}}, v)
 	// the answer goes: the verdict changes with it
 	require.NoError(t, os.Remove(filepath.Join(dir, spool.SafeName("conn-a"), "deliveries", "d1.edi")))
 	require.NoError(t, os.Remove(filepath.Join(dir, spool.SafeName("conn-a"), "deliveries", "d1.json")))
