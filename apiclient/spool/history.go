@@ -153,19 +153,95 @@ const (
 // costs what they hold, not what the history holds. A line that cannot be
 // decoded is skipped (a torn last line).
 func (s *Store) RecentAttempts(connectionID string, enough func(recs []UploadRecord) bool) ([]UploadRecord, error) {
+	recs, _, err := s.RecentAttemptsMarked(connectionID, enough)
+	return recs, err
+}
+
+// HistoryMark says where a reader of an upload history stopped: the end
+// of the last complete line it read (Size) and that line (Tail), which
+// tells the same history (a line holds its time in nanoseconds) from one
+// rewritten since.
+type HistoryMark struct {
+	Size int64
+	Tail []byte
+}
+
+// RecentAttemptsMarked is RecentAttempts with the mark after the lines
+// it read (zero when there are none).
+func (s *Store) RecentAttemptsMarked(connectionID string, enough func(recs []UploadRecord) bool) ([]UploadRecord, HistoryMark, error) {
+	var mark HistoryMark
 	f, err := os.Open(s.historyPath(connectionID))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, mark, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("spool: read upload history: %w", err)
+		return nil, mark, fmt.Errorf("spool: read upload history: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("spool: read upload history: %w", err)
+		return nil, mark, fmt.Errorf("spool: read upload history: %w", err)
 	}
-	size := fi.Size()
+	recs, mark, err := recentAttempts(f, fi.Size(), enough)
+	if err != nil {
+		return nil, HistoryMark{}, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	return recs, mark, nil
+}
+
+// AttemptsAfter returns the lines appended to the connection's history
+// after mark, as RecentAttempts returns them, and the mark after them;
+// ok is false when the history no longer holds what mark says (shorter,
+// another line at its end) or an appended line cannot be decoded (a reader
+// then reads the history afresh).
+func (s *Store) AttemptsAfter(connectionID string, mark HistoryMark) (recs []UploadRecord, next HistoryMark, ok bool, err error) {
+	f, err := os.Open(s.historyPath(connectionID))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, HistoryMark{}, false, nil
+	}
+	if err != nil {
+		return nil, mark, false, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, mark, false, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	if mark.Size <= 0 || int64(len(mark.Tail)) > mark.Size || fi.Size() < mark.Size {
+		return nil, mark, false, nil
+	}
+	buf := make([]byte, fi.Size()-mark.Size+int64(len(mark.Tail)))
+	if _, err := f.ReadAt(buf, mark.Size-int64(len(mark.Tail))); err != nil && !errors.Is(err, io.EOF) {
+		return nil, mark, false, fmt.Errorf("spool: read upload history: %w", err)
+	}
+	if !bytes.Equal(buf[:len(mark.Tail)], mark.Tail) {
+		return nil, mark, false, nil
+	}
+	next = mark
+	for rest := buf[len(mark.Tail):]; ; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return recs, next, true, nil // a torn or unfinished last line waits
+		}
+		line := rest[:i+1]
+		rest = rest[i+1:]
+		next.Size += int64(len(line))
+		next.Tail = line
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var r UploadRecord
+		if decodeHead(line[:i], &r) != nil {
+			return nil, mark, false, nil
+		}
+		recs = append(recs, r)
+	}
+}
+
+// recentAttempts is RecentAttemptsMarked over the open history f of size
+// bytes.
+func recentAttempts(f *os.File, size int64, enough func(recs []UploadRecord) bool) ([]UploadRecord, HistoryMark, error) {
+	var mark HistoryMark
 	var recs []UploadRecord // recs[n:] are decoded, oldest first
 	n := 0
 	from := size         // the lines decoded so far start here
@@ -174,7 +250,7 @@ func (s *Store) RecentAttempts(connectionID string, enough func(recs []UploadRec
 		off := max(size-w, 0)
 		buf := make([]byte, from-off)
 		if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("spool: read upload history: %w", err)
+			return nil, mark, err
 		}
 		if off > 0 { // the window starts inside a line: it is read with the next window
 			i := bytes.IndexByte(buf, '\n')
@@ -182,6 +258,12 @@ func (s *Store) RecentAttempts(connectionID string, enough func(recs []UploadRec
 				continue
 			}
 			buf = buf[i+1:]
+		}
+		if from == size { // the first window: the mark is after its last complete line
+			if end := bytes.LastIndexByte(buf, '\n'); end >= 0 {
+				start := bytes.LastIndexByte(buf[:end], '\n') + 1
+				mark = HistoryMark{Size: size - int64(len(buf)) + int64(end) + 1, Tail: bytes.Clone(buf[start : end+1])}
+			}
 		}
 		from -= int64(len(buf))
 		lines := bytes.Count(buf, []byte("\n")) + 1
@@ -200,7 +282,7 @@ func (s *Store) RecentAttempts(connectionID string, enough func(recs []UploadRec
 				more--
 				continue
 			case more == 0:
-				return recs[n:], nil
+				return recs[n:], mark, nil
 			case batch < recentBatch:
 				continue
 			}
@@ -210,7 +292,7 @@ func (s *Store) RecentAttempts(connectionID string, enough func(recs []UploadRec
 			}
 		}
 		if off == 0 || more >= 0 || enough(recs[n:]) {
-			return recs[n:], nil
+			return recs[n:], mark, nil
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package orders
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -175,42 +174,11 @@ func LoadHistory(ctx context.Context, store *spool.Store, connectionID string, l
 // LoadHistoryWith is LoadHistory with the verdicts (and features) from
 // verdicts.
 func LoadHistoryWith(ctx context.Context, store *spool.Store, connectionID string, verdicts VerdictLoader) (*Accepted, error) {
-	// Enough lines are read once they hold MaxHistory distinct accepted
-	// payloads: an attempt's outcome is its result line's, wherever its
-	// pending line is, so the lines added to the front since the last
-	// question are all that need a look.
-	accepted, asked := map[string]bool{}, 0
-	enough := func(recs []spool.UploadRecord) bool {
-		for _, r := range recs[:len(recs)-asked] {
-			if r.Outcome == spool.OutcomeAccepted && r.SHA256 != "" {
-				accepted[strings.ToLower(r.SHA256)] = true
-			}
-		}
-		asked = len(recs)
-		return len(accepted) >= MaxHistory
-	}
-	recs, err := store.RecentAttempts(connectionID, enough)
+	p, err := pickNewest(store, connectionID)
 	if err != nil {
 		return nil, err
 	}
-	var sel Selection
-	newest := map[string]spool.UploadRecord{} // SHA-256 of the newest accepted payloads → the newest upload of each
-	atts := spool.Attempts(recs)
-	for i := len(atts) - 1; i >= 0 && len(newest) < MaxHistory; i-- {
-		r := atts[i]
-		sha := strings.ToLower(r.SHA256)
-		if r.Outcome != spool.OutcomeAccepted || sha == "" {
-			continue
-		}
-		if _, ok := newest[sha]; ok {
-			continue
-		}
-		newest[sha] = r
-		sel.SHAs = append(sel.SHAs, sha)
-		if t := cmp.Or(r.Started, r.Time); sel.Since.IsZero() || t.Before(sel.Since) {
-			sel.Since = t
-		}
-	}
+	sel, newest := p.selection()
 	// the index dates uploads on the server's clock: a day's margin covers
 	// any clock difference the link rule trusts
 	sel.Since = sel.Since.Add(-24 * time.Hour)
