@@ -2,13 +2,14 @@ package track
 
 import (
 	"context"
+	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"strings"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/buildinfo"
-	"github.com/nutrab2b/b2bx/internal/jsonline"
 	"github.com/nutrab2b/b2bx/internal/orders"
 )
 
@@ -55,60 +56,78 @@ type keptVerdict struct {
 	Convs []string
 }
 
-// encode is the row's verdict column: one JSON object ({"r", "c", "v":
-// conversations, "f": features when known}), read without reflection.
-func (v keptVerdict) encode() string {
-	b := append([]byte(nil), `{"r":`...)
-	b = strconv.AppendBool(b, v.Rejected)
-	b = append(b, `,"c":`...)
-	b = strconv.AppendBool(b, v.Contrl)
-	b = appendStrings(append(b, `,"v":`...), v.Convs)
+// encode is the row's verdict column: a flag byte (1 rejected, 2 a
+// CONTRL, 4 features known), then the conversations and, when known, the
+// features, each list a count and length-prefixed strings (uvarints): no
+// value can be mistaken for a separator, and a read allocates only the
+// strings.
+func (v keptVerdict) encode() []byte {
+	var flags byte
+	if v.Rejected {
+		flags |= 1
+	}
+	if v.Contrl {
+		flags |= 2
+	}
 	if v.Features != nil {
-		b = appendStrings(append(b, `,"f":`...), v.Features)
+		flags |= 4
 	}
-	return string(append(b, '}'))
+	b := appendList([]byte{flags}, v.Convs)
+	if v.Features != nil {
+		b = appendList(b, v.Features)
+	}
+	return b
 }
 
-func appendStrings(b []byte, ss []string) []byte {
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonline.AppendString(b, s)
+func appendList(b []byte, ss []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
 	}
-	return append(b, ']')
+	return b
 }
 
-// decodeKept reads what encode wrote; false for anything else.
-func decodeKept(data string, intern map[string]string) (keptVerdict, bool) {
+// decodeKept reads what encode wrote; false for anything else. Strings
+// are taken from intern (the same conversations and features repeat),
+// which it adds to.
+func decodeKept(b []byte, intern map[string]string) (keptVerdict, bool) {
 	var v keptVerdict
-	strs := func(val jsonline.Value, into *[]string) bool {
-		*into = []string{}
-		return val.EachString(func(b []byte) {
-			s, ok := intern[string(b)]
-			if !ok {
-				s = string(b)
-				intern[s] = s
-			}
-			*into = append(*into, s)
-		})
+	if len(b) == 0 || b[0]&^7 != 0 {
+		return v, false
 	}
-	ok := jsonline.Fields([]byte(data), func(name []byte, val jsonline.Value) bool {
-		var ok bool
-		switch string(name) {
-		case "r":
-			v.Rejected, ok = val.Bool()
-		case "c":
-			v.Contrl, ok = val.Bool()
-		case "v":
-			ok = strs(val, &v.Convs)
-		case "f":
-			ok = strs(val, &v.Features)
+	flags := b[0]
+	v.Rejected, v.Contrl = flags&1 != 0, flags&2 != 0
+	rest, ok := readList(b[1:], &v.Convs, intern)
+	if ok && flags&4 != 0 {
+		rest, ok = readList(rest, &v.Features, intern)
+	}
+	return v, ok && len(rest) == 0
+}
+
+func readList(b []byte, into *[]string, intern map[string]string) ([]byte, bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, false
+	}
+	b = b[k:]
+	out := make([]string, 0, n)
+	for range n {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k) {
+			return nil, false
 		}
-		return ok
-	})
-	return v, ok
+		sb := b[k : k+int(l)]
+		b = b[k+int(l):]
+		s, ok := intern[string(sb)]
+		if !ok {
+			s = string(sb)
+			intern[s] = s
+		}
+		out = append(out, s)
+	}
+	*into = out
+	return b, true
 }
 
 // verdictStats counts, for tests, the verdicts Verdicts answered from
@@ -181,7 +200,7 @@ func (x *Index) Verdicts(ctx context.Context, store *spool.Store, conn string, s
 			}
 		}
 	}
-	drop := droppedRows(now.rows, kept, fresh, shas)
+	drop := append(droppedRows(now.rows, kept, fresh, shas), now.bad...)
 	if len(fresh) > 0 || len(drop) > 0 || now.marks != now.was {
 		sq.keepVerdicts(ctx, conn, now.marks, fresh, drop) // best effort: a cache that cannot be written is computed again
 	}
@@ -225,7 +244,7 @@ func (x *Index) freshVerdicts(ctx context.Context, store *spool.Store, conn stri
 
 // droppedRows are the rows of the cache to delete: of payloads no longer
 // asked about (shas), and those no longer valid that are not kept afresh.
-func droppedRows(rows map[string]string, kept, fresh map[string]keptVerdict, shas []string) []string {
+func droppedRows(rows, kept, fresh map[string]keptVerdict, shas []string) []string {
 	want := make(map[string]bool, len(shas))
 	for _, h := range shas {
 		want[h] = true
@@ -248,7 +267,8 @@ func droppedRows(rows map[string]string, kept, fresh map[string]keptVerdict, sha
 type verdictState struct {
 	marks, was verdictMarks
 	floor      int64
-	rows       map[string]string // SHA-256 → the verdict column
+	rows       map[string]keptVerdict // SHA-256 → its row
+	bad        []string               // rows that cannot be read (not this b2bx's): dropped
 }
 
 // verdictNow reads where the index stands and conn's cache.
@@ -269,13 +289,19 @@ func (s *SQLite) verdictNow(ctx context.Context, conn, rule string) (verdictStat
 		return st, classify(err)
 	}
 	defer rows.Close()
-	st.rows = map[string]string{}
+	st.rows = map[string]keptVerdict{}
+	intern := map[string]string{}
 	for rows.Next() {
-		var h, v string
-		if err := rows.Scan(&h, &v); err != nil {
+		var h string
+		var b sql.RawBytes
+		if err := rows.Scan(&h, &b); err != nil {
 			return st, classify(err)
 		}
-		st.rows[h] = v
+		if v, ok := decodeKept(b, intern); ok {
+			st.rows[h] = v
+		} else {
+			st.bad = append(st.bad, h)
+		}
 	}
 	return st, classify(rows.Err())
 }
@@ -329,15 +355,10 @@ func (s *SQLite) keptVerdicts(ctx context.Context, conn string, now verdictState
 		return nil, classify(err)
 	}
 	out := make(map[string]keptVerdict, len(now.rows))
-	intern := map[string]string{}
 next:
-	for h, row := range now.rows {
+	for h, v := range now.rows {
 		if bytes[h] {
 			continue
-		}
-		v, ok := decodeKept(row, intern)
-		if !ok {
-			continue // not this b2bx's row: computed again
 		}
 		for _, cv := range v.Convs {
 			if changed[cv] {

@@ -191,7 +191,7 @@ func TestKeptVerdictsAreDroppedWhenTheyCannotBeTrusted(t *testing.T) {
 	require.Equal(t, 1, n)
 	_, n = ask()
 	require.Zero(t, n)
-	_, err = sq.db.ExecContext(t.Context(), `UPDATE track_verdicts SET verdict = '{"r":maybe}'`)
+	_, err = sq.db.ExecContext(t.Context(), `UPDATE track_verdicts SET verdict = X'0905'`)
 	require.NoError(t, err)
 	_, n = ask()
 	require.Equal(t, 1, n)
@@ -215,4 +215,29 @@ func TestKeptVerdictsAreDroppedWhenTheyCannotBeTrusted(t *testing.T) {
 	v, n = ask()
 	require.Equal(t, 1, n)
 	require.Equal(t, orders.Verdict{}, v)
+}
+
+// A kept row reads back as it was written, whatever its strings hold, and
+// a damaged one is refused, never misread.
+func TestKeptRowsReadBack(t *testing.T) {
+	for _, v := range []keptVerdict{
+		{},
+		{Verdict: orders.Verdict{Rejected: true}, Convs: []string{}},
+		{Verdict: orders.Verdict{Contrl: true, Features: []string{}}, Convs: []string{"po:po-4711"}},
+		{Verdict: orders.Verdict{Rejected: true, Contrl: true, Features: []string{"BGM", "NAD+BY"}}, Convs: []string{"icr:4012345000009:\x1f\x00", strings.Repeat("é", 300), ""}},
+	} {
+		b := v.encode()
+		got, ok := decodeKept(b, map[string]string{})
+		require.True(t, ok, "%+v", v)
+		if v.Convs == nil {
+			v.Convs = []string{}
+		}
+		require.Equal(t, v, got)
+		for i := range b { // every truncation is refused
+			_, ok := decodeKept(b[:i], map[string]string{})
+			require.False(t, ok, "%+v cut at %d", v, i)
+		}
+		_, ok = decodeKept(append(b, 0), map[string]string{})
+		require.False(t, ok, "trailing bytes")
+	}
 }
