@@ -64,7 +64,7 @@ var migrations = [][]string{
 		`CREATE TABLE track_gone (seq INTEGER PRIMARY KEY AUTOINCREMENT, conn TEXT NOT NULL, convs TEXT NOT NULL)`,
 		`CREATE TRIGGER track_items_gone AFTER DELETE ON track_items BEGIN
 			INSERT INTO track_gone (conn, convs) VALUES (OLD.conn, OLD.convs); END`,
-		`CREATE TABLE track_verdicts (conn TEXT NOT NULL, sha TEXT NOT NULL, verdict BLOB NOT NULL, PRIMARY KEY (conn, sha)) WITHOUT ROWID`,
+		`CREATE TABLE track_verdicts (conn TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID`,
 	},
 }
 

@@ -2,7 +2,6 @@ package track
 
 import (
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"strconv"
@@ -29,6 +28,9 @@ import (
 // upload of its bytes was added, and only by the binary that computed it
 // (buildinfo.ID: another b2bx may link differently). Everything else is
 // computed as before (VerdictsOf over LinkedFor) and kept for next time.
+// A connection's cache is one row of track_verdicts (marks and verdicts,
+// with the features of each payload's bytes), written with a short wait
+// for the lock and never failing the question; Reset empties it.
 //
 // An answer links only within the conversation its reference names,
 // which is one of the conversations of every upload it may answer, so a
@@ -36,27 +38,21 @@ import (
 // property test of this file checks that, after every step of random
 // histories, the kept verdicts equal fresh ones.
 
-// verdictPrefix + connection ID names the marks of a connection's cache
-// in track_meta; its verdicts are rows of track_verdicts (Reset empties
-// both).
-const verdictPrefix = "verdicts:"
-
-// verdictMarks is where a connection's cache was computed, as stored in
-// track_meta.
+// verdictMarks is where a connection's cache was computed.
 type verdictMarks struct {
-	Rule string `json:"rule"` // buildinfo.ID of the b2bx that computed the verdicts
-	Item int64  `json:"item"` // the highest item id then
-	Gone int64  `json:"gone"` // the highest track_gone entry then
+	Rule string // buildinfo.ID of the b2bx that computed the verdicts
+	Item int64  // the highest item id then
+	Gone int64  // the highest track_gone entry then
 }
 
-// keptVerdict is one payload's row: the verdict with the features of its
+// keptVerdict is one payload's entry: the verdict with the features of its
 // bytes, and the conversations of its uploads.
 type keptVerdict struct {
 	orders.Verdict
 	Convs []string
 }
 
-// encode is the row's verdict column: a flag byte (1 rejected, 2 a
+// encode is a kept verdict's bytes: a flag byte (1 rejected, 2 a
 // CONTRL, 4 features known), then the conversations and, when known, the
 // features, each list a count and length-prefixed strings (uvarints): no
 // value can be mistaken for a separator, and a read allocates only the
@@ -92,9 +88,16 @@ func appendList(b []byte, ss []string) []byte {
 // are taken from intern (the same conversations and features repeat),
 // which it adds to.
 func decodeKept(b []byte, intern map[string]string) (keptVerdict, bool) {
+	v, rest, ok := readKept(b, intern)
+	return v, ok && len(rest) == 0
+}
+
+// readKept reads one verdict encode wrote at the start of b, and returns
+// the bytes after it.
+func readKept(b []byte, intern map[string]string) (keptVerdict, []byte, bool) {
 	var v keptVerdict
 	if len(b) == 0 || b[0]&^7 != 0 {
-		return v, false
+		return v, nil, false
 	}
 	flags := b[0]
 	v.Rejected, v.Contrl = flags&1 != 0, flags&2 != 0
@@ -102,7 +105,65 @@ func decodeKept(b []byte, intern map[string]string) (keptVerdict, bool) {
 	if ok && flags&4 != 0 {
 		rest, ok = readList(rest, &v.Features, intern)
 	}
-	return v, ok && len(rest) == 0
+	return v, rest, ok
+}
+
+// verdictVersion starts a connection's cache value, which holds the
+// marks (rule, item, gone) and the verdicts (count, then each payload's
+// SHA-256 and encode's bytes): one row to read and one to write.
+const verdictVersion = 1
+
+func encodeCache(m verdictMarks, rows map[string]keptVerdict) []byte {
+	b := []byte{verdictVersion}
+	b = appendList(b, []string{m.Rule})
+	b = binary.AppendUvarint(b, uint64(m.Item))
+	b = binary.AppendUvarint(b, uint64(m.Gone))
+	b = binary.AppendUvarint(b, uint64(len(rows)))
+	for h, v := range rows {
+		b = appendList(b, []string{h})
+		b = append(b, v.encode()...)
+	}
+	return b
+}
+
+// decodeCache reads what encodeCache wrote; false for anything else.
+func decodeCache(b []byte) (verdictMarks, map[string]keptVerdict, bool) {
+	var m verdictMarks
+	if len(b) == 0 || b[0] != verdictVersion {
+		return m, nil, false
+	}
+	intern := map[string]string{}
+	var rule []string
+	b, ok := readList(b[1:], &rule, intern)
+	if !ok || len(rule) != 1 {
+		return m, nil, false
+	}
+	m.Rule = rule[0]
+	var nums [3]uint64
+	for i := range nums {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			return m, nil, false
+		}
+		nums[i], b = v, b[k:]
+	}
+	m.Item, m.Gone = int64(nums[0]), int64(nums[1])
+	if nums[2] > uint64(len(b)) {
+		return m, nil, false
+	}
+	rows := make(map[string]keptVerdict, nums[2])
+	for range nums[2] {
+		var h []string
+		if b, ok = readList(b, &h, nil); !ok || len(h) != 1 {
+			return m, nil, false
+		}
+		var v keptVerdict
+		if v, b, ok = readKept(b, intern); !ok {
+			return m, nil, false
+		}
+		rows[h[0]] = v
+	}
+	return m, rows, len(b) == 0
 }
 
 func readList(b []byte, into *[]string, intern map[string]string) ([]byte, bool) {
@@ -122,7 +183,9 @@ func readList(b []byte, into *[]string, intern map[string]string) ([]byte, bool)
 		s, ok := intern[string(sb)]
 		if !ok {
 			s = string(sb)
-			intern[s] = s
+			if intern != nil {
+				intern[s] = s
+			}
 		}
 		out = append(out, s)
 	}
@@ -200,9 +263,16 @@ func (x *Index) Verdicts(ctx context.Context, store *spool.Store, conn string, s
 			}
 		}
 	}
-	drop := append(droppedRows(now.rows, kept, fresh, shas), now.bad...)
-	if len(fresh) > 0 || len(drop) > 0 || now.marks != now.was {
-		sq.keepVerdicts(ctx, conn, now.marks, fresh, drop) // best effort: a cache that cannot be written is computed again
+	if len(fresh) > 0 || len(kept) != len(now.rows) || now.marks != now.was {
+		next := make(map[string]keptVerdict, len(shas)) // the payloads asked about, each kept or fresh
+		for _, h := range shas {
+			if v, ok := fresh[h]; ok {
+				next[h] = v
+			} else if v, ok := kept[h]; ok {
+				next[h] = v
+			}
+		}
+		sq.keepVerdicts(ctx, conn, encodeCache(now.marks, next)) // best effort: a cache that cannot be written is computed again
 	}
 	return out, ctx.Err()
 }
@@ -242,68 +312,33 @@ func (x *Index) freshVerdicts(ctx context.Context, store *spool.Store, conn stri
 	return out, nil
 }
 
-// droppedRows are the rows of the cache to delete: of payloads no longer
-// asked about (shas), and those no longer valid that are not kept afresh.
-func droppedRows(rows, kept, fresh map[string]keptVerdict, shas []string) []string {
-	want := make(map[string]bool, len(shas))
-	for _, h := range shas {
-		want[h] = true
-	}
-	var drop []string
-	for h := range rows {
-		if _, ok := kept[h]; !ok || !want[h] {
-			if _, again := fresh[h]; !again {
-				drop = append(drop, h)
-			}
-		}
-	}
-	return drop
-}
-
 // verdictState is where the index stands for a connection's cache: the
 // marks now (the highest item id and track_gone entry ever given, from
 // sqlite_sequence: never lower after a removal), the lowest track_gone
-// entry kept, the marks the cache was computed at, and its rows.
+// entry kept, the marks the cache was computed at, and its verdicts.
 type verdictState struct {
 	marks, was verdictMarks
 	floor      int64
-	rows       map[string]keptVerdict // SHA-256 → its row
-	bad        []string               // rows that cannot be read (not this b2bx's): dropped
+	rows       map[string]keptVerdict // SHA-256 → its verdict
 }
 
-// verdictNow reads where the index stands and conn's cache.
+// verdictNow reads where the index stands and conn's cache (none when
+// its value cannot be read: not this b2bx's).
 func (s *SQLite) verdictNow(ctx context.Context, conn, rule string) (verdictState, error) {
 	st := verdictState{marks: verdictMarks{Rule: rule}}
-	var was string
+	var data []byte
 	err := s.queryRow(ctx, `SELECT
 		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'track_items'), 0),
 		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'track_gone'), 0),
 		COALESCE((SELECT MIN(seq) FROM track_gone), 0),
-		COALESCE((SELECT value FROM track_meta WHERE name = ?), '')`, verdictPrefix+conn).Scan(&st.marks.Item, &st.marks.Gone, &st.floor, &was)
+		(SELECT data FROM track_verdicts WHERE conn = ?)`, conn).Scan(&st.marks.Item, &st.marks.Gone, &st.floor, &data)
 	if err != nil {
 		return st, classify(err)
 	}
-	_ = json.Unmarshal([]byte(was), &st.was)
-	rows, err := s.query(ctx, `SELECT sha, verdict FROM track_verdicts WHERE conn = ?`, conn)
-	if err != nil {
-		return st, classify(err)
+	if was, rows, ok := decodeCache(data); ok {
+		st.was, st.rows = was, rows
 	}
-	defer rows.Close()
-	st.rows = map[string]keptVerdict{}
-	intern := map[string]string{}
-	for rows.Next() {
-		var h string
-		var b sql.RawBytes
-		if err := rows.Scan(&h, &b); err != nil {
-			return st, classify(err)
-		}
-		if v, ok := decodeKept(b, intern); ok {
-			st.rows[h] = v
-		} else {
-			st.bad = append(st.bad, h)
-		}
-	}
-	return st, classify(rows.Err())
+	return st, nil
 }
 
 // keptVerdicts are the verdicts of conn's cache that still hold now (none
@@ -383,14 +418,9 @@ func addChanged(changed map[string]bool, convs string) {
 // process's write: the cache is not worth holding up an upload.
 const keepWait = 100 // milliseconds
 
-// keepVerdicts writes conn's marks, the fresh rows and drops the rows of
-// drop, unless another process holds the write lock longer than keepWait
-// or the index cannot be written.
-func (s *SQLite) keepVerdicts(ctx context.Context, conn string, marks verdictMarks, fresh map[string]keptVerdict, drop []string) {
-	m, err := json.Marshal(marks)
-	if err != nil {
-		return
-	}
+// keepVerdicts writes conn's cache, unless another process holds the
+// write lock longer than keepWait or the index cannot be written.
+func (s *SQLite) keepVerdicts(ctx context.Context, conn string, data []byte) {
 	sc, err := s.db.Conn(ctx)
 	if err != nil {
 		return
@@ -404,27 +434,5 @@ func (s *SQLite) keepVerdicts(ctx context.Context, conn string, marks verdictMar
 		return
 	}
 	defer sc.ExecContext(context.WithoutCancel(ctx), `PRAGMA busy_timeout = `+strconv.Itoa(wait))
-	tx, err := sc.BeginTx(ctx, nil)
-	if err != nil {
-		return
-	}
-	defer tx.Rollback()
-	name := verdictPrefix + conn
-	if _, err := tx.ExecContext(ctx, `DELETE FROM track_meta WHERE name = ?`, name); err != nil {
-		return
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO track_meta (name, value) VALUES (?, ?)`, name, string(m)); err != nil {
-		return
-	}
-	for _, h := range drop {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM track_verdicts WHERE conn = ? AND sha = ?`, conn, h); err != nil {
-			return
-		}
-	}
-	for h, v := range fresh {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO track_verdicts (conn, sha, verdict) VALUES (?, ?, ?)`, conn, h, v.encode()); err != nil {
-			return
-		}
-	}
-	_ = tx.Commit()
+	_, _ = sc.ExecContext(ctx, `INSERT OR REPLACE INTO track_verdicts (conn, data) VALUES (?, ?)`, conn, data)
 }

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -118,10 +119,12 @@ func TestPropertyKeptVerdictsEqualFreshOnes(t *testing.T) {
 					require.NoError(t, err)
 					fromStore, err := orders.LoadLinked(t.Context(), w.store, conn, nil)
 					require.NoError(t, err)
-					if sq, ok := x.raw.(*SQLite); ok { // the rows are those asked about, at most
-						var rows int
-						require.NoError(t, sq.db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM track_verdicts WHERE conn = ?`, conn).Scan(&rows))
-						require.LessOrEqual(t, rows, len(shas))
+					if sq, ok := x.raw.(*SQLite); ok { // the verdicts kept are those asked about, at most
+						var b []byte
+						require.NoError(t, sq.db.QueryRowContext(t.Context(), `SELECT data FROM track_verdicts WHERE conn = ?`, conn).Scan(&b))
+						_, rows, ok := decodeCache(b)
+						require.True(t, ok)
+						require.LessOrEqual(t, len(rows), len(shas))
 					}
 					for _, h := range shas {
 						require.Equal(t, withFake(h, orders.VerdictsOf(fromIndex, shas)[h]), got[h], "%s %s: kept vs index", conn, h[:12])
@@ -167,13 +170,22 @@ func TestKeptVerdictsAreDroppedWhenTheyCannotBeTrusted(t *testing.T) {
 	require.Zero(t, n, "kept")
 
 	sq := x.raw.(*SQLite)
-	meta := func() string {
-		v, err := sq.Meta(t.Context(), verdictPrefix+"conn-a")
+	cache := func() []byte {
+		var b []byte
+		err := sq.db.QueryRowContext(t.Context(), `SELECT data FROM track_verdicts WHERE conn = ?`, "conn-a").Scan(&b)
 		require.NoError(t, err)
-		return v
+		return b
+	}
+	setCache := func(b []byte) {
+		_, err := sq.db.ExecContext(t.Context(), `UPDATE track_verdicts SET data = ? WHERE conn = ?`, b, "conn-a")
+		require.NoError(t, err)
 	}
 	// another binary's cache
-	require.NoError(t, sq.SetMeta(t.Context(), verdictPrefix+"conn-a", strings.Replace(meta(), `"rule":"`, `"rule":"other-`, 1)))
+	m, rows, ok := decodeCache(cache())
+	require.True(t, ok)
+	require.Len(t, rows, 1)
+	m.Rule = "other-" + m.Rule
+	setCache(encodeCache(m, rows))
 	_, n = ask()
 	require.Equal(t, 1, n, "another binary's verdicts are computed again")
 	_, n = ask()
@@ -185,25 +197,21 @@ func TestKeptVerdictsAreDroppedWhenTheyCannotBeTrusted(t *testing.T) {
 	require.NoError(t, err)
 	_, n = ask()
 	require.Equal(t, 1, n, "the log was swept past the cache's mark")
-	// damaged marks, a damaged row
-	require.NoError(t, sq.SetMeta(t.Context(), verdictPrefix+"conn-a", meta()+"\nnot a line"))
-	_, n = ask()
-	require.Equal(t, 1, n)
-	_, n = ask()
-	require.Zero(t, n)
-	_, err = sq.db.ExecContext(t.Context(), `UPDATE track_verdicts SET verdict = X'0905'`)
-	require.NoError(t, err)
-	_, n = ask()
-	require.Equal(t, 1, n)
-	_, n = ask()
-	require.Zero(t, n)
+	// a damaged cache: every cut of it, and trailing bytes
+	good := cache()
+	for _, bad := range [][]byte{good[:len(good)-1], good[:len(good)/2], append(bytes.Clone(good), 7), {9, 9}} {
+		setCache(bad)
+		_, n = ask()
+		require.Equal(t, 1, n)
+		_, n = ask()
+		require.Zero(t, n)
+	}
 	// a reset index keeps no cache
 	_, err = x.Rebuild(t.Context(), "test")
 	require.NoError(t, err)
-	require.Empty(t, meta())
-	var rows int
-	require.NoError(t, sq.db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM track_verdicts`).Scan(&rows))
-	require.Zero(t, rows, "a rebuild keeps no verdict")
+	var count int
+	require.NoError(t, sq.db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM track_verdicts`).Scan(&count))
+	require.Zero(t, count, "a rebuild keeps no verdict")
 	v, n = ask()
 	require.Equal(t, 1, n)
 	require.Equal(t, orders.Verdict{Rejected: true, Contrl: true, Features: []string{"BGM"}}, v)
@@ -240,4 +248,19 @@ func TestKeptRowsReadBack(t *testing.T) {
 		_, ok = decodeKept(append(b, 0), map[string]string{})
 		require.False(t, ok, "trailing bytes")
 	}
+}
+
+// A connection's cache value reads back as written.
+func TestVerdictCacheReadsBack(t *testing.T) {
+	m := verdictMarks{Rule: "go:abc/def", Item: 1 << 40, Gone: 7}
+	rows := map[string]keptVerdict{
+		"aa": {Verdict: orders.Verdict{Rejected: true, Features: []string{"BGM"}}, Convs: []string{"po:x", "icr:\x1f"}},
+		"bb": {Convs: []string{}},
+	}
+	gm, grows, ok := decodeCache(encodeCache(m, rows))
+	require.True(t, ok)
+	require.Equal(t, m, gm)
+	require.Equal(t, rows, grows)
+	_, _, ok = decodeCache(nil)
+	require.False(t, ok)
 }
