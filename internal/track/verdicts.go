@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/buildinfo"
@@ -84,26 +85,25 @@ func appendList(b []byte, ss []string) []byte {
 	return b
 }
 
-// decodeKept reads what encode wrote; false for anything else. Strings
-// are taken from intern (the same conversations and features repeat),
-// which it adds to.
-func decodeKept(b []byte, intern map[string]string) (keptVerdict, bool) {
-	v, rest, ok := readKept(b, intern)
+// decodeKept reads what encode wrote; false for anything else. Its
+// strings are views of b (see decodeCache).
+func decodeKept(b []byte) (keptVerdict, bool) {
+	v, rest, ok := readKept(b)
 	return v, ok && len(rest) == 0
 }
 
 // readKept reads one verdict encode wrote at the start of b, and returns
 // the bytes after it.
-func readKept(b []byte, intern map[string]string) (keptVerdict, []byte, bool) {
+func readKept(b []byte) (keptVerdict, []byte, bool) {
 	var v keptVerdict
 	if len(b) == 0 || b[0]&^7 != 0 {
 		return v, nil, false
 	}
 	flags := b[0]
 	v.Rejected, v.Contrl = flags&1 != 0, flags&2 != 0
-	rest, ok := readList(b[1:], &v.Convs, intern)
+	rest, ok := readList(b[1:], &v.Convs)
 	if ok && flags&4 != 0 {
-		rest, ok = readList(rest, &v.Features, intern)
+		rest, ok = readList(rest, &v.Features)
 	}
 	return v, rest, ok
 }
@@ -126,15 +126,17 @@ func encodeCache(m verdictMarks, rows map[string]keptVerdict) []byte {
 	return b
 }
 
-// decodeCache reads what encodeCache wrote; false for anything else.
+// decodeCache reads what encodeCache wrote; false for anything else. Its
+// strings are views of b, not copies (read before every upload, 200
+// verdicts were a thousand allocations): b must not change while they
+// are used, as the row read for it does not.
 func decodeCache(b []byte) (verdictMarks, map[string]keptVerdict, bool) {
 	var m verdictMarks
 	if len(b) == 0 || b[0] != verdictVersion {
 		return m, nil, false
 	}
-	intern := map[string]string{}
 	var rule []string
-	b, ok := readList(b[1:], &rule, intern)
+	b, ok := readList(b[1:], &rule)
 	if !ok || len(rule) != 1 {
 		return m, nil, false
 	}
@@ -154,11 +156,11 @@ func decodeCache(b []byte) (verdictMarks, map[string]keptVerdict, bool) {
 	rows := make(map[string]keptVerdict, nums[2])
 	for range nums[2] {
 		var h []string
-		if b, ok = readList(b, &h, nil); !ok || len(h) != 1 {
+		if b, ok = readList(b, &h); !ok || len(h) != 1 {
 			return m, nil, false
 		}
 		var v keptVerdict
-		if v, b, ok = readKept(b, intern); !ok {
+		if v, b, ok = readKept(b); !ok {
 			return m, nil, false
 		}
 		rows[h[0]] = v
@@ -166,7 +168,7 @@ func decodeCache(b []byte) (verdictMarks, map[string]keptVerdict, bool) {
 	return m, rows, len(b) == 0
 }
 
-func readList(b []byte, into *[]string, intern map[string]string) ([]byte, bool) {
+func readList(b []byte, into *[]string) ([]byte, bool) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
 		return nil, false
@@ -180,14 +182,7 @@ func readList(b []byte, into *[]string, intern map[string]string) ([]byte, bool)
 		}
 		sb := b[k : k+int(l)]
 		b = b[k+int(l):]
-		s, ok := intern[string(sb)]
-		if !ok {
-			s = string(sb)
-			if intern != nil {
-				intern[s] = s
-			}
-		}
-		out = append(out, s)
+		out = append(out, unsafe.String(unsafe.SliceData(sb), len(sb))) // a view of b: see decodeCache
 	}
 	*into = out
 	return b, true

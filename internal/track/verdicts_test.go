@@ -235,17 +235,17 @@ func TestKeptRowsReadBack(t *testing.T) {
 		{Verdict: orders.Verdict{Rejected: true, Contrl: true, Features: []string{"BGM", "NAD+BY"}}, Convs: []string{"icr:4012345000009:\x1f\x00", strings.Repeat("é", 300), ""}},
 	} {
 		b := v.encode()
-		got, ok := decodeKept(b, map[string]string{})
+		got, ok := decodeKept(b)
 		require.True(t, ok, "%+v", v)
 		if v.Convs == nil {
 			v.Convs = []string{}
 		}
 		require.Equal(t, v, got)
 		for i := range b { // every truncation is refused
-			_, ok := decodeKept(b[:i], map[string]string{})
+			_, ok := decodeKept(b[:i])
 			require.False(t, ok, "%+v cut at %d", v, i)
 		}
-		_, ok = decodeKept(append(b, 0), map[string]string{})
+		_, ok = decodeKept(append(b, 0))
 		require.False(t, ok, "trailing bytes")
 	}
 }
