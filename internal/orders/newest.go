@@ -218,10 +218,15 @@ func (p *picked) write(path string) {
 	for id := range p.open {
 		h.Open = append(h.Open, id)
 	}
-	b, err := json.Marshal(h)
+	head, err := json.Marshal(h)
 	if err != nil {
 		return
 	}
+	size := len(head) + 1
+	for _, u := range p.want {
+		size += 64 + len(u.SHA) + len(u.Conn) + len(u.File) + len(u.Key) // escapes aside: one allocation
+	}
+	b := append(make([]byte, 0, size), head...)
 	for _, u := range p.want {
 		b = jsonline.AppendString(append(b, "\n{\"s\":"...), u.SHA)
 		t, _ := u.At.MarshalJSON()

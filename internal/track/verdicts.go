@@ -58,7 +58,10 @@ type keptVerdict struct {
 // features, each list a count and length-prefixed strings (uvarints): no
 // value can be mistaken for a separator, and a read allocates only the
 // strings.
-func (v keptVerdict) encode() []byte {
+func (v keptVerdict) encode() []byte { return v.appendTo(nil) }
+
+// appendTo appends encode's bytes to b.
+func (v keptVerdict) appendTo(b []byte) []byte {
 	var flags byte
 	if v.Rejected {
 		flags |= 1
@@ -69,7 +72,7 @@ func (v keptVerdict) encode() []byte {
 	if v.Features != nil {
 		flags |= 4
 	}
-	b := appendList([]byte{flags}, v.Convs)
+	b = appendList(append(b, flags), v.Convs)
 	if v.Features != nil {
 		b = appendList(b, v.Features)
 	}
@@ -114,14 +117,25 @@ func readKept(b []byte) (keptVerdict, []byte, bool) {
 const verdictVersion = 1
 
 func encodeCache(m verdictMarks, rows map[string]keptVerdict) []byte {
-	b := []byte{verdictVersion}
+	size := 40 + len(m.Rule) // an upper bound: one allocation
+	for h, v := range rows {
+		size += 2*binary.MaxVarintLen64 + len(h) + 1
+		for _, l := range [][]string{v.Convs, v.Features} {
+			size += binary.MaxVarintLen64
+			for _, s := range l {
+				size += binary.MaxVarintLen64 + len(s)
+			}
+		}
+	}
+	b := make([]byte, 1, size)
+	b[0] = verdictVersion
 	b = appendList(b, []string{m.Rule})
 	b = binary.AppendUvarint(b, uint64(m.Item))
 	b = binary.AppendUvarint(b, uint64(m.Gone))
 	b = binary.AppendUvarint(b, uint64(len(rows)))
 	for h, v := range rows {
 		b = appendList(b, []string{h})
-		b = append(b, v.encode()...)
+		b = v.appendTo(b)
 	}
 	return b
 }
