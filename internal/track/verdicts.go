@@ -2,7 +2,9 @@ package track
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -53,28 +55,70 @@ type keptVerdict struct {
 	Convs []string
 }
 
-// encode is a kept verdict's bytes: a flag byte (1 rejected, 2 a
-// CONTRL, 4 features known), then the conversations and, when known, the
-// features, each list a count and length-prefixed strings (uvarints): no
-// value can be mistaken for a separator, and a read allocates only the
-// strings.
-func (v keptVerdict) encode() []byte { return v.appendTo(nil) }
+// verdictVersion starts a connection's cache value: one row to read and
+// one to write. It holds the marks (rule, item, gone), the features of
+// every payload once (a dictionary: a few dozen, repeated by every
+// payload), and the verdicts: each payload's SHA-256 (32 bytes when it is
+// hex, else its text), a flag byte (1 rejected, 2 a CONTRL, 4 features
+// known), its conversations and, when known, its features as numbers in
+// the dictionary. Lists are a count and their items, strings a length
+// and their bytes (uvarints): no value can be mistaken for a separator.
+const verdictVersion = 2
 
-// appendTo appends encode's bytes to b.
-func (v keptVerdict) appendTo(b []byte) []byte {
-	var flags byte
-	if v.Rejected {
-		flags |= 1
+// SHA-256 forms in a cache value.
+const (
+	shaText = 0
+	shaRaw  = 1
+)
+
+func encodeCache(m verdictMarks, rows map[string]keptVerdict) []byte {
+	dict := map[string]int{}
+	var words []string
+	size := 64 + len(m.Rule) // an upper bound: one allocation
+	for h, v := range rows {
+		size += 4*binary.MaxVarintLen64 + len(h) + 2
+		for _, c := range v.Convs {
+			size += binary.MaxVarintLen64 + len(c)
+		}
+		for _, f := range v.Features {
+			size += binary.MaxVarintLen64
+			if _, ok := dict[f]; !ok {
+				dict[f] = len(words)
+				words = append(words, f)
+				size += binary.MaxVarintLen64 + len(f)
+			}
+		}
 	}
-	if v.Contrl {
-		flags |= 2
-	}
-	if v.Features != nil {
-		flags |= 4
-	}
-	b = appendList(append(b, flags), v.Convs)
-	if v.Features != nil {
-		b = appendList(b, v.Features)
+	b := make([]byte, 1, size)
+	b[0] = verdictVersion
+	b = appendList(b, []string{m.Rule})
+	b = binary.AppendUvarint(b, uint64(m.Item))
+	b = binary.AppendUvarint(b, uint64(m.Gone))
+	b = appendList(b, words)
+	b = binary.AppendUvarint(b, uint64(len(rows)))
+	for h, v := range rows {
+		if raw, err := hex.DecodeString(h); err == nil && len(raw) == sha256.Size && hex.EncodeToString(raw) == h {
+			b = append(append(b, shaRaw), raw...)
+		} else {
+			b = appendList(append(b, shaText), []string{h})
+		}
+		var flags byte
+		if v.Rejected {
+			flags |= 1
+		}
+		if v.Contrl {
+			flags |= 2
+		}
+		if v.Features != nil {
+			flags |= 4
+		}
+		b = appendList(append(b, flags), v.Convs)
+		if v.Features != nil {
+			b = binary.AppendUvarint(b, uint64(len(v.Features)))
+			for _, f := range v.Features {
+				b = binary.AppendUvarint(b, uint64(dict[f]))
+			}
+		}
 	}
 	return b
 }
@@ -88,58 +132,6 @@ func appendList(b []byte, ss []string) []byte {
 	return b
 }
 
-// decodeKept reads what encode wrote; false for anything else. Its
-// strings are views of b (see decodeCache).
-func decodeKept(b []byte) (keptVerdict, bool) {
-	v, rest, ok := readKept(b)
-	return v, ok && len(rest) == 0
-}
-
-// readKept reads one verdict encode wrote at the start of b, and returns
-// the bytes after it.
-func readKept(b []byte) (keptVerdict, []byte, bool) {
-	var v keptVerdict
-	if len(b) == 0 || b[0]&^7 != 0 {
-		return v, nil, false
-	}
-	flags := b[0]
-	v.Rejected, v.Contrl = flags&1 != 0, flags&2 != 0
-	rest, ok := readList(b[1:], &v.Convs)
-	if ok && flags&4 != 0 {
-		rest, ok = readList(rest, &v.Features)
-	}
-	return v, rest, ok
-}
-
-// verdictVersion starts a connection's cache value, which holds the
-// marks (rule, item, gone) and the verdicts (count, then each payload's
-// SHA-256 and encode's bytes): one row to read and one to write.
-const verdictVersion = 1
-
-func encodeCache(m verdictMarks, rows map[string]keptVerdict) []byte {
-	size := 40 + len(m.Rule) // an upper bound: one allocation
-	for h, v := range rows {
-		size += 2*binary.MaxVarintLen64 + len(h) + 1
-		for _, l := range [][]string{v.Convs, v.Features} {
-			size += binary.MaxVarintLen64
-			for _, s := range l {
-				size += binary.MaxVarintLen64 + len(s)
-			}
-		}
-	}
-	b := make([]byte, 1, size)
-	b[0] = verdictVersion
-	b = appendList(b, []string{m.Rule})
-	b = binary.AppendUvarint(b, uint64(m.Item))
-	b = binary.AppendUvarint(b, uint64(m.Gone))
-	b = binary.AppendUvarint(b, uint64(len(rows)))
-	for h, v := range rows {
-		b = appendList(b, []string{h})
-		b = v.appendTo(b)
-	}
-	return b
-}
-
 // decodeCache reads what encodeCache wrote; false for anything else. Its
 // strings are views of b, not copies (read before every upload, 200
 // verdicts were a thousand allocations): b must not change while they
@@ -149,37 +141,85 @@ func decodeCache(b []byte) (verdictMarks, map[string]keptVerdict, bool) {
 	if len(b) == 0 || b[0] != verdictVersion {
 		return m, nil, false
 	}
-	var rule []string
+	var rule, words []string
 	b, ok := readList(b[1:], &rule)
 	if !ok || len(rule) != 1 {
 		return m, nil, false
 	}
 	m.Rule = rule[0]
-	var nums [3]uint64
+	var nums [2]uint64
 	for i := range nums {
-		v, k := binary.Uvarint(b)
-		if k <= 0 {
+		if nums[i], b, ok = readUvarint(b); !ok {
 			return m, nil, false
 		}
-		nums[i], b = v, b[k:]
 	}
 	m.Item, m.Gone = int64(nums[0]), int64(nums[1])
-	if nums[2] > uint64(len(b)) {
+	if b, ok = readList(b, &words); !ok {
 		return m, nil, false
 	}
-	rows := make(map[string]keptVerdict, nums[2])
-	for range nums[2] {
-		var h []string
-		if b, ok = readList(b, &h); !ok || len(h) != 1 {
+	n, b, ok := readUvarint(b)
+	if !ok || n > uint64(len(b)) {
+		return m, nil, false
+	}
+	rows := make(map[string]keptVerdict, n)
+	for range n {
+		var h string
+		if h, b, ok = readSHA(b); !ok || len(b) == 0 || b[0]&^7 != 0 {
 			return m, nil, false
 		}
-		var v keptVerdict
-		if v, b, ok = readKept(b); !ok {
+		flags := b[0]
+		v := keptVerdict{Verdict: orders.Verdict{Rejected: flags&1 != 0, Contrl: flags&2 != 0}}
+		if b, ok = readList(b[1:], &v.Convs); !ok {
 			return m, nil, false
 		}
-		rows[h[0]] = v
+		if flags&4 != 0 {
+			var nf uint64
+			if nf, b, ok = readUvarint(b); !ok || nf > uint64(len(b)) {
+				return m, nil, false
+			}
+			v.Features = make([]string, 0, nf)
+			for range nf {
+				var w uint64
+				if w, b, ok = readUvarint(b); !ok || w >= uint64(len(words)) {
+					return m, nil, false
+				}
+				v.Features = append(v.Features, words[w])
+			}
+		}
+		rows[h] = v
 	}
 	return m, rows, len(b) == 0
+}
+
+func readUvarint(b []byte) (uint64, []byte, bool) {
+	v, k := binary.Uvarint(b)
+	if k <= 0 {
+		return 0, nil, false
+	}
+	return v, b[k:], true
+}
+
+// readSHA reads a payload's SHA-256 as encodeCache wrote it: lower-case
+// hex either way.
+func readSHA(b []byte) (string, []byte, bool) {
+	if len(b) == 0 {
+		return "", nil, false
+	}
+	switch b[0] {
+	case shaRaw:
+		if len(b) < 1+sha256.Size {
+			return "", nil, false
+		}
+		return hex.EncodeToString(b[1 : 1+sha256.Size]), b[1+sha256.Size:], true
+	case shaText:
+		var h []string
+		rest, ok := readList(b[1:], &h)
+		if !ok || len(h) != 1 {
+			return "", nil, false
+		}
+		return h[0], rest, true
+	}
+	return "", nil, false
 }
 
 func readList(b []byte, into *[]string) ([]byte, bool) {

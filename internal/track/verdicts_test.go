@@ -225,28 +225,32 @@ func TestKeptVerdictsAreDroppedWhenTheyCannotBeTrusted(t *testing.T) {
 	require.Equal(t, orders.Verdict{}, v)
 }
 
-// A kept row reads back as it was written, whatever its strings hold, and
-// a damaged one is refused, never misread.
-func TestKeptRowsReadBack(t *testing.T) {
+// A cache value reads back as it was written, whatever its strings
+// hold, and a damaged one is refused, never misread.
+func TestKeptVerdictsReadBack(t *testing.T) {
 	for _, v := range []keptVerdict{
 		{},
 		{Verdict: orders.Verdict{Rejected: true}, Convs: []string{}},
 		{Verdict: orders.Verdict{Contrl: true, Features: []string{}}, Convs: []string{"po:po-4711"}},
 		{Verdict: orders.Verdict{Rejected: true, Contrl: true, Features: []string{"BGM", "NAD+BY"}}, Convs: []string{"icr:4012345000009:\x1f\x00", strings.Repeat("é", 300), ""}},
 	} {
-		b := v.encode()
-		got, ok := decodeKept(b)
-		require.True(t, ok, "%+v", v)
-		if v.Convs == nil {
-			v.Convs = []string{}
+		for _, h := range []string{strings.Repeat("ab", 32), "not-hex", strings.Repeat("AB", 32)} {
+			rows := map[string]keptVerdict{h: v}
+			b := encodeCache(verdictMarks{Rule: "r"}, rows)
+			_, got, ok := decodeCache(b)
+			require.True(t, ok, "%+v", v)
+			want := v
+			if want.Convs == nil {
+				want.Convs = []string{}
+			}
+			require.Equal(t, map[string]keptVerdict{h: want}, got)
+			for i := range b { // every truncation is refused
+				_, _, ok := decodeCache(b[:i])
+				require.False(t, ok, "%+v cut at %d", v, i)
+			}
+			_, _, ok = decodeCache(append(b, 0))
+			require.False(t, ok, "trailing bytes")
 		}
-		require.Equal(t, v, got)
-		for i := range b { // every truncation is refused
-			_, ok := decodeKept(b[:i])
-			require.False(t, ok, "%+v cut at %d", v, i)
-		}
-		_, ok = decodeKept(append(b, 0))
-		require.False(t, ok, "trailing bytes")
 	}
 }
 
