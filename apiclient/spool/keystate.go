@@ -2,6 +2,7 @@ package spool
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,12 +21,12 @@ import (
 // The key state is what key plans need from a connection's upload history,
 // kept next to it in <conn>/keyplan/ so one upload does not parse the whole
 // history (issue 23 §1): the history's lines grouped by sender and
-// business id into keyShards files, and meta.json saying how far the
+// business id into keyShards files, and the meta file saying how far the
 // history is folded (Offset, just after a newline) with the bytes before
 // that offset (Tail: the last folded line) to recognise the same file.
 // A shard holds one line per history line, "OFFSET PLAN RECORD", PLAN
 // the hash of its sender and business id: a fold appends to the shards
-// (the CRC-32 in meta.json is updated, not recomputed), and a plan's
+// (the CRC-32 in the meta file is updated, not recomputed), and a plan's
 // records are decoded from the lines of its hash only, so neither grows
 // with the rest of the shard. It is a cache: read and
 // written only under the connection lock, brought up to date by folding
@@ -36,7 +38,7 @@ import (
 // as in Uploads.
 const (
 	keyStateDir     = "keyplan"
-	keyStateVersion = 2 // 2: shards of lines, appended (1: a JSON array, rewritten)
+	keyStateVersion = 3 // 3: meta.bin; 2: shards of lines, appended; 1: a JSON array, rewritten
 	keyShards       = 256
 	keyTailLen      = 4096
 )
@@ -46,13 +48,13 @@ type keyMeta struct {
 	Offset  int64  `json:"offset"`
 	Tail    []byte `json:"tail"`
 	// Shards is the CRC-32 of each shard file written: a shard that does
-	// not match (a crash between writing it and meta.json, a lost write)
+	// not match (a crash between writing it and the meta file, a lost write)
 	// makes the state rebuilt, so nothing here needs an fsync.
 	Shards map[int]uint32 `json:"shards"`
 }
 
 // keyEntry is one history line in a shard: Off is its offset in the
-// history, which makes a fold that crashed before meta.json was written
+// history, which makes a fold that crashed before the meta file was written
 // harmless (entries at or after the offset are dropped and folded again).
 type keyEntry struct {
 	Off int64        `json:"o"`
@@ -141,16 +143,51 @@ func (s *Store) keyRecords(conn, sender, business string) ([]UploadRecord, error
 	return out, nil
 }
 
+// keyMetaName is the state's meta file: the version, the offset, the
+// tail and each shard's number and CRC-32, as uvarints (a length before
+// the tail's bytes), then a CRC-32 of all that; read and written before
+// every upload, where JSON of 256 shards cost more than the fold.
+const keyMetaName = "meta.bin"
+
 func readKeyMeta(dir string) (keyMeta, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
-	if err != nil {
+	b, err := os.ReadFile(filepath.Join(dir, keyMetaName))
+	if err != nil || len(b) < 4 {
 		return keyMeta{}, false
 	}
-	var m keyMeta
-	if json.Unmarshal(b, &m) != nil || m.Version != keyStateVersion || m.Offset < 0 || int64(len(m.Tail)) > m.Offset {
+	body := b[:len(b)-4]
+	if binary.LittleEndian.Uint32(b[len(b)-4:]) != crc32.ChecksumIEEE(body) {
 		return keyMeta{}, false
 	}
-	return m, true
+	next := func() (uint64, bool) {
+		v, k := binary.Uvarint(body)
+		if k <= 0 {
+			return 0, false
+		}
+		body = body[k:]
+		return v, true
+	}
+	version, ok1 := next()
+	offset, ok2 := next()
+	tail, ok3 := next()
+	if !ok1 || !ok2 || !ok3 || version != keyStateVersion || offset > math.MaxInt64 || tail > uint64(len(body)) || tail > offset {
+		return keyMeta{}, false
+	}
+	m := keyMeta{Version: keyStateVersion, Offset: int64(offset), Tail: body[:tail]}
+	body = body[tail:]
+	n, ok := next()
+	if !ok || n > keyShards {
+		return keyMeta{}, false
+	}
+	m.Shards = make(map[int]uint32, n)
+	for range n {
+		i, ok1 := next()
+		sum, ok2 := next()
+		if !ok1 || !ok2 || i >= keyShards || sum > math.MaxUint32 {
+			return keyMeta{}, false
+		}
+		m.Shards[int(i)] = uint32(sum)
+	}
+	return m, len(body) == 0
 }
 
 // tailMatches reports whether the history still holds the folded part:
@@ -255,7 +292,7 @@ func foldTail(hf *os.File, dir string, m keyMeta, size int64) (keyMeta, error) {
 		next.Shards = map[int]uint32{}
 	}
 	for i, es := range shards {
-		// a shard that is not what meta.json says (a fold that did not
+		// a shard that is not what the meta file says (a fold that did not
 		// finish) is not appended to: the state is rebuilt
 		if err := checkShard(dir, m, i); err != nil {
 			return m, err
@@ -293,9 +330,9 @@ func checkShard(dir string, m keyMeta, i int) error {
 	return err
 }
 
-// writeKeyState writes the shards, then meta.json with their CRC-32s and
+// writeKeyState writes the shards, then the meta file with their CRC-32s and
 // the new offset. Each file is replaced by rename (a reader sees a whole
-// one); a crash in between leaves shards that do not match meta.json
+// one); a crash in between leaves shards that do not match the meta file
 // (rebuilt), and entries past the old offset, which readers ignore.
 func writeKeyState(hf *os.File, dir string, old keyMeta, shards map[int][]keyEntry, offset int64) (keyMeta, error) {
 	m, err := metaFor(hf, offset)
@@ -314,13 +351,20 @@ func writeKeyState(hf *os.File, dir string, old keyMeta, shards map[int][]keyEnt
 	return m, writeKeyMeta(dir, m)
 }
 
-// writeKeyMeta replaces meta.json.
+// writeKeyMeta replaces the meta file (keyMetaName).
 func writeKeyMeta(dir string, m keyMeta) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
+	b := make([]byte, 0, 3*binary.MaxVarintLen64+len(m.Tail)+len(m.Shards)*2*binary.MaxVarintLen64+8)
+	b = binary.AppendUvarint(b, keyStateVersion)
+	b = binary.AppendUvarint(b, uint64(m.Offset))
+	b = binary.AppendUvarint(b, uint64(len(m.Tail)))
+	b = append(b, m.Tail...)
+	b = binary.AppendUvarint(b, uint64(len(m.Shards)))
+	for i, sum := range m.Shards {
+		b = binary.AppendUvarint(b, uint64(i))
+		b = binary.AppendUvarint(b, uint64(sum))
 	}
-	if err := replaceFile(dir, "meta.json", b); err != nil {
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	if err := replaceFile(dir, keyMetaName, b); err != nil {
 		return fmt.Errorf("spool: write key state: %w", err)
 	}
 	return nil
@@ -355,7 +399,7 @@ func shardBytes(dir string, m keyMeta, i int) ([]byte, error) {
 		return nil, nil
 	}
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && (!ok || crc32.ChecksumIEEE(b) != want)) {
-		return nil, fmt.Errorf("%w: %s does not match meta.json", errKeyStateDamaged, shardName(i))
+		return nil, fmt.Errorf("%w: %s does not match the meta file", errKeyStateDamaged, shardName(i))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("spool: read key state: %w", err)

@@ -1,6 +1,7 @@
 package spool
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -78,7 +79,7 @@ func TestReserveUploadDoesNotReparseTheHistory(t *testing.T) {
 }
 
 // TestKeyStateEqualsFullParse: after random appends by two writers, torn
-// tails (a crash mid-append), a fold that crashed before its meta.json,
+// tails (a crash mid-append), a fold that crashed before its meta file,
 // a damaged shard and a history replaced by another, the key state's
 // records of every sender and business id are the full parse's.
 func TestKeyStateEqualsFullParse(t *testing.T) {
@@ -122,7 +123,7 @@ func TestKeyStateEqualsFullParse(t *testing.T) {
 					_, err = f.WriteString(`{"time":"2026-12-02T10:00:00Z","connectionId":"c","senderId":"S","businessId":"PO-1","n":9,"outc`)
 					require.NoError(t, err)
 					require.NoError(t, f.Close())
-				case op == 7: // a fold that crashed before meta.json: the new line's entry is in its shard, the offset is old
+				case op == 7: // a fold that crashed before the meta file: the new line's entry is in its shard, the offset is old
 					m, ok := readKeyMeta(dir)
 					fi, err := os.Stat(hist)
 					if ok && err == nil && fi.Size() == m.Offset {
@@ -160,4 +161,27 @@ func TestKeyStateEqualsFullParse(t *testing.T) {
 func jsonLine(r UploadRecord) ([]byte, error) {
 	b, err := json.Marshal(r)
 	return append(b, '\n'), err
+}
+
+// The meta file reads back as written; a damaged or cut one is refused
+// (the state is then rebuilt), never misread.
+func TestKeyMetaReadsBack(t *testing.T) {
+	dir := t.TempDir()
+	m := keyMeta{Version: keyStateVersion, Offset: 123456, Tail: []byte(`{"key":"k"}` + "\n"), Shards: map[int]uint32{0: 0, 7: 0xffffffff, 255: 42}}
+	require.NoError(t, writeKeyMeta(dir, m))
+	got, ok := readKeyMeta(dir)
+	require.True(t, ok)
+	require.Equal(t, m, got)
+	b, err := os.ReadFile(filepath.Join(dir, keyMetaName))
+	require.NoError(t, err)
+	for i := range b {
+		bad := bytes.Clone(b)
+		bad[i] ^= 0x10
+		require.NoError(t, os.WriteFile(filepath.Join(dir, keyMetaName), bad, 0o600))
+		_, ok := readKeyMeta(dir)
+		require.False(t, ok, "byte %d flipped", i)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, keyMetaName), b[:i], 0o600))
+		_, ok = readKeyMeta(dir)
+		require.False(t, ok, "cut at %d", i)
+	}
 }
