@@ -63,6 +63,7 @@ func DBPath(dir string) string { return filepath.Join(dir, ".index", "track.db")
 const (
 	metaStale = "stale"     // non-empty: a write failed; rebuild
 	metaBuilt = "built"     // RFC 3339 time of the last full build
+	metaEpoch = "epoch"     // names this index's life: the verdict cache's files of another are not used (Reset drops it)
 	sigPrefix = "dirsig:"   // + connection dir: the signature of its files at the last sync
 	stalePath = "stale.txt" // marker file next to the database, for when the database itself cannot be written
 )

@@ -64,7 +64,6 @@ var migrations = [][]string{
 		`CREATE TABLE track_gone (seq INTEGER PRIMARY KEY AUTOINCREMENT, conn TEXT NOT NULL, convs TEXT NOT NULL)`,
 		`CREATE TRIGGER track_items_gone AFTER DELETE ON track_items BEGIN
 			INSERT INTO track_gone (conn, convs) VALUES (OLD.conn, OLD.convs); END`,
-		`CREATE TABLE track_verdicts (conn TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID`,
 	},
 }
 
@@ -413,7 +412,7 @@ func (s *sqlStore) Reset(ctx context.Context) error {
 	defer tx.Rollback()
 	tables := []string{"track_keys", "track_items", "track_sources"}
 	if !s.pg {
-		tables = append(tables, "track_gone", "track_verdicts") // after the items, whose removal it logs
+		tables = append(tables, "track_gone") // after the items, whose removal it logs
 	}
 	for _, t := range tables {
 		if _, err := tx.exec(ctx, `DELETE FROM `+t); err != nil {

@@ -2,11 +2,16 @@ package track
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"strconv"
+	"errors"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"unsafe"
 
@@ -31,9 +36,11 @@ import (
 // upload of its bytes was added, and only by the binary that computed it
 // (buildinfo.ID: another b2bx may link differently). Everything else is
 // computed as before (VerdictsOf over LinkedFor) and kept for next time.
-// A connection's cache is one row of track_verdicts (marks and verdicts,
-// with the features of each payload's bytes), written with a short wait
-// for the lock and never failing the question; Reset empties it.
+// A connection's cache is one file next to the database
+// (.index/verdicts/<connection>.bin: marks and verdicts, with the features
+// of each payload's bytes, and a CRC-32), tied to this index by its epoch
+// (track_meta; a new database or a Reset has another); a file that cannot
+// be read or written only means the verdicts are computed again.
 //
 // An answer links only within the conversation its reference names,
 // which is one of the conversations of every upload it may answer, so a
@@ -267,7 +274,7 @@ func (x *Index) Verdicts(ctx context.Context, store *spool.Store, conn string, s
 	}
 	sq, ok := x.raw.(*SQLite)
 	rule := buildinfo.ID()
-	if !ok || x.team || rule == "" {
+	if !ok || x.team || x.fallback != "" || rule == "" {
 		l, err := x.LinkedFor(ctx, store, conn, &sel)
 		if err != nil {
 			return nil, err
@@ -278,7 +285,7 @@ func (x *Index) Verdicts(ctx context.Context, store *spool.Store, conn string, s
 		}
 		return out, nil
 	}
-	now, err := sq.verdictNow(ctx, conn, rule)
+	now, err := x.verdictNow(ctx, sq, conn, rule)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +328,7 @@ func (x *Index) Verdicts(ctx context.Context, store *spool.Store, conn string, s
 				next[h] = v
 			}
 		}
-		sq.keepVerdicts(ctx, conn, encodeCache(now.marks, next)) // best effort: a cache that cannot be written is computed again
+		x.keepVerdicts(ctx, sq, conn, now.epoch, encodeCache(now.marks, next)) // best effort: a cache that cannot be written is computed again
 	}
 	return out, ctx.Err()
 }
@@ -362,32 +369,67 @@ func (x *Index) freshVerdicts(ctx context.Context, store *spool.Store, conn stri
 }
 
 // verdictState is where the index stands for a connection's cache: the
-// marks now (the highest item id and track_gone entry ever given, from
-// sqlite_sequence: never lower after a removal), the lowest track_gone
-// entry kept, the marks the cache was computed at, and its verdicts.
+// index's epoch, the marks now (the highest item id and track_gone entry
+// ever given, from sqlite_sequence: never lower after a removal), the
+// lowest track_gone entry kept, the marks the cache was computed at, and
+// its verdicts.
 type verdictState struct {
+	epoch      string
 	marks, was verdictMarks
 	floor      int64
 	rows       map[string]keptVerdict // SHA-256 → its verdict
 }
 
-// verdictNow reads where the index stands and conn's cache (none when
-// its value cannot be read: not this b2bx's).
-func (s *SQLite) verdictNow(ctx context.Context, conn, rule string) (verdictState, error) {
+// verdictNow reads where the index stands and conn's cache (none when it
+// cannot be read, is of another index or not this b2bx's).
+func (x *Index) verdictNow(ctx context.Context, s *SQLite, conn, rule string) (verdictState, error) {
 	st := verdictState{marks: verdictMarks{Rule: rule}}
-	var data []byte
 	err := s.queryRow(ctx, `SELECT
 		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'track_items'), 0),
 		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'track_gone'), 0),
 		COALESCE((SELECT MIN(seq) FROM track_gone), 0),
-		(SELECT data FROM track_verdicts WHERE conn = ?)`, conn).Scan(&st.marks.Item, &st.marks.Gone, &st.floor, &data)
+		COALESCE((SELECT value FROM track_meta WHERE name = ?), '')`, metaEpoch).Scan(&st.marks.Item, &st.marks.Gone, &st.floor, &st.epoch)
 	if err != nil {
 		return st, classify(err)
 	}
-	if was, rows, ok := decodeCache(data); ok {
-		st.was, st.rows = was, rows
+	if st.epoch == "" {
+		return st, nil
+	}
+	if data, ok := readVerdictFile(x.verdictPath(conn), st.epoch); ok {
+		if was, rows, ok := decodeCache(data); ok {
+			st.was, st.rows = was, rows
+		}
 	}
 	return st, nil
+}
+
+// verdictPath is the file of conn's cache.
+func (x *Index) verdictPath(conn string) string {
+	return filepath.Join(filepath.Dir(x.path), "verdicts", spool.SafeName(conn)+".bin")
+}
+
+// verdictMagic starts a cache file, then the index's epoch (a length and
+// its bytes), the cache value (encodeCache) and a CRC-32 of all that.
+const verdictMagic = "b2bx-verdicts\n"
+
+// readVerdictFile is the cache value of the file at path when it is
+// whole (its CRC-32 holds: two writers at once or a crash leave one that
+// does not) and of the index of epoch.
+func readVerdictFile(path, epoch string) ([]byte, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < len(verdictMagic)+4 || string(b[:len(verdictMagic)]) != verdictMagic {
+		return nil, false
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return nil, false
+	}
+	var e []string
+	rest, ok := readList(body[len(verdictMagic):], &e)
+	if !ok || len(e) != 1 || e[0] != epoch {
+		return nil, false
+	}
+	return rest, true
 }
 
 // keptVerdicts are the verdicts of conn's cache that still hold now (none
@@ -463,25 +505,41 @@ func addChanged(changed map[string]bool, convs string) {
 	}
 }
 
-// keepWait bounds how long keeping the verdicts waits for another
-// process's write: the cache is not worth holding up an upload.
-const keepWait = 100 // milliseconds
-
-// keepVerdicts writes conn's cache, unless another process holds the
-// write lock longer than keepWait or the index cannot be written.
-func (s *SQLite) keepVerdicts(ctx context.Context, conn string, data []byte) {
-	sc, err := s.db.Conn(ctx)
+// keepVerdicts writes conn's cache file, unless it cannot be written;
+// an index without an epoch yet (one made before this b2bx kept
+// verdicts) is given one first.
+func (x *Index) keepVerdicts(ctx context.Context, s *SQLite, conn, epoch string, data []byte) {
+	if epoch == "" {
+		epoch = newEpoch()
+		if s.SetMeta(ctx, metaEpoch, epoch) != nil {
+			return
+		}
+	}
+	path := x.verdictPath(conn)
+	b := make([]byte, 0, len(verdictMagic)+binary.MaxVarintLen64+len(epoch)+len(data)+4)
+	b = appendList(append(b, verdictMagic...), []string{epoch})
+	b = append(b, data...)
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	// written in place, without a rename (which costs more than the
+	// write here): a reader of a file half written, or written by two
+	// processes at once, finds its CRC-32 wrong and computes again
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
+			return
+		}
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	}
 	if err != nil {
 		return
 	}
-	defer sc.Close()
-	var wait int
-	if sc.QueryRowContext(ctx, `PRAGMA busy_timeout`).Scan(&wait) != nil {
-		return
-	}
-	if _, err := sc.ExecContext(ctx, `PRAGMA busy_timeout = `+strconv.Itoa(keepWait)); err != nil {
-		return
-	}
-	defer sc.ExecContext(context.WithoutCancel(ctx), `PRAGMA busy_timeout = `+strconv.Itoa(wait))
-	_, _ = sc.ExecContext(ctx, `INSERT OR REPLACE INTO track_verdicts (conn, data) VALUES (?, ?)`, conn, data)
+	_, _ = f.Write(b)
+	_ = f.Close()
+}
+
+// newEpoch names one index's life (see metaEpoch).
+func newEpoch() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

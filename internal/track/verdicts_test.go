@@ -120,8 +120,10 @@ func TestPropertyKeptVerdictsEqualFreshOnes(t *testing.T) {
 					fromStore, err := orders.LoadLinked(t.Context(), w.store, conn, nil)
 					require.NoError(t, err)
 					if sq, ok := x.raw.(*SQLite); ok { // the verdicts kept are those asked about, at most
-						var b []byte
-						require.NoError(t, sq.db.QueryRowContext(t.Context(), `SELECT data FROM track_verdicts WHERE conn = ?`, conn).Scan(&b))
+						epoch, err := sq.Meta(t.Context(), metaEpoch)
+						require.NoError(t, err)
+						b, ok := readVerdictFile(x.verdictPath(conn), epoch)
+						require.True(t, ok)
 						_, rows, ok := decodeCache(b)
 						require.True(t, ok)
 						require.LessOrEqual(t, len(rows), len(shas))
@@ -170,16 +172,16 @@ func TestKeptVerdictsAreDroppedWhenTheyCannotBeTrusted(t *testing.T) {
 	require.Zero(t, n, "kept")
 
 	sq := x.raw.(*SQLite)
+	path := x.verdictPath("conn-a")
+	epoch, err := sq.Meta(t.Context(), metaEpoch)
+	require.NoError(t, err)
+	require.NotEmpty(t, epoch)
 	cache := func() []byte {
-		var b []byte
-		err := sq.db.QueryRowContext(t.Context(), `SELECT data FROM track_verdicts WHERE conn = ?`, "conn-a").Scan(&b)
-		require.NoError(t, err)
+		b, ok := readVerdictFile(path, epoch)
+		require.True(t, ok)
 		return b
 	}
-	setCache := func(b []byte) {
-		_, err := sq.db.ExecContext(t.Context(), `UPDATE track_verdicts SET data = ? WHERE conn = ?`, b, "conn-a")
-		require.NoError(t, err)
-	}
+	setCache := func(b []byte) { x.keepVerdicts(t.Context(), sq, "conn-a", epoch, b) }
 	// another binary's cache
 	m, rows, ok := decodeCache(cache())
 	require.True(t, ok)
@@ -190,6 +192,12 @@ func TestKeptVerdictsAreDroppedWhenTheyCannotBeTrusted(t *testing.T) {
 	require.Equal(t, 1, n, "another binary's verdicts are computed again")
 	_, n = ask()
 	require.Zero(t, n)
+	// another index's cache (a new database, or one reset)
+	x.keepVerdicts(t.Context(), sq, "conn-a", "another-epoch", cache())
+	_, n = ask()
+	require.Equal(t, 1, n, "another index's verdicts are computed again")
+	_, n = ask()
+	require.Zero(t, n)
 	// removals the log no longer reaches back to
 	_, err = sq.db.ExecContext(t.Context(), `INSERT INTO track_gone (conn, convs) VALUES ('conn-b', '[]'), ('conn-b', '[]'), ('conn-b', '[]')`)
 	require.NoError(t, err)
@@ -197,21 +205,33 @@ func TestKeptVerdictsAreDroppedWhenTheyCannotBeTrusted(t *testing.T) {
 	require.NoError(t, err)
 	_, n = ask()
 	require.Equal(t, 1, n, "the log was swept past the cache's mark")
-	// a damaged cache: every cut of it, and trailing bytes
-	good := cache()
-	for _, bad := range [][]byte{good[:len(good)-1], good[:len(good)/2], append(bytes.Clone(good), 7), {9, 9}} {
-		setCache(bad)
-		_, n = ask()
-		require.Equal(t, 1, n)
-		_, n = ask()
-		require.Zero(t, n)
+	// a damaged file: bytes flipped, cuts (a half-written file, two
+	// writers at once)
+	file, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for i := 0; i < len(file); i += max(1, len(file)/40) {
+		for _, bad := range [][]byte{file[:i], append(append(bytes.Clone(file[:i]), file[i]^0x40), file[i+1:]...)} {
+			require.NoError(t, os.WriteFile(path, bad, 0o600))
+			_, n = ask()
+			require.Equal(t, 1, n, "byte %d", i)
+			_, n = ask()
+			require.Zero(t, n)
+		}
 	}
+	// a cache that cannot be written is computed again, nothing fails
+	require.NoError(t, os.RemoveAll(filepath.Dir(path)))
+	require.NoError(t, os.WriteFile(filepath.Dir(path), nil, 0o600)) // a file where the directory was
+	_, n = ask()
+	require.Equal(t, 1, n)
+	_, n = ask()
+	require.Equal(t, 1, n)
+	require.NoError(t, os.Remove(filepath.Dir(path)))
 	// a reset index keeps no cache
 	_, err = x.Rebuild(t.Context(), "test")
 	require.NoError(t, err)
-	var count int
-	require.NoError(t, sq.db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM track_verdicts`).Scan(&count))
-	require.Zero(t, count, "a rebuild keeps no verdict")
+	epoch2, err := sq.Meta(t.Context(), metaEpoch)
+	require.NoError(t, err)
+	require.NotEqual(t, epoch, epoch2, "a reset index is another: its old verdicts are not used")
 	v, n = ask()
 	require.Equal(t, 1, n)
 	require.Equal(t, orders.Verdict{Rejected: true, Contrl: true, Features: []string{"BGM"}}, v)
