@@ -292,11 +292,10 @@ func foldTail(hf *os.File, dir string, m keyMeta, size int64) (keyMeta, error) {
 		next.Shards = map[int]uint32{}
 	}
 	for i, es := range shards {
-		// a shard that is not what the meta file says (a fold that did not
-		// finish) is not appended to: the state is rebuilt
-		if err := checkShard(dir, m, i); err != nil {
-			return m, err
-		}
+		// appended to as it is: a shard that is not what the meta file
+		// says (a fold that did not finish) stays unlike it, as a CRC-32
+		// extended by the same bytes from another start differs, and the
+		// next read rebuilds the state
 		add, err := shardLines(es)
 		if err != nil {
 			return m, err
@@ -320,13 +319,6 @@ func appendFile(path string, data []byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
-}
-
-// checkShard fails with errKeyStateDamaged when shard i is not the file
-// m recorded (by size and CRC-32, read whole: a shard is small).
-func checkShard(dir string, m keyMeta, i int) error {
-	_, err := shardBytes(dir, m, i)
 	return err
 }
 
@@ -409,15 +401,17 @@ func shardBytes(dir string, m keyMeta, i int) ([]byte, error) {
 
 // readShard reads every entry of shard i of state m.
 func readShard(dir string, m keyMeta, i int) ([]keyEntry, error) {
-	return readShardWith(dir, m, i, func(uint64) bool { return true })
+	return readShardWith(dir, m, i, nil)
 }
 
 // readShardPlan reads the entries of shard i whose plan hash is plan.
 func readShardPlan(dir string, m keyMeta, i int, plan uint64) ([]keyEntry, error) {
-	return readShardWith(dir, m, i, func(h uint64) bool { return h == plan })
+	return readShardWith(dir, m, i, strconv.AppendUint(nil, plan, 16))
 }
 
-func readShardWith(dir string, m keyMeta, i int, want func(plan uint64) bool) ([]keyEntry, error) {
+// readShardWith reads the entries of shard i whose plan hash is written
+// plan (nil: every entry); the others are only checked for their form.
+func readShardWith(dir string, m keyMeta, i int, plan []byte) ([]keyEntry, error) {
 	b, err := shardBytes(dir, m, i)
 	if err != nil {
 		return nil, err
@@ -432,15 +426,15 @@ func readShardWith(dir string, m keyMeta, i int, want func(plan uint64) bool) ([
 		b = b[j+1:]
 		offText, rest, ok1 := bytes.Cut(line, []byte(" "))
 		planText, rec, ok2 := bytes.Cut(rest, []byte(" "))
-		off, err1 := strconv.ParseInt(string(offText), 10, 64)
-		plan, err2 := strconv.ParseUint(string(planText), 16, 64)
-		if !ok1 || !ok2 || err1 != nil || err2 != nil {
+		off, ok3 := digits(offText, 10)
+		_, ok4 := digits(planText, 16)
+		if !ok1 || !ok2 || !ok3 || !ok4 || off > math.MaxInt64 {
 			return nil, fmt.Errorf("%w: %s: a line that is not OFFSET PLAN RECORD", errKeyStateDamaged, shardName(i))
 		}
-		if !want(plan) {
+		if plan != nil && !bytes.Equal(planText, plan) {
 			continue
 		}
-		e := keyEntry{Off: off}
+		e := keyEntry{Off: int64(off)}
 		if err := unmarshalRecord(rec, &e.Rec); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", errKeyStateDamaged, shardName(i), err)
 		}
@@ -475,4 +469,29 @@ func writeKeyShard(dir string, i int, ents []keyEntry) (uint32, error) {
 		return 0, fmt.Errorf("spool: write key state: %w", err)
 	}
 	return crc32.ChecksumIEEE(b), nil
+}
+
+// digits reads an unsigned number in base 10 or 16 (lower-case) as
+// strconv.AppendUint writes it: no sign, no leading zero, at most 64 bits.
+func digits(b []byte, base uint64) (uint64, bool) {
+	if len(b) == 0 || len(b) > 1 && b[0] == '0' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		var d uint64
+		switch {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case base == 16 && c >= 'a' && c <= 'f':
+			d = uint64(c-'a') + 10
+		default:
+			return 0, false
+		}
+		if v > (math.MaxUint64-d)/base {
+			return 0, false
+		}
+		v = v*base + d
+	}
+	return v, true
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -184,4 +185,25 @@ func TestKeyMetaReadsBack(t *testing.T) {
 		_, ok = readKeyMeta(dir)
 		require.False(t, ok, "cut at %d", i)
 	}
+}
+
+// digits reads what strconv.AppendUint writes, and nothing else.
+func TestDigits(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		v := r.Uint64() >> r.IntN(64)
+		for _, base := range []uint64{10, 16} {
+			got, ok := digits(strconv.AppendUint(nil, v, int(base)), base)
+			require.True(t, ok)
+			require.Equal(t, v, got)
+		}
+	}
+	for _, bad := range []string{"", "01", "-1", "+1", "1a", "18446744073709551616", " 1", "A"} {
+		_, ok := digits([]byte(bad), 10)
+		require.False(t, ok, "%q", bad)
+	}
+	_, ok := digits([]byte("10000000000000000"), 16)
+	require.False(t, ok, "65 bits")
+	_, ok = digits([]byte("ffffffffffffffff"), 16)
+	require.True(t, ok)
 }
