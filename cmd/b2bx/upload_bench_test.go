@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -127,5 +128,52 @@ func (u *uploadBench) upload(b *testing.B) {
 	code, _, errOut := u.s.run(b, "", "upload", po)
 	if code != exitOK {
 		b.Fatalf("upload: %d %s", code, errOut)
+	}
+}
+
+// BenchmarkUploadCommandRatio is BenchmarkUploadStoreRatio with each
+// upload the real command, `b2bx upload FILE`, run as its own process
+// (the binary of B2BX_BENCH_BIN, else one built for the benchmark), as a
+// user or a script runs it: the start of the binary is in both times.
+func BenchmarkUploadCommandRatio(b *testing.B) {
+	bin := os.Getenv("B2BX_BENCH_BIN")
+	if bin == "" {
+		bin = filepath.Join(b.TempDir(), "b2bx")
+		out, err := exec.Command("go", "build", "-trimpath", "-o", bin, ".").CombinedOutput()
+		require.NoError(b, err, "%s", out)
+	}
+	empty, big := newUploadBench(b, 0), newUploadBench(b, benchUploadDeliveries())
+	for _, u := range []*uploadBench{empty, big} {
+		u.uploadCommand(b, bin) // the binary's own verdicts and pick, as after its first upload
+	}
+	var te, tb []float64
+	for b.Loop() {
+		for _, u := range []struct {
+			u  *uploadBench
+			ts *[]float64
+		}{{empty, &te}, {big, &tb}} {
+			t0 := time.Now()
+			u.u.uploadCommand(b, bin)
+			*u.ts = append(*u.ts, float64(time.Since(t0))/float64(time.Millisecond))
+		}
+	}
+	me, mb := median(te), median(tb)
+	b.ReportMetric(me, "empty-ms")
+	b.ReportMetric(mb, "stored-ms")
+	b.ReportMetric(mb/me, "ratio")
+}
+
+// uploadCommand uploads a new order with the binary bin.
+func (u *uploadBench) uploadCommand(b *testing.B, bin string) {
+	u.i++
+	po := filepath.Join(u.dir, fmt.Sprintf("po%d.edi", u.i))
+	require.NoError(b, os.WriteFile(po, orderstest.Orders(fmt.Sprintf("R%06d", u.i), 3, fmt.Sprintf("PO-N%06d", u.i)), 0o600))
+	cmd := exec.Command(bin, "upload", po, "--url", u.s.srv.URL, "--connection", cliConn)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DBUS_SESSION_BUS_ADDRESS=disabled:"}
+	for k, v := range u.s.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("b2bx upload: %v\n%s", err, out)
 	}
 }
