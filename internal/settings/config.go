@@ -39,6 +39,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/nutrab2b/b2bx/internal/human"
 	"github.com/nutrab2b/b2bx/internal/termsafe"
 )
 
@@ -142,9 +143,9 @@ func Load(path string, actions []Action, slots []string, getenv func(string) str
 	for _, k := range md.Undecoded() {
 		switch {
 		case len(k) == 1:
-			bad(k[0], "unknown section or setting %q: the file has [keys], [theme] and [store]", termsafe.String(k.String()))
+			bad(k[0], "unknown section or setting %q: the file has [keys], [theme] and [store]", shown(k.String()))
 		case k[0] == "store":
-			bad(k.String(), "unknown setting %q in [store]: it has url and user", termsafe.String(k.String()))
+			bad(k.String(), "unknown setting %q in [store]: it has url and user", shown(k.String()))
 		}
 	}
 	if msg := f.Store.problem(); msg != "" {
@@ -159,11 +160,11 @@ func Load(path string, actions []Action, slots []string, getenv func(string) str
 	for _, name := range names {
 		keys, ok := keyList(f.Keys[name])
 		if !ok {
-			bad("keys."+name, "%s: give a key as a string (\"P\") or a list of strings ([\"q\", \"ctrl+c\"])", termsafe.String(name))
+			bad("keys."+name, "%s: give a key as a string (\"P\") or a list of strings ([\"q\", \"ctrl+c\"])", shown(name))
 			continue
 		}
 		if actions != nil && known[name] == nil {
-			bad("keys."+name, "unknown action %q; the actions are: %s", termsafe.String(name), actionNames(actions))
+			bad("keys."+name, "unknown action %q; the actions are: %s", shown(name), actionNames(actions))
 			continue
 		}
 		valid := true
@@ -173,7 +174,7 @@ func Load(path string, actions []Action, slots []string, getenv func(string) str
 				err = notFixed(name, k)
 			}
 			if err != nil {
-				bad("keys."+name, "%s: %v", termsafe.String(name), err)
+				bad("keys."+name, "%s: %v", shown(name), err)
 				valid = false
 			}
 		}
@@ -190,9 +191,9 @@ func Load(path string, actions []Action, slots []string, getenv func(string) str
 		c := f.Theme[slot]
 		switch {
 		case slots != nil && !slotOK[slot]:
-			bad("theme."+slot, "unknown colour %q; the colours are: %s", termsafe.String(slot), strings.Join(slots, ", "))
+			bad("theme."+slot, "unknown colour %q; the colours are: %s", shown(slot), strings.Join(slots, ", "))
 		case !validColor(c):
-			bad("theme."+slot, "%s = %q is no colour: give #rgb, #rrggbb or an ANSI colour number 0-255", termsafe.String(slot), termsafe.String(c))
+			bad("theme."+slot, "%s = %q is no colour: give #rgb, #rrggbb or an ANSI colour number 0-255", shown(slot), shown(c))
 		default:
 			cfg.Theme.Colors[slot] = c
 		}
@@ -340,6 +341,14 @@ func ValidKey(k string) error {
 	}
 	return fmt.Errorf("%q is no key b2bx knows: give one character (\"P\"), a named key (enter, esc, tab, space, up, pgdown, f1 ...) or ctrl+/alt+ and a letter", termsafe.String(k))
 }
+
+// shownMax bounds a value of the file an error quotes: a hostile or
+// mistaken value of megabytes is shown by its start, not whole.
+const shownMax = 64
+
+// shown is a value of the file as an error quotes it: terminal-safe and
+// at most shownMax bytes.
+func shown(v string) string { return human.Clip(termsafe.String(v), shownMax) }
 
 var colorRe = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 

@@ -218,3 +218,16 @@ func TestFixedKeysRefused(t *testing.T) {
 		t.Fatalf("quit on ctrl+c (as documented), process on y: %v", err)
 	}
 }
+
+// A huge value is quoted by its start: the error stays one readable line.
+func TestHugeValuesAreQuotedByTheirStart(t *testing.T) {
+	huge := strings.Repeat("#abcdef", 100000)
+	p := write(t, "[theme]\naccent = \""+huge+"\"\n[keys]\n\""+strings.Repeat("x", 5000)+"\" = \"p\"\n")
+	_, err := Load(p, actions, slots, noEnv)
+	if err == nil {
+		t.Fatal("a huge colour was taken")
+	}
+	if msg := err.Error(); len(msg) > 2000 || !strings.Contains(msg, "#abcdef#abc") || !strings.Contains(msg, "…") {
+		t.Fatalf("the error quotes %d bytes: %.300s", len(msg), msg)
+	}
+}
