@@ -97,10 +97,21 @@ func OrdersParties(doc *edi.Document) (buyer, supplier string) {
 // handle and creation time. The answers hold copies: they stay valid
 // after the document's input is released.
 func FromDocument(doc *edi.Document, id string, at time.Time) []Answer {
+	sums := make([]*edi.Summary, len(doc.Messages))
+	for i := range doc.Messages {
+		sums[i] = doc.Messages[i].Summary()
+	}
+	return FromSummaries(doc, sums, id, at)
+}
+
+// FromSummaries is FromDocument with each message's summary given
+// (sums[i] is doc.Messages[i].Summary(), which a caller that needs them
+// too computes once: an ORDRSP of many lines takes milliseconds).
+func FromSummaries(doc *edi.Document, sums []*edi.Summary, id string, at time.Time) []Answer {
 	var out []Answer
 	for i := range doc.Messages {
 		m := &doc.Messages[i]
-		s := m.Summary()
+		s := sums[i]
 		if s == nil {
 			continue
 		}

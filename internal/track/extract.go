@@ -24,7 +24,7 @@ const maxRead = orders.MaxSize
 func docKeys(k *keySet, doc *edi.Document) {
 	interchangeKeys(k, doc)
 	for i := range doc.Messages {
-		messageKeys(k, &doc.Messages[i])
+		messageKeys(k, &doc.Messages[i], doc.Messages[i].Summary())
 	}
 }
 
@@ -37,10 +37,10 @@ func interchangeKeys(k *keySet, doc *edi.Document) {
 	}
 }
 
-// messageKeys adds the keys of one message (see docKeys).
-func messageKeys(k *keySet, m *edi.Message) {
+// messageKeys adds the keys of one message (see docKeys) with its
+// summary s (m.Summary()).
+func messageKeys(k *keySet, m *edi.Message, s *edi.Summary) {
 	k.add(KeyMsg, m.Ref)
-	s := m.Summary()
 	if s == nil {
 		return
 	}
@@ -163,7 +163,11 @@ func deliveryItemsWith(ctx context.Context, st spool.Stored, read func(fn func(*
 			it.Type = doc.Messages[0].Type
 		}
 		versions = edi.DistinctVersions(doc)
-		as, nmsg = answers.FromDocument(doc, m.DeliveryAttemptID, at), len(doc.Messages)
+		sums := make([]*edi.Summary, len(doc.Messages)) // computed once: the answers and the keys read them
+		for i := range doc.Messages {
+			sums[i] = doc.Messages[i].Summary()
+		}
+		as, nmsg = answers.FromSummaries(doc, sums, m.DeliveryAttemptID, at), len(doc.Messages)
 		for i := range as {
 			as[i].Received = m.ReceivedAt
 		}
@@ -172,7 +176,7 @@ func deliveryItemsWith(ctx context.Context, st spool.Stored, read func(fn func(*
 		convs := map[string]bool{}
 		for i := range doc.Messages {
 			var mk keySet
-			messageKeys(&mk, &doc.Messages[i])
+			messageKeys(&mk, &doc.Messages[i], sums[i])
 			msgKeys[i] = mk.keys
 			for _, key := range mk.keys {
 				if key.Kind == KeyConv && len(convs) <= wideConvs {
