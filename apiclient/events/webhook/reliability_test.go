@@ -33,7 +33,15 @@ func liveServer(t *testing.T, h *Handler, tune func(*http.Server)) string {
 		tune(srv)
 	}
 	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	t.Cleanup(func() {
+		_ = srv.Close()
+		// Close does not wait for the handlers: one still reading a body
+		// keeps it in refused/ once its connection is gone, and would race
+		// the removal of the test's directory.
+		for deadline := time.Now().Add(10 * time.Second); h.inFlight() > 0 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+	})
 	return ln.Addr().String()
 }
 
