@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,9 +120,22 @@ type Handler struct {
 	closers  []func() error
 }
 
+// job is a delivery queued for the committer.
 type job struct {
 	a    events.Arrival
 	done chan events.Answer
+	// taken is closed once the delivery's goroutine took its answer and
+	// encoded it: the committer stores the batch's state after that, so
+	// that the state write does not compete with the answers.
+	taken     chan struct{}
+	takenOnce sync.Once
+}
+
+// take tells the committer the answer was taken (once; nil-safe).
+func (j *job) take() {
+	if j != nil {
+		j.takenOnce.Do(func() { close(j.taken) })
+	}
 }
 
 func (h *Handler) init() {
@@ -202,8 +216,13 @@ func (h *Handler) commitLoop() {
 		for i, j := range batch {
 			j.done <- answers[i]
 		}
-		// Answered first: the state write overlaps the senders' next
-		// requests (it needs no fsync: the captures are the durable copy).
+		// Answered first: the state write (it needs no fsync: the captures
+		// are the durable copy) waits until every sender's answer is taken
+		// and encoded, so that it does not hold up their goroutines; it
+		// overlaps the senders' next requests.
+		for _, j := range batch {
+			<-j.taken
+		}
 		_ = h.Receiver.Flush()
 		if h.OnCommitted != nil {
 			for _, a := range answers {
@@ -296,20 +315,38 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := events.Delivery{Name: "", Header: hdr, Body: body}
-	j := &job{a: events.Arrival{Delivery: d, Now: start}, done: make(chan events.Answer, 1)}
+	j, a := h.deliver(d, start)
+	h.answerDelivery(w, r, start, peer, d, j, a)
+}
+
+// deliver queues d for the committer and waits for the answer. The job
+// is nil when the handler is stopping (nothing was queued).
+func (h *Handler) deliver(d events.Delivery, start time.Time) (*job, events.Answer) {
+	j := &job{a: events.Arrival{Delivery: d, Now: start}, done: make(chan events.Answer, 1), taken: make(chan struct{})}
 	select {
 	case h.jobs <- j:
-		a = <-j.done
 	case <-h.stop:
-		w.Header().Set("Retry-After", "1")
-		a = plain(http.StatusServiceUnavailable, "STOPPING", "the receiver is stopping: nothing was processed; resend it unchanged later")
+		return nil, plain(http.StatusServiceUnavailable, "STOPPING", "the receiver is stopping: nothing was processed; resend it unchanged later")
 	}
-	if !a.Committed {
-		h.Store.Refuse(d, a.Code)
-	} else {
+	return j, <-j.done
+}
+
+// answerDelivery answers a delivery the committer decided (j nil: one it
+// never got) and keeps it in refused/ when it was not committed.
+func (h *Handler) answerDelivery(w http.ResponseWriter, r *http.Request, start time.Time, peer string, d events.Delivery, j *job, a events.Answer) {
+	defer j.take() // whatever happens below, the committer does not wait for it
+	if j == nil {
+		w.Header().Set("Retry-After", "1")
+	}
+	if a.Committed {
 		h.Receiver.NoteSenders(peer, answerSenders(a))
 	}
-	h.answer(w, r, start, body, a)
+	out := encodeAnswer(a)
+	j.take()
+	if !a.Committed {
+		h.Store.Refuse(d, a.Code)
+	}
+	h.write(w, r, start, d.Body, a, out)
 }
 
 // readBody reads the body within the byte budget, the body timeout and
@@ -461,13 +498,28 @@ func plain(status int, code, msg string) events.Answer {
 }
 
 func (h *Handler) answer(w http.ResponseWriter, r *http.Request, start time.Time, body []byte, a events.Answer) {
+	h.write(w, r, start, body, a, encodeAnswer(a))
+}
+
+// encodeAnswer is the answer's body.
+func encodeAnswer(a events.Answer) []byte {
+	var b bytes.Buffer
+	_ = json.NewEncoder(&b).Encode(a)
+	return b.Bytes()
+}
+
+// write sends the answer (out is its body) at once, and reports its
+// Record.
+func (h *Handler) write(w http.ResponseWriter, r *http.Request, start time.Time, body []byte, a events.Answer, out []byte) {
 	if a.Status == http.StatusTooManyRequests && a.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(a.RetryAfter))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(a.Status)
-	_ = json.NewEncoder(w).Encode(a)
+	_, _ = w.Write(out)
+	_ = http.NewResponseController(w).Flush() // the sender need not wait for what follows
 	if h.OnRecord == nil {
 		return
 	}
