@@ -23,6 +23,7 @@ import (
 type fakeCommitter struct {
 	next    int
 	batches [][]string
+	at      [][]int
 	fail    bool
 }
 
@@ -34,12 +35,13 @@ func (f *fakeCommitter) Names(n int) ([]string, error) {
 	return out, nil
 }
 
-func (f *fakeCommitter) CommitAll(ds []Delivery, names []string) error {
+func (f *fakeCommitter) CommitAll(ds []Delivery, at []int, names []string) error {
 	if f.fail {
 		f.fail = false
 		return errors.New("disk full")
 	}
 	f.batches = append(f.batches, append([]string(nil), names...))
+	f.at = append(f.at, append([]int(nil), at...))
 	f.next += len(names)
 	return nil
 }
@@ -72,6 +74,11 @@ func TestDeliverAllCommitsABatchOnceInOrder(t *testing.T) {
 	out := r.DeliverAll(in, fc)
 	if len(fc.batches) != 1 || len(fc.batches[0]) != 3 {
 		t.Fatalf("commits %v, want one of 3", fc.batches)
+	}
+	// The committer is told which arrivals it stores (a committer that
+	// began writing them before the decisions finds its work by it).
+	if fmt.Sprint(fc.at) != "[[0 2 3]]" {
+		t.Fatalf("the arrivals committed: %v, want [[0 2 3]]", fc.at)
 	}
 	want := []string{ResultParked, ResultRejected, ResultACK, ResultDuplicate}
 	for i, a := range out {
@@ -198,5 +205,39 @@ func TestReceiverHoldsNoStreamsBetweenBatches(t *testing.T) {
 	}
 	if got := len(r.Streams()); got != 50 {
 		t.Fatalf("Streams() has %d", got)
+	}
+}
+
+// Authentic agrees with the signature check DeliverAll begins with: a
+// delivery it calls authentic passes that check, one it does not is
+// refused with 401 NB-E008; it changes nothing.
+func TestAuthenticIsTheSignatureCheckOfDeliverAll(t *testing.T) {
+	r, err := NewReceiver(ReceiverOptions{Secrets: []Secret{secret.New("k")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1741775460, 0)
+	good := arrival(seqEvent(1, "1"), now)
+	wrongKey := arrival(seqEvent(2, "2"), now)
+	wrongKey.Delivery.Header.Set(SignatureHeader, Sign(secret.New("not-k"), now.Unix(), wrongKey.Delivery.Body))
+	stale := arrival(seqEvent(3, "3"), now)
+	stale.Now = now.Add(time.Hour)
+	unsigned := Arrival{Delivery: Delivery{Header: http.Header{}, Body: seqEvent(4, "4")}, Now: now}
+	in := []Arrival{good, wrongKey, stale, unsigned}
+	want := []bool{true, false, false, false}
+	for i, a := range in {
+		if got := r.Authentic(a.Delivery, a.Now); got != want[i] {
+			t.Fatalf("arrival %d: authentic %v, want %v", i, got, want[i])
+		}
+	}
+	if d, _ := r.Delivered(); d != 0 {
+		t.Fatalf("Authentic changed the state: %d deliveries", d)
+	}
+	out := r.DeliverAll(in, &fakeCommitter{})
+	for i, a := range out {
+		refused := a.Status == http.StatusUnauthorized && !a.Committed
+		if refused == want[i] {
+			t.Fatalf("arrival %d: authentic %v but answered %d committed %v", i, want[i], a.Status, a.Committed)
+		}
 	}
 }

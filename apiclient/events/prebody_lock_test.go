@@ -15,10 +15,10 @@ type blockingCommitter struct {
 	entered, release chan struct{}
 }
 
-func (b *blockingCommitter) CommitAll(ds []Delivery, names []string) error {
+func (b *blockingCommitter) CommitAll(ds []Delivery, at []int, names []string) error {
 	close(b.entered)
 	<-b.release
-	return b.fakeCommitter.CommitAll(ds, names)
+	return b.fakeCommitter.CommitAll(ds, at, names)
 }
 
 // The checks made before a body is read and NoteSenders after an answer

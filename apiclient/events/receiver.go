@@ -235,8 +235,11 @@ type Committer interface {
 	// Names returns the names the next n deliveries are stored under.
 	Names(n int) ([]string, error)
 	// CommitAll stores ds durably under names (the first len(ds) of the
-	// last Names), in order; an error means none is kept.
-	CommitAll(ds []Delivery, names []string) error
+	// last Names), in order; at[k] is the index of ds[k] among the
+	// arrivals given to DeliverAll (a committer that began writing them
+	// before the decisions finds its work by it). An error means none
+	// is kept.
+	CommitAll(ds []Delivery, at []int, names []string) error
 }
 
 // Arrival is a delivery and when it arrived.
@@ -331,7 +334,7 @@ func (r *Receiver) DeliverAll(in []Arrival, c Committer) []Answer {
 	if err := r.loadErr; err != nil {
 		return fail(func(c *checker) Answer { return stateAnswer(c, err) })
 	}
-	if err := c.CommitAll(ds, names[:len(accepted)]); err != nil {
+	if err := c.CommitAll(ds, accepted, names[:len(accepted)]); err != nil {
 		return fail(notStored)
 	}
 	// The captures are durable: the answers stand. The batch's records
@@ -339,6 +342,16 @@ func (r *Receiver) DeliverAll(in []Arrival, c Committer) []Answer {
 	// latest before the next batch is decided.
 	r.dirty = true
 	return out
+}
+
+// Authentic reports whether d passes the signature check that deciding
+// it begins with, at now: false means DeliverAll refuses it (401
+// NB-E008). It changes nothing and takes no lock; a caller uses it to
+// spend a durable write only on a delivery that can be committed.
+func (r *Receiver) Authentic(d Delivery, now time.Time) bool {
+	var dr DeliveryReport
+	(&checker{}).checkSignature(&dr, d, Options{Secrets: r.opts.Secrets, Now: now, Tolerance: r.opts.Tolerance})
+	return !dr.Rejected
 }
 
 // unflushed retries storing a batch whose flush failed; while that

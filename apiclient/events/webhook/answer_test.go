@@ -89,7 +89,8 @@ func hookedHandler(t *testing.T, dir string, st *hookState) *Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Handler{Receiver: rc, Store: store}
+	store.prepare()
+	return &Handler{Receiver: rc, Store: store, closers: []func() error{store.Close}}
 }
 
 // The committer stores a batch's state only once every delivery of the

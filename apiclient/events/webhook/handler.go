@@ -76,8 +76,10 @@ type Committed struct {
 // timestamp), admits the body within the slot, per-peer and byte limits,
 // reads it (at least FloorRate after FloorGrace, at most BodyTimeout),
 // and queues it for one committer that decides the queued deliveries
-// in order with the Receiver and stores them with one Store.CommitAll.
-// It answers with the Receiver's Answer as JSON and reports a Record to
+// in order with the Receiver and commits them together (renamed, one
+// directory fsync), while each delivery's own goroutine writes and
+// fsyncs its capture to a temporary file meanwhile (stage.go). It
+// answers with the Receiver's Answer as JSON and reports a Record to
 // OnRecord. Refused deliveries go to the Store's refused/.
 type Handler struct {
 	Receiver *events.Receiver
@@ -124,6 +126,12 @@ type Handler struct {
 type job struct {
 	a    events.Arrival
 	done chan events.Answer
+	// staged, when not nil, is closed once the delivery's goroutine
+	// wrote its capture to tmp and fsynced it (or failed: err), or
+	// decided not to (tmp empty: the committer writes it if need be).
+	staged chan struct{}
+	tmp    string
+	err    error
 	// taken is closed once the delivery's goroutine took its answer and
 	// encoded it: the committer stores the batch's state after that, so
 	// that the state write does not compete with the answers.
@@ -178,68 +186,109 @@ func (h *Handler) Close() error {
 func (h *Handler) commitLoop() {
 	defer close(h.stopped)
 	for {
-		var batch []*job
+		batch := h.nextBatch()
+		if batch == nil {
+			return
+		}
+		h.commitBatch(batch)
+	}
+}
+
+// nextBatch waits for a delivery and takes those queued behind it, up to
+// maxBatch and maxBatchBytes (nil once the handler stops).
+func (h *Handler) nextBatch() []*job {
+	var batch []*job
+	select {
+	case j := <-h.jobs:
+		batch = append(batch, j)
+	case <-h.stop:
+		return nil
+	}
+	size := len(batch[0].a.Delivery.Body)
+	for len(batch) < maxBatch && size < maxBatchBytes {
 		select {
 		case j := <-h.jobs:
 			batch = append(batch, j)
-		case <-h.stop:
-			return
+			size += len(j.a.Delivery.Body)
+		default:
+			return batch
 		}
-		size := len(batch[0].a.Delivery.Body)
-	more:
-		for len(batch) < maxBatch && size < maxBatchBytes {
-			select {
-			case j := <-h.jobs:
-				batch = append(batch, j)
-				size += len(j.a.Delivery.Body)
-			default:
-				break more
+	}
+	return batch
+}
+
+// commitBatch decides and commits a batch, answers it, and then stores
+// its state.
+func (h *Handler) commitBatch(batch []*job) {
+	in := make([]events.Arrival, len(batch))
+	for i, j := range batch {
+		in[i] = j.a
+	}
+	began := time.Now() // real time: the disk's
+	answers := h.Receiver.DeliverAll(in, batchCommitter{s: h.Store, jobs: batch})
+	if h.OnBatch != nil {
+		took, n := time.Since(began), 0
+		for _, a := range answers {
+			if a.Committed {
+				n++
 			}
 		}
-		in := make([]events.Arrival, len(batch))
-		for i, j := range batch {
-			in[i] = j.a
+		if n > 0 { // a batch all refused before its commit stored nothing
+			h.OnBatch(n, took)
 		}
-		began := time.Now() // real time: the disk's
-		answers := h.Receiver.DeliverAll(in, storeCommitter{h.Store})
-		if h.OnBatch != nil {
-			took, n := time.Since(began), 0
-			for _, a := range answers {
-				if a.Committed {
-					n++
-				}
-			}
-			if n > 0 { // a batch all refused before its commit stored nothing
-				h.OnBatch(n, took)
-			}
-		}
-		for i, j := range batch {
-			j.done <- answers[i]
-		}
-		// Answered first: the state write (it needs no fsync: the captures
-		// are the durable copy) waits until every sender's answer is taken
-		// and encoded, so that it does not hold up their goroutines; it
-		// overlaps the senders' next requests.
-		for _, j := range batch {
-			<-j.taken
-		}
-		_ = h.Receiver.Flush()
-		if h.OnCommitted != nil {
-			for _, a := range answers {
-				if a.Committed {
-					h.OnCommitted(Committed{Name: a.Delivery, Path: filepath.Join(h.Store.Dir(), a.Delivery), Answer: a})
-				}
+	}
+	for i, j := range batch {
+		j.done <- answers[i]
+	}
+	// Answered first: the state write (it needs no fsync: the captures
+	// are the durable copy) waits until every sender's answer is taken
+	// and encoded, so that it does not hold up their goroutines; it
+	// overlaps the senders' next requests.
+	for _, j := range batch {
+		<-j.taken
+	}
+	_ = h.Receiver.Flush()
+	if h.OnCommitted != nil {
+		for _, a := range answers {
+			if a.Committed {
+				h.OnCommitted(Committed{Name: a.Delivery, Path: filepath.Join(h.Store.Dir(), a.Delivery), Answer: a})
 			}
 		}
 	}
 }
 
-// storeCommitter is a Store as an events.Committer.
-type storeCommitter struct{ s *Store }
+// batchCommitter commits a batch with a Store: the captures its
+// deliveries' goroutines staged, and any they did not (written now, as
+// Store.CommitAll does).
+type batchCommitter struct {
+	s    *Store
+	jobs []*job
+}
 
-func (c storeCommitter) Names(n int) ([]string, error) { return c.s.NextNames(n) }
-func (c storeCommitter) CommitAll(ds []events.Delivery, names []string) error {
-	return c.s.CommitAll(ds, names)
+func (c batchCommitter) Names(n int) ([]string, error) { return c.s.NextNames(n) }
+
+func (c batchCommitter) CommitAll(ds []events.Delivery, at []int, names []string) error {
+	tmps := make([]string, len(ds))
+	var err error
+	for k, i := range at {
+		if i >= len(c.jobs) || c.jobs[i].staged == nil {
+			continue
+		}
+		j := c.jobs[i]
+		<-j.staged
+		tmps[k] = j.tmp
+		if j.err != nil && err == nil {
+			err = j.err
+		}
+	}
+	if err != nil {
+		removeAll(tmps)
+		return err
+	}
+	if err := c.s.stageAll(ds, tmps); err != nil {
+		return err
+	}
+	return c.s.commitStaged(ds, tmps, names)
 }
 
 // inFlight is how many bodies are being read or committed now.
@@ -319,18 +368,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.answerDelivery(w, r, start, peer, d, j, a)
 }
 
-// deliver queues d for the committer and waits for the answer. The job
-// is nil when the handler is stopping (nothing was queued).
-func (h *Handler) deliver(d events.Delivery, start time.Time) (*job, events.Answer) {
-	j := &job{a: events.Arrival{Delivery: d, Now: start}, done: make(chan events.Answer, 1), taken: make(chan struct{})}
-	select {
-	case h.jobs <- j:
-	case <-h.stop:
-		return nil, plain(http.StatusServiceUnavailable, "STOPPING", "the receiver is stopping: nothing was processed; resend it unchanged later")
-	}
-	return j, <-j.done
-}
-
 // answerDelivery answers a delivery the committer decided (j nil: one it
 // never got) and keeps it in refused/ when it was not committed.
 func (h *Handler) answerDelivery(w http.ResponseWriter, r *http.Request, start time.Time, peer string, d events.Delivery, j *job, a events.Answer) {
@@ -347,6 +384,37 @@ func (h *Handler) answerDelivery(w http.ResponseWriter, r *http.Request, start t
 		h.Store.Refuse(d, a.Code)
 	}
 	h.write(w, r, start, d.Body, a, out)
+	if j != nil {
+		if !a.Committed {
+			h.Store.discard(j.tmp)
+		}
+		// The spare this delivery used is made again, after its answer
+		// (before the handler returns: nothing is left running).
+		h.Store.prepare()
+	}
+}
+
+// deliver queues d for the committer and, while it is decided, stages
+// its capture (written and fsynced to a spare temporary file, which the
+// committer renames if d is committed); then it waits for the answer. A
+// delivery whose signature fails is not staged (it is refused, and a
+// durable write is not spent on it). The job is nil when the handler is
+// stopping (nothing was queued).
+func (h *Handler) deliver(d events.Delivery, start time.Time) (*job, events.Answer) {
+	j := &job{a: events.Arrival{Delivery: d, Now: start}, done: make(chan events.Answer, 1),
+		staged: make(chan struct{}), taken: make(chan struct{})}
+	select {
+	case h.jobs <- j:
+	case <-h.stop:
+		return nil, plain(http.StatusServiceUnavailable, "STOPPING", "the receiver is stopping: nothing was processed; resend it unchanged later")
+	}
+	func() {
+		defer close(j.staged) // the committer never waits for it in vain
+		if h.Receiver.Authentic(d, start) {
+			j.tmp, j.err = h.Store.stage(d)
+		}
+	}()
+	return j, <-j.done
 }
 
 // readBody reads the body within the byte budget, the body timeout and

@@ -94,7 +94,7 @@ func TestCheckPeerRate(t *testing.T) {
 	}
 	d := events.Delivery{Header: http.Header{}, Body: ev{seq: 1}.json()}
 	d.Header.Set(events.SignatureHeader, events.Sign(secret.New(canarySecret), now.Unix(), d.Body))
-	if a := rc.DeliverAll([]events.Arrival{{Delivery: d, Now: now}}, storeCommitter{h.Store})[0]; !a.Committed {
+	if a := rc.DeliverAll([]events.Arrival{{Delivery: d, Now: now}}, batchCommitter{s: h.Store})[0]; !a.Committed {
 		t.Fatalf("not committed: %+v", a)
 	}
 	if _, ok := rc.CheckPeerRate("192.0.2.1", now); !ok {

@@ -111,6 +111,7 @@ func Open(cfg Config) (*Handler, int, error) {
 	}
 	state, _, note, err := openStateIn(cfg.Dir, cfg.Retention)
 	if err != nil {
+		st.Close()
 		return nil, 0, err
 	}
 	note1 := func(msg string) {
@@ -125,11 +126,13 @@ func Open(cfg Config) (*Handler, int, error) {
 	rc, err := events.NewReceiver(ro)
 	if err != nil {
 		state.Close()
+		st.Close()
 		return nil, 0, err
 	}
 	n, err := st.Replay(rc)
 	if err != nil {
 		state.Close()
+		st.Close()
 		return nil, n, err
 	}
 	if f := st.Foreign(); len(f) > 0 {
@@ -138,7 +141,8 @@ func Open(cfg Config) (*Handler, int, error) {
 	}
 	d, _ := rc.Delivered()
 	h := &Handler{Receiver: rc, Store: st, Now: cfg.Now, BodyTimeout: cfg.BodyTimeout, OnRecord: cfg.OnRecord, OnCommitted: cfg.OnCommitted,
-		OnBatch: cfg.OnBatch, Replayed: n, closers: []func() error{state.Close}}
+		OnBatch: cfg.OnBatch, Replayed: n, closers: []func() error{state.Close, st.Close}}
+	st.prepare() // the first delivery finds its spare
 	return h, d, nil
 }
 

@@ -82,6 +82,14 @@ type Store struct {
 	// (tests lower them).
 	maxRefused      int
 	maxRefusedBytes int64
+	// dirf is the directory, open for its fsyncs (nil after Close).
+	dirf *os.File
+	// spares are empty temporary files made ahead of the deliveries
+	// (stage.go); making counts those being made, spareSeq numbers them.
+	spares   []spare
+	making   int
+	spareSeq int64
+	closed   bool
 }
 
 // maxNumber is the highest capture number (nameDigits digits).
@@ -98,6 +106,21 @@ func OpenStore(dir string) (*Store, error) {
 		return nil, fmt.Errorf("capture directory: %w", err)
 	}
 	s := &Store{dir: dir, next: 1, maxRefused: MaxRefused, maxRefusedBytes: MaxRefusedBytes}
+	if err := s.scan(); err != nil {
+		return nil, err
+	}
+	dirf, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("capture directory: %w", err)
+	}
+	s.dirf = dirf
+	return s, nil
+}
+
+// scan reads the directory at open: the captures, the foreign files and
+// the refused ones; it removes the temporary files a crash left behind.
+func (s *Store) scan() error {
+	dir := s.dir
 	err := eachEntry(dir, func(e os.DirEntry) {
 		n := e.Name()
 		switch {
@@ -112,11 +135,11 @@ func OpenStore(dir string) (*Store, error) {
 		}
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sort.Slice(s.own, func(i, j int) bool { return s.own[i] < s.own[j] })
 	sort.Strings(s.foreign)
-	err = eachEntry(filepath.Join(dir, RefusedDir), func(e os.DirEntry) {
+	return eachEntry(filepath.Join(dir, RefusedDir), func(e os.DirEntry) {
 		if strings.HasSuffix(e.Name(), ".tmp") {
 			_ = os.Remove(filepath.Join(dir, RefusedDir, e.Name()))
 		} else if strings.HasSuffix(e.Name(), events.ExtHTTP) {
@@ -126,10 +149,6 @@ func OpenStore(dir string) (*Store, error) {
 			}
 		}
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // eachEntry calls fn for every entry of dir, reading it in pieces.
@@ -238,62 +257,11 @@ func (s *Store) NextNames(n int) ([]string, error) {
 // one go: every file written and fsynced (at once), renamed in order,
 // then one fsync of the directory. On an error none is kept.
 func (s *Store) CommitAll(ds []events.Delivery, names []string) error {
-	s.mu.Lock()
-	s.pending = make(map[string][]byte, len(ds))
-	for i, d := range ds {
-		s.pending[names[i]] = d.Body
-	}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.pending = nil
-		s.mu.Unlock()
-	}()
 	tmps := make([]string, len(ds))
-	errs := make([]error, len(ds))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, commitWriters)
-	for i := range ds {
-		tmps[i] = filepath.Join(s.dir, "."+names[i]+".tmp")
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			errs[i] = writeFile(tmps[i], ds[i], true)
-		}(i)
-	}
-	wg.Wait()
-	cleanup := func(done int) {
-		for i := range ds {
-			_ = os.Remove(tmps[i])
-			if i < done {
-				_ = os.Remove(filepath.Join(s.dir, names[i]))
-			}
-		}
-	}
-	for _, err := range errs {
-		if err != nil {
-			cleanup(0)
-			return fmt.Errorf("storing the capture: %w", err)
-		}
-	}
-	for i := range ds {
-		if err := os.Rename(tmps[i], filepath.Join(s.dir, names[i])); err != nil {
-			cleanup(i)
-			return fmt.Errorf("storing the capture: %w", err)
-		}
-	}
-	if err := syncDir(s.dir); err != nil {
-		cleanup(len(ds))
+	if err := s.stageAll(ds, tmps); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	if v := captureNumber(names[len(names)-1]); v >= s.next {
-		s.next = v + 1
-	}
-	s.mu.Unlock()
-	return nil
+	return s.commitStaged(ds, tmps, names)
 }
 
 // commitWriters bounds the capture files written and fsynced at once.
@@ -431,6 +399,9 @@ func (s *Store) Replay(r *events.Receiver) (int, error) {
 // encodeHead is a delivery's request line and headers, as captured.
 func encodeHead(d events.Delivery) []byte {
 	var b bytes.Buffer
+	if len(d.Body) <= oneWrite {
+		b.Grow(1024 + len(d.Body)) // room for the body after it (writeCapture)
+	}
 	b.WriteString("POST /webhook HTTP/1.1\r\n")
 	keys := make([]string, 0, len(d.Header))
 	for k := range d.Header {
@@ -457,17 +428,20 @@ func cleanHeaderValue(v string) string {
 	return strings.NewReplacer("\r", " ", "\n", " ").Replace(v)
 }
 
-// writeFile writes a delivery as a raw HTTP request to a new file
-// (head, then the body as it is: no copy of it); durable adds the fsync.
+// writeFile writes a delivery as a raw HTTP request to a new file;
+// durable adds the fsync.
 func writeFile(path string, d events.Delivery, durable bool) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("storing the capture: %w", err)
 	}
-	_, err = f.Write(encodeHead(d))
-	if err == nil {
-		_, err = f.Write(d.Body)
-	}
+	return fillFile(f, path, d, durable)
+}
+
+// fillFile writes a delivery as a raw HTTP request to the new file f at
+// path and closes it; durable adds the fsync. On an error f is removed.
+func fillFile(f *os.File, path string, d events.Delivery, durable bool) error {
+	err := writeCapture(f, d)
 	if err == nil && durable {
 		err = f.Sync()
 	}
@@ -479,6 +453,24 @@ func writeFile(path string, d events.Delivery, durable bool) error {
 		return fmt.Errorf("storing the capture: %w", err)
 	}
 	return nil
+}
+
+// oneWrite is the largest body written in one write with its head (a
+// copy of it); a larger one is written as it is, after the head.
+const oneWrite = 256 << 10
+
+// writeCapture writes d's head and body to w.
+func writeCapture(w io.Writer, d events.Delivery) error {
+	head := encodeHead(d)
+	if len(d.Body) <= oneWrite {
+		_, err := w.Write(append(head, d.Body...))
+		return err
+	}
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	_, err := w.Write(d.Body)
+	return err
 }
 
 func syncDir(dir string) error {
