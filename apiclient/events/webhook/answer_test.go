@@ -102,11 +102,7 @@ func TestStateIsStoredAfterTheAnswersAreTaken(t *testing.T) {
 		var applied atomic.Int32
 		h := hookedHandler(t, dir, &hookState{onApply: func() { applied.Add(1) }})
 		h.init()
-		body := ev{seq: 1}.json()
-		hdr := http.Header{}
-		hdr.Set(events.SignatureHeader, events.Sign(secret.New(canarySecret), time.Now().Unix(), body))
-		j := &job{a: events.Arrival{Delivery: events.Delivery{Header: hdr, Body: body}, Now: time.Now()},
-			done: make(chan events.Answer, 1), taken: make(chan struct{})}
+		j := testJob(ev{seq: 1}.json())
 		defer func() { j.take(); h.Close() }() // on a failure too: the bubble ends with no goroutine left
 		h.jobs <- j
 		if a := <-j.done; a.Result != events.ResultACK {
@@ -123,6 +119,45 @@ func TestStateIsStoredAfterTheAnswersAreTaken(t *testing.T) {
 		}
 		if err := h.Close(); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// testJob is a job for body as the handler queues it (its capture not
+// staged: the committer writes it), signed now.
+func testJob(body []byte) *job {
+	hdr := http.Header{}
+	hdr.Set(events.SignatureHeader, events.Sign(secret.New(canarySecret), time.Now().Unix(), body))
+	return &job{a: events.Arrival{Delivery: events.Delivery{Header: hdr, Body: body}, Now: time.Now()},
+		done: make(chan events.Answer, 1), taken: make(chan struct{})}
+}
+
+// With deliveries queued behind a batch, the committer does not wait for
+// the batch's answers to be taken: it stores the state and goes on.
+func TestStateIsStoredAtOnceWhenDeliveriesAreQueued(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		var applied atomic.Int32
+		deciding, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		st := &hookState{onApply: func() { applied.Add(1) }, onGet: func() { once.Do(func() { close(deciding); <-release }) }}
+		h := hookedHandler(t, dir, st)
+		h.init()
+		j1, j2 := testJob(ev{seq: 1}.json()), testJob(ev{subject: "PO-2", seq: 1}.json())
+		defer func() { j1.take(); j2.take(); h.Close() }()
+		h.jobs <- j1
+		<-deciding
+		h.jobs <- j2 // queued while the first is decided
+		close(release)
+		if a := <-j1.done; a.Result != events.ResultACK {
+			t.Fatalf("answer %+v", a)
+		}
+		synctest.Wait()
+		if n := applied.Load(); n != 1 {
+			t.Fatalf("the first batch's state was stored %d times before its answer was taken, want 1 (a delivery was queued)", n)
+		}
+		if a := <-j2.done; a.Result != events.ResultACK {
+			t.Fatalf("answer %+v", a)
 		}
 	})
 }

@@ -243,9 +243,13 @@ func (h *Handler) commitBatch(batch []*job) {
 	// Answered first: the state write (it needs no fsync: the captures
 	// are the durable copy) waits until every sender's answer is taken
 	// and encoded, so that it does not hold up their goroutines; it
-	// overlaps the senders' next requests.
-	for _, j := range batch {
-		<-j.taken
+	// overlaps the senders' next requests. When deliveries are queued
+	// already it does not wait: the committer, which they wait for, goes
+	// on, and the answers run beside it.
+	if len(h.jobs) == 0 {
+		for _, j := range batch {
+			<-j.taken
+		}
 	}
 	_ = h.Receiver.Flush()
 	if h.OnCommitted != nil {
