@@ -244,8 +244,14 @@ func TestLoadShort(t *testing.T) {
 // reports p50 and p99 in ms; then the same for the reference receiver
 // (bench_test.go: the same HMAC and durability, no rules), the yardstick
 // of what this disk allows for one delivery.
+//
+// The rate limit has headroom (200/s): paced at exactly the default 100/s,
+// a delivery delayed across a second's boundary made 101 in the next
+// second and the run failed on its 429 (4 of about 20 runs here); the
+// limit's check is made all the same.
 func BenchmarkDeliveryAt100PerSecond(b *testing.B) {
-	h, _, err := Open(Config{Dir: b.TempDir(), Receiver: events.ReceiverOptions{Secrets: []events.Secret{secret.New(canarySecret)}}})
+	h, _, err := Open(Config{Dir: b.TempDir(), Receiver: events.ReceiverOptions{Secrets: []events.Secret{secret.New(canarySecret)},
+		RateLimit: 2 * events.DefaultRateLimit}})
 	if err != nil {
 		b.Fatal(err)
 	}
