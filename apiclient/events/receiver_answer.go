@@ -6,6 +6,80 @@ import (
 	"sort"
 )
 
+// Answer is a Receiver's decision on one delivery: the HTTP status and
+// body it answers with, and what it found.
+type Answer struct {
+	// Status is the HTTP status: 200 ACK or DUPLICATE, 202 with a parked
+	// event, 400 a rejected event or body, 401 NB-E008, 409 a lower
+	// sequence, 413 an event over 1 MiB, 429 NB-E012, 500 not stored.
+	Status int `json:"status"`
+	// Result is the delivery's result: that of its one event, or for a
+	// batch REJECTED when any event was rejected, else ACK.
+	Result string `json:"result"`
+	// Code is the platform or finding code that explains Result.
+	Code string `json:"code,omitempty"`
+	// Message says what happened and what the sender should do.
+	Message string `json:"message"`
+	// RetryAfter is the seconds to wait before resending (NB-E012).
+	RetryAfter int `json:"retryAfter,omitempty"`
+	// Delivery is the committed delivery's name ("" when not committed).
+	Delivery string `json:"delivery,omitempty"`
+	// Events are the delivery's events in body order.
+	Events []EventAnswer `json:"events"`
+	// Released are earlier parked events this delivery released.
+	Released []Released `json:"released,omitempty"`
+	// Streams are the streams this delivery touched, after it.
+	Streams []Stream `json:"streams,omitempty"`
+	// Findings are what the checks found, for this delivery (and the
+	// events it released).
+	Findings []Finding `json:"findings"`
+	// Signature is the verdict on X-NB2B-Signature (nil on a replay,
+	// whose signature passed when it arrived).
+	Signature *Result `json:"signature,omitempty"`
+	// Committed is true when the delivery was stored and decided.
+	Committed bool `json:"committed"`
+}
+
+// EventAnswer is the result for one event of a delivery.
+type EventAnswer struct {
+	Index          int     `json:"index"`
+	Position       int     `json:"position"`
+	ID             string  `json:"id,omitempty"`
+	Type           string  `json:"type,omitempty"`
+	Sender         string  `json:"sender,omitempty"`
+	Subject        string  `json:"subject,omitempty"`
+	IdempotencyKey string  `json:"idempotencykey,omitempty"`
+	Sequence       int64   `json:"sequence,omitempty"`
+	Receiver       string  `json:"receiver,omitempty"`
+	Source         string  `json:"source,omitempty"`
+	Time           string  `json:"time,omitempty"`
+	CorrelationID  string  `json:"correlationid,omitempty"`
+	CausationID    string  `json:"causationid,omitempty"`
+	Env            string  `json:"env,omitempty"`
+	Bytes          int     `json:"bytes"`
+	Result         string  `json:"result"`
+	Outcome        Outcome `json:"outcome"`
+	Code           string  `json:"code,omitempty"`
+	// Original is the first event with the same key (DUPLICATE).
+	Original *Original `json:"original,omitempty"`
+}
+
+// Original is the result a key was first answered with.
+type Original struct {
+	Event    int     `json:"event"`
+	Delivery string  `json:"delivery,omitempty"`
+	Result   string  `json:"result"`
+	Outcome  Outcome `json:"outcome"`
+	Code     string  `json:"code,omitempty"`
+}
+
+// Released is a parked event processed once its gap filled.
+type Released struct {
+	Event    int    `json:"event"`
+	ID       string `json:"id,omitempty"`
+	Delivery string `json:"delivery,omitempty"`
+}
+
 // answerEvents fills the per-event results and the delivery's status.
 func (r *Receiver) answerEvents(c *checker, a *Answer, dr *DeliveryReport, evs []Event) {
 	a.Events = make([]EventAnswer, 0, len(evs))
