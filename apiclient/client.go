@@ -190,6 +190,16 @@ func New(cfg Config) (*Client, error) {
 // share between the clients of one partner's connections.
 func NewLimiter() *rate.Limiter { return rate.NewLimiter(DefaultRate, DefaultBurst) }
 
+// NewLimiterAt is a per-partner limiter of perSecond requests/s (the rate
+// a profile sets); the burst is a tenth of a second's worth, at least
+// DefaultBurst. perSecond ≤ 0 is the default.
+func NewLimiterAt(perSecond int) *rate.Limiter {
+	if perSecond <= 0 {
+		return NewLimiter()
+	}
+	return rate.NewLimiter(rate.Limit(perSecond), max(DefaultBurst, perSecond/10))
+}
+
 // DefaultHTTPClient returns a client with its own new transport (for
 // callers that change it, e.g. to trust a test CA); a Config without
 // HTTPClient shares one transport with these settings instead. It has

@@ -40,6 +40,28 @@ type Profile struct {
 	// MIG is an optional partner rules file (TOML, see edi/mig): a path
 	// relative to the profile file's directory, or absolute.
 	MIG string `toml:"mig,omitempty"`
+	// Rate is the client-side limit of requests per second to this
+	// partner's connection that the platform agreed with you; 0 means the
+	// contract's default of 100 (CONTRACT.md, errors and retries). A drain
+	// takes three requests per delivery, so the default caps it at about
+	// 33 deliveries/s. See MaxRate.
+	Rate int `toml:"rate,omitempty"`
+}
+
+// DefaultRate is the contract's client-side limit in requests/s per
+// partner; MaxRate is the most a profile may set (more is a typo, and a
+// platform limit is honoured by its 429 answers anyway).
+const (
+	DefaultRate = 100
+	MaxRate     = 2000
+)
+
+// RequestRate is the profile's limit in requests/s: Rate, or DefaultRate.
+func (p Profile) RequestRate() int {
+	if p.Rate <= 0 {
+		return DefaultRate
+	}
+	return p.Rate
 }
 
 // Directories a profile may name; the first is the default.
@@ -248,6 +270,9 @@ func (p Profile) Validate() error {
 	}
 	if p.Directory != "" && p.Directory != Directories[0] && p.Directory != Directories[1] {
 		return field("directory", fmt.Sprintf("%q is not a directory the Partner API uses: write \"D.96A\" or \"D.25A\", the connection's activated profile revision", clipLabel(p.Directory)))
+	}
+	if p.Rate < 0 || p.Rate > MaxRate {
+		return field("rate", fmt.Sprintf("%d is not a request rate b2bx uses: write the requests per second the platform agreed for this partner, 1 to %d (leave it out for the contract's default of %d)", p.Rate, MaxRate, DefaultRate))
 	}
 	if len(p.MIG) > 4096 || strings.ContainsFunc(p.MIG, unicode.IsControl) {
 		return field("mig", "must be a file path without control characters (relative to the profile file's directory, or absolute)")

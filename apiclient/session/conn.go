@@ -21,8 +21,9 @@ type Options struct {
 	// HTTPClient nil → apiclient's process-wide transport, whose share
 	// Conn.Close releases; a caller's client is left alone.
 	HTTPClient *http.Client
-	// Limiter nil → apiclient's default; share one between the
-	// connections of one partner.
+	// Limiter nil → the target's rate (Target.Rate, from the profile),
+	// else apiclient's default; share one between the connections of one
+	// partner.
 	Limiter *rate.Limiter
 	// Getenv reads $B2BX_DATA_DIR and the XDG variables for the spool
 	// root; nil → os.Getenv.
@@ -83,7 +84,7 @@ func NewClient(t Target, opts Options) (*apiclient.Client, error) {
 		Credentials:  apiclient.StaticCredentials{Inbox: t.Inbox, Mailbox: t.Mailbox},
 		HTTPClient:   opts.HTTPClient,
 		Logger:       opts.Logger,
-		Limiter:      opts.Limiter,
+		Limiter:      limiterFor(t, opts.Limiter),
 		Retry:        opts.Retry,
 	})
 }
@@ -104,4 +105,13 @@ func OpenSpool(t Target, getenv func(string) string) (*spool.Store, error) {
 		return nil, err
 	}
 	return spool.Open(root)
+}
+
+// limiterFor is l when given, else one at the target's rate (nil, which
+// is apiclient's default, when the target sets none).
+func limiterFor(t Target, l *rate.Limiter) *rate.Limiter {
+	if l != nil || t.Rate <= 0 {
+		return l
+	}
+	return apiclient.NewLimiterAt(t.Rate)
 }

@@ -26,6 +26,7 @@ type Target struct {
 	SLA          *credentials.SLA  // the profile's answer deadlines (sla.contrl, sla.ordrsp); nil: the defaults
 	Directory    string            // the profile's directory ("D.96A", "D.25A"); "" without a profile
 	MIG          string            // the profile's partner rules file, resolved next to the profile file; "" for none
+	Rate         int               // the profile's client-side limit in requests/s; 0: the contract's default (100)
 }
 
 // Env is what resolution may read of the outside world.
@@ -143,6 +144,7 @@ func ResolveProfile(ctx context.Context, env Env, name string) (Target, error) {
 		SLA:          p.SLA,
 		Directory:    p.EDIDirectory(),
 		MIG:          p.MIGPath(f.Path),
+		Rate:         p.Rate,
 	}, nil
 }
 

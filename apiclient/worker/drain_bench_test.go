@@ -99,6 +99,14 @@ func BenchmarkDrain(b *testing.B) {
 	benchDrain(b, 300, func() *rate.Limiter { return nil })
 }
 
+// BenchmarkDrainAtProfileRate: the same at the limit of a profile with
+// `rate = 400` (the platform agreed 400 requests/s for this partner; the
+// limiter apiclient.NewLimiterAt builds for it). Three requests per
+// delivery put its cap at 133 deliveries/s.
+func BenchmarkDrainAtProfileRate(b *testing.B) {
+	benchDrain(b, 300, func() *rate.Limiter { return apiclient.NewLimiterAt(400) })
+}
+
 // BenchmarkDrainUnlimited: the same without a client rate limit, to show
 // what the rest of the worker order costs.
 func BenchmarkDrainUnlimited(b *testing.B) {

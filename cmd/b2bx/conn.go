@@ -43,6 +43,7 @@ type connAddFlags struct {
 	url, connection, partner, storeDir string
 	keyID, inboxKeyID, mailboxKeyID    string
 	secretStdin, noSecret, force       bool
+	rate                               int
 }
 
 func runConnAdd(ctx context.Context, e *env, args []string) int {
@@ -56,6 +57,7 @@ func runConnAdd(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.mailboxKeyID, "mailbox-key-id", "", "API key `ID` for the mailbox (overrides --key-id)")
 	fs.StringVar(&f.partner, "partner", "", "optional partner/tenant `label`")
 	fs.StringVar(&f.storeDir, "store-dir", "", "optional spool `directory` for this profile")
+	fs.IntVar(&f.rate, "rate", 0, "client-side limit in `requests/s` the platform agreed for this partner (default: the contract's 100)")
 	fs.BoolVar(&f.secretStdin, "secret-stdin", false, "read the secrets from stdin, one line per key, inbox key first (default: prompt without echo)")
 	fs.BoolVar(&f.noSecret, "no-secret", false, "store no secret now (use 'conn set-secret' later or $"+envAPIKey+")")
 	fs.BoolVar(&f.force, "force", false, "replace an existing profile of that name")
@@ -133,7 +135,7 @@ func (f connAddFlags) profile(pos []string) (credentials.Profile, error) {
 		return credentials.Profile{}, errors.New("--secret-stdin and --no-secret exclude each other")
 	}
 	p := credentials.Profile{Name: n, URL: f.url, ConnectionID: f.connection, Partner: f.partner,
-		InboxKeyID: firstNonEmpty(f.inboxKeyID, f.keyID), MailboxKeyID: firstNonEmpty(f.mailboxKeyID, f.keyID)}
+		InboxKeyID: firstNonEmpty(f.inboxKeyID, f.keyID), MailboxKeyID: firstNonEmpty(f.mailboxKeyID, f.keyID), Rate: f.rate}
 	if p.InboxKeyID == "" && p.MailboxKeyID == "" {
 		return p, errors.New("no API key: pass --key-id ID (one key for inbox and mailbox) or --inbox-key-id and --mailbox-key-id")
 	}

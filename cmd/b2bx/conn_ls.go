@@ -30,6 +30,7 @@ type profileJSON struct {
 	StoreDir     string    `json:"storeDir,omitempty"`
 	Directory    string    `json:"directory"`     // the profile revision: D.96A (default) or D.25A
 	MIG          string    `json:"mig,omitempty"` // the partner rules file, resolved
+	Rate         int       `json:"rate"`          // the client-side limit in requests/s (the contract's 100 unless the profile sets one)
 	Keys         []keyJSON `json:"keys"`
 }
 
@@ -67,7 +68,7 @@ func runConnLs(ctx context.Context, e *env, args []string) int {
 		p := cs.Profile
 		pj := profileJSON{Name: p.Name, Partner: p.Partner, URL: p.URL, Connection: p.ConnectionID,
 			InboxKeyID: p.InboxKeyID, MailboxKeyID: p.MailboxKeyID, StoreDir: p.StoreDir,
-			Directory: p.EDIDirectory(), MIG: p.MIGPath(file.Path)}
+			Directory: p.EDIDirectory(), MIG: p.MIGPath(file.Path), Rate: p.RequestRate()}
 		for _, k := range cs.Keys {
 			kj := keyJSON{KeyID: k.KeyID, Secret: string(k.State)}
 			for _, u := range k.Uses {
@@ -101,7 +102,7 @@ func printProfiles(e *env, out connLsJSON) {
 		return
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tPARTNER\tURL\tCONNECTION\tDIRECTORY\tINBOX KEY\tMAILBOX KEY\tSECRET")
+	fmt.Fprintln(tw, "NAME\tPARTNER\tURL\tCONNECTION\tDIRECTORY\tRATE/S\tINBOX KEY\tMAILBOX KEY\tSECRET")
 	for _, p := range out.Profiles {
 		var states []string
 		for _, k := range p.Keys {
@@ -115,8 +116,8 @@ func printProfiles(e *env, out connLsJSON) {
 		if partner == "" {
 			partner = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.String(p.Name), termsafe.String(partner), termsafe.String(p.URL),
-			termsafe.String(p.Connection), termsafe.String(p.Directory), termsafe.String(p.InboxKeyID), termsafe.String(p.MailboxKeyID), strings.Join(states, " "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", termsafe.String(p.Name), termsafe.String(partner), termsafe.String(p.URL),
+			termsafe.String(p.Connection), termsafe.String(p.Directory), p.Rate, termsafe.String(p.InboxKeyID), termsafe.String(p.MailboxKeyID), strings.Join(states, " "))
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(e.stdout, "profiles: %s\n", termsafe.String(out.ConfigFile))

@@ -96,16 +96,17 @@ func TestConnAddLsSetSecretRm(t *testing.T) {
 		require.Equal(t, os.FileMode(0o700), st.Mode().Perm())
 	}
 
-	code, out, _ = c.run(t, "", "conn", "add", "solo", "--url", "http://127.0.0.1:8080", "--connection", "c-2", "--key-id", "k-solo", "--no-secret")
+	code, out, _ = c.run(t, "", "conn", "add", "solo", "--url", "http://127.0.0.1:8080", "--connection", "c-2", "--key-id", "k-solo", "--no-secret", "--rate", "400")
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "key k-solo (inbox and mailbox): no secret stored")
+	require.Contains(t, c.fileText(t), "mailbox_key_id = \"k-solo\"\nrate = 400\n")
 
 	code, out, errOut = c.run(t, "", "conn", "ls")
 	require.Equal(t, exitOK, code)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	require.Equal(t, []string{"NAME", "PARTNER", "URL", "CONNECTION", "DIRECTORY", "INBOX", "KEY", "MAILBOX", "KEY", "SECRET"}, strings.Fields(lines[0]))
-	require.Equal(t, []string{"acme", "ACME", "GmbH", "https://api.example.com", "conn-1", "D.96A", "key-up", "key-mb", "inbox:keyring", "mailbox:keyring"}, strings.Fields(lines[1]))
-	require.Equal(t, []string{"solo", "-", "http://127.0.0.1:8080", "c-2", "D.96A", "k-solo", "k-solo", "missing"}, strings.Fields(lines[2]))
+	require.Equal(t, []string{"NAME", "PARTNER", "URL", "CONNECTION", "DIRECTORY", "RATE/S", "INBOX", "KEY", "MAILBOX", "KEY", "SECRET"}, strings.Fields(lines[0]))
+	require.Equal(t, []string{"acme", "ACME", "GmbH", "https://api.example.com", "conn-1", "D.96A", "100", "key-up", "key-mb", "inbox:keyring", "mailbox:keyring"}, strings.Fields(lines[1]))
+	require.Equal(t, []string{"solo", "-", "http://127.0.0.1:8080", "c-2", "D.96A", "400", "k-solo", "k-solo", "missing"}, strings.Fields(lines[2]))
 	require.Equal(t, "profiles: "+c.path, lines[3])
 	require.Contains(t, errOut, "1 key(s) have no secret")
 
@@ -128,6 +129,18 @@ func TestConnAddLsSetSecretRm(t *testing.T) {
 	require.Empty(t, c.store.Accounts())
 	require.NotContains(t, c.fileText(t), "[profile.acme]")
 	require.Contains(t, c.fileText(t), "[profile.solo]")
+}
+
+func TestConnAddRefusesARateOutOfRange(t *testing.T) {
+	c := newConnEnv(t)
+	for _, r := range []string{"-1", "2001"} {
+		code, _, errOut := c.run(t, "", "conn", "add", "solo", "--url", "http://127.0.0.1:8080", "--connection", "c-2", "--key-id", "k-solo", "--no-secret", "--rate", r)
+		require.Equal(t, exitUsage, code)
+		require.Contains(t, errOut, "rate")
+		require.Contains(t, errOut, "1 to 2000", "the error says what to write")
+	}
+	_, err := os.Stat(c.path)
+	require.True(t, os.IsNotExist(err), "nothing written")
 }
 
 func TestConnAddPromptsWithoutEcho(t *testing.T) {
