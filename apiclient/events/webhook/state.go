@@ -56,6 +56,9 @@ func OpenState(path string, retention time.Duration) (*State, error) {
 	if retention <= 0 {
 		retention = DefaultRetention
 	}
+	if err := privateFile(path); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrStateFile, err)
+	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(5000)")
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -77,6 +80,32 @@ func OpenState(path string, retention time.Duration) (*State, error) {
 		return nil, fmt.Errorf("%w: %w", ErrStateFile, err)
 	}
 	return s, nil
+}
+
+// privateFile makes the state file readable by its owner only, like the
+// captures it indexes (0600): created empty with that mode when missing
+// (SQLite gives its -wal and -shm files the database file's mode), its
+// mode narrowed when an older b2bx left it wider. A symlink or anything
+// but a regular file is refused.
+func privateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600) // O_EXCL: never through a link
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s): move it away", path, fi.Mode().Type())
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return os.Chmod(path, 0o600)
+	}
+	return nil
 }
 
 func (s *State) migrate() error {
