@@ -186,6 +186,9 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// Limit is the client's request rate limit (requests/s) and burst.
+func (c *Client) Limit() (rate.Limit, int) { return c.limiter.Limit(), c.limiter.Burst() }
+
 // NewLimiter returns the default per-partner limiter (100/s, burst 10), to
 // share between the clients of one partner's connections.
 func NewLimiter() *rate.Limiter { return rate.NewLimiter(DefaultRate, DefaultBurst) }

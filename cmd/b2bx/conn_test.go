@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -300,4 +301,32 @@ func TestConnSetSecretErrors(t *testing.T) {
 	code, _, errOut = c.run(t, "", "conn", "set-secret", "ghost", "--secret-stdin")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, `no profile "ghost"`)
+}
+
+// A profile's rate is the limit of the client every API command builds
+// for it; without one, the contract's 100/s.
+func TestAPICommandsUseTheProfileRate(t *testing.T) {
+	c := newConnEnv(t)
+	for _, a := range [][]string{
+		{"conn", "add", "fast", "--url", "http://127.0.0.1:8080", "--connection", "c-1", "--key-id", "k-1", "--no-secret", "--rate", "400"},
+		{"conn", "add", "plain", "--url", "http://127.0.0.1:8080", "--connection", "c-2", "--key-id", "k-1", "--no-secret"},
+	} {
+		code, _, errOut := c.run(t, "", a...)
+		require.Equal(t, exitOK, code, errOut)
+	}
+	vars := map[string]string{envAPIKey: "k-1:" + cliCanarySecret}
+	for k, v := range c.env {
+		vars[k] = v
+	}
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
+	for name, want := range map[string]float64{"fast": 400, "plain": 100} {
+		cf := connFlags{profile: name}
+		tg, err := cf.resolve(context.Background(), e)
+		require.NoError(t, err, name)
+		ac, err := newAPIConn(e, tg, "fetch")
+		require.NoError(t, err)
+		lim, _ := ac.client.Limit()
+		require.InDelta(t, want, float64(lim), 0, name)
+		ac.client.Close()
+	}
 }
