@@ -301,26 +301,10 @@ func recentAttempts(f *os.File, size int64, enough func(recs []UploadRecord) boo
 // json.Unmarshal does; a line jsonline cannot read is decoded whole.
 func decodeHead(line []byte, r *UploadRecord) error {
 	if jsonline.Fields(line, func(name []byte, v jsonline.Value) bool {
-		var ok bool
-		switch string(name) {
-		case "time":
-			r.Time, ok = v.Time()
-		case "connectionId":
-			r.ConnectionID, ok = v.String()
-		case "file":
-			r.File, ok = v.String()
-		case "sha256":
-			r.SHA256, ok = v.String()
-		case "key":
-			r.Key, ok = v.String()
-		case "outcome":
-			var o string
-			o, ok = v.String()
-			r.Outcome = Outcome(o)
-		default:
-			ok = skippedField(string(name), v) // not decoded, but of its type, or json.Unmarshal would fail
+		if ok, head := headField(r, name, v); head {
+			return ok
 		}
-		return ok
+		return skippedField(string(name), v) // not decoded, but of its type, or json.Unmarshal would fail
 	}) {
 		return nil
 	}

@@ -29,22 +29,15 @@ func fastRecord(line []byte, r *UploadRecord) bool {
 			}
 			return recordField(string(name)) // encoding/json leaves the field as it was
 		}
-		var ok bool
+		ok, head := headField(r, name, v)
+		if head {
+			return ok
+		}
 		switch string(name) {
-		case "time":
-			r.Time, ok = v.Time()
 		case "serverTime":
 			r.ServerTime, ok = v.Time()
-		case "connectionId":
-			r.ConnectionID, ok = v.String()
-		case "file":
-			r.File, ok = v.String()
 		case "size":
 			r.Size, ok = v.Int()
-		case "sha256":
-			r.SHA256, ok = v.String()
-		case "key":
-			r.Key, ok = v.String()
 		case "senderId":
 			r.SenderID, ok = v.String()
 		case "businessId":
@@ -60,10 +53,6 @@ func fastRecord(line []byte, r *UploadRecord) bool {
 			n, ok = v.Int()
 			r.N = int(n)
 			ok = ok && int64(r.N) == n
-		case "outcome":
-			var s string
-			s, ok = v.String()
-			r.Outcome = Outcome(s)
 		case "httpStatus":
 			var n int64
 			n, ok = v.Int()
@@ -90,6 +79,30 @@ func fastRecord(line []byte, r *UploadRecord) bool {
 		}
 		return ok
 	})
+}
+
+// headField decodes the members of a history line's head (what
+// RecentAttempts returns) into r; head is false for any other member.
+func headField(r *UploadRecord, name []byte, v jsonline.Value) (ok, head bool) {
+	switch string(name) {
+	case "time":
+		r.Time, ok = v.Time()
+	case "connectionId":
+		r.ConnectionID, ok = v.String()
+	case "file":
+		r.File, ok = v.String()
+	case "sha256":
+		r.SHA256, ok = v.String()
+	case "key":
+		r.Key, ok = v.String()
+	case "outcome":
+		var o string
+		o, ok = v.String()
+		r.Outcome = Outcome(o)
+	default:
+		return false, false
+	}
+	return ok, true
 }
 
 // recordField reports whether name is the JSON name of a field of
