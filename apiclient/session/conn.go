@@ -4,6 +4,9 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
+	"strings"
+	"sync"
 
 	"golang.org/x/time/rate"
 
@@ -107,11 +110,31 @@ func OpenSpool(t Target, getenv func(string) string) (*spool.Store, error) {
 	return spool.Open(root)
 }
 
-// limiterFor is l when given, else one at the target's rate (nil, which
-// is apiclient's default, when the target sets none).
+// limiters are the process's limiters, one per partner and rate: the
+// contract's limit is per partner, and one partner may own several
+// connections (the app's tabs and its start screen talk to them at once).
+var limiters sync.Map // partnerKey → *rate.Limiter
+
+// limiterFor is l when given, else the process's limiter of t's partner
+// at t's rate (the profile's, or the contract's default). Targets of one
+// API origin with the same partner label share it; a target without a
+// label is its own partner, as far as b2bx can tell.
 func limiterFor(t Target, l *rate.Limiter) *rate.Limiter {
-	if l != nil || t.Rate <= 0 {
+	if l != nil {
 		return l
 	}
-	return apiclient.NewLimiterAt(t.Rate)
+	n := t.Rate
+	if n <= 0 {
+		n = apiclient.DefaultRate
+	}
+	partner := "label:" + t.Partner
+	if t.Partner == "" {
+		partner = "connection:" + t.ConnectionID
+	}
+	key := strings.Join([]string{strings.TrimRight(t.BaseURL, "/"), partner, strconv.Itoa(n)}, "\x00")
+	if v, ok := limiters.Load(key); ok {
+		return v.(*rate.Limiter)
+	}
+	v, _ := limiters.LoadOrStore(key, apiclient.NewLimiterAt(n))
+	return v.(*rate.Limiter)
 }

@@ -12,11 +12,24 @@ import (
 )
 
 func TestTheProfileRateIsTheClientLimit(t *testing.T) {
-	require.Nil(t, limiterFor(Target{}, nil), "no rate: apiclient's default (100/s)")
-	l := limiterFor(Target{Rate: 400}, nil)
+	def := limiterFor(Target{BaseURL: "https://a.example", ConnectionID: "c-0"}, nil)
+	require.Equal(t, rate.Limit(apiclient.DefaultRate), def.Limit(), "no rate: the contract's default")
+	require.Equal(t, apiclient.DefaultBurst, def.Burst())
+	l := limiterFor(Target{BaseURL: "https://a.example", ConnectionID: "c-1", Rate: 400}, nil)
 	require.NotNil(t, l)
 	require.Equal(t, rate.Limit(400), l.Limit())
 	require.Equal(t, 40, l.Burst(), "a tenth of a second's worth")
+	// one partner's connections share one limiter: the limit is per partner
+	acme := func(conn string, n int) Target {
+		return Target{BaseURL: "https://a.example", ConnectionID: conn, Partner: "ACME GmbH", Rate: n}
+	}
+	require.Same(t, limiterFor(acme("c-de", 0), nil), limiterFor(acme("c-at", 0), nil))
+	require.Same(t, limiterFor(acme("c-de", 400), nil), limiterFor(acme("c-at", 400), nil))
+	require.NotSame(t, limiterFor(acme("c-de", 0), nil), limiterFor(acme("c-de", 400), nil), "another rate, another limiter")
+	require.NotSame(t, limiterFor(acme("c-de", 0), nil), limiterFor(Target{BaseURL: "https://b.example", ConnectionID: "c-de", Partner: "ACME GmbH"}, nil),
+		"another platform")
+	require.NotSame(t, limiterFor(Target{BaseURL: "https://a.example", ConnectionID: "c-x"}, nil), limiterFor(Target{BaseURL: "https://a.example", ConnectionID: "c-y"}, nil),
+		"without a partner label each connection is its own partner")
 	given := rate.NewLimiter(5, 1)
 	require.Same(t, given, limiterFor(Target{Rate: 400}, given), "a shared limiter wins")
 	require.Equal(t, rate.Limit(apiclient.DefaultRate), apiclient.NewLimiterAt(0).Limit())
