@@ -170,9 +170,15 @@ func TestPusherLingersUntilDrained(t *testing.T) {
 	r := &batchFake{fakeRemote: newFake()}
 	opts := pushOpts(r, fakeclock.New(time.Time{}))
 	opts.Linger = time.Hour
+	rounds := make(chan struct{}, 8)
+	opts.afterRound = func() { rounds <- struct{}{} }
 	p := e.box.Start(t.Context(), opts)
 	defer p.Stop()
-	drain(t, p) // the first round (nothing queued yet) is done
+	select { // the first round (nothing queued yet) is over: what is queued now wakes a pusher that lingers
+	case <-rounds:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no first round")
+	}
 	want := queueDeliveries(t, e, 5)
 	time.Sleep(50 * time.Millisecond) // time for a pusher that did not linger to push
 	assert.Empty(t, r.pushes(), "pushed before the linger ended")

@@ -82,6 +82,9 @@ type PushOptions struct {
 	// afterPush runs between a push's success and its ledger line
 	// (tests crash the pusher there).
 	afterPush func()
+	// afterRound runs after each round, before the pusher waits (tests
+	// know the first round is over).
+	afterRound func()
 }
 
 // Status is what the status bar and `b2bx store status` show.
@@ -248,6 +251,9 @@ func (p *Pusher) run(ctx context.Context) {
 			}
 		}
 		err := p.round(ctx)
+		if p.opts.afterRound != nil {
+			p.opts.afterRound()
+		}
 		if ctx.Err() != nil {
 			return
 		}
@@ -419,10 +425,19 @@ func (p *Pusher) acquire() (bool, error) {
 		return false, err
 	}
 	p.release, p.ledger, p.pushed, p.readOff = release, f, pushed, cursor
-	p.update(func(s *Status) { s.Elsewhere = false })
-	p.mu.Lock()
-	p.cursor = cursor
-	p.mu.Unlock()
+	// the cursor moves with the update that wakes Drain (a cursor set
+	// after it left a Drain that had just looked waiting for the next
+	// change, which an outbox with nothing new never makes)
+	queued, size := p.o.mark()
+	p.update(func(s *Status) {
+		s.Elsewhere = false
+		p.cursor = cursor
+		if size >= 0 && cursor >= size {
+			// all that this process queued is in the journal before the
+			// cursor: pushed (an Outbox outlives its pushers)
+			p.atRead = queued
+		}
+	})
 	return true, nil
 }
 
@@ -431,10 +446,10 @@ func (p *Pusher) watchElsewhere() {
 	cursor := ledgerCursor(p.o.ledgerPath())
 	b, _ := p.o.readFrom(cursor)
 	waiting := bytes.Count(b, []byte{'\n'})
-	p.mu.Lock()
-	p.cursor = cursor
-	p.mu.Unlock()
-	p.update(func(s *Status) { s.Elsewhere, s.Waiting = true, waiting })
+	p.update(func(s *Status) {
+		p.cursor = cursor
+		s.Elsewhere, s.Waiting = true, waiting
+	})
 }
 
 // errSkip marks an entry whose local data is gone or damaged.
