@@ -1,11 +1,14 @@
 package simfeed
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,11 +24,21 @@ const testSecret = "whsec_feed-CANARY-31c"
 // a Sent, and returns every Sent.
 func run(t *testing.T, o Options, after func(*partnersim.Sim), stop func(Sent) bool) ([]Sent, *webhook.Handler) {
 	t.Helper()
+	return runWith(t, o, nil, after, stop)
+}
+
+// runWith is run with the receiver's handler wrapped by wrap (nil: as is).
+func runWith(t *testing.T, o Options, wrap func(*webhook.Handler) http.Handler, after func(*partnersim.Sim), stop func(Sent) bool) ([]Sent, *webhook.Handler) {
+	t.Helper()
 	h, _, err := webhook.Open(webhook.Config{Dir: t.TempDir(), Receiver: events.ReceiverOptions{Secrets: []events.Secret{secret.New(testSecret)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
+	var served http.Handler = h
+	if wrap != nil {
+		served = wrap(h)
+	}
+	srv := httptest.NewServer(served)
 	defer srv.Close()
 	sim := partnersim.New()
 	if err := sim.AddConnection(partnersim.Connection{ID: "conn-1", Tenant: "t1"}); err != nil {
@@ -70,8 +83,67 @@ func find(t *testing.T, ss []Sent, what string) Sent {
 	return Sent{}
 }
 
+// burstClock is the receiver's clock in TestEveryFaultShowsItsFinding.
+// The feed sends its three burst batches right after a second begins, so
+// that the third takes the sender over 100 events/s; on a loaded machine
+// the first two deliveries (each committed with fsync) can take longer
+// than the rest of that second, and the third then rightly passes. The
+// clock stops at the first burst delivery's arrival until the receiver
+// answers one 429, so the three arrive in one second of the receiver's
+// time whatever the machine's speed; the sender's retry after
+// Retry-After then meets the real clock again.
+type burstClock struct {
+	mu     sync.Mutex
+	frozen time.Time
+	done   bool
+}
+
+func (c *burstClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.frozen.IsZero() {
+		return c.frozen
+	}
+	return time.Now()
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (c *burstClock) wrap(h *webhook.Handler) http.Handler {
+	h.Now = c.now
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		c.mu.Lock()
+		if !c.done && c.frozen.IsZero() && bytes.Contains(body, []byte("fault/burst")) {
+			c.frozen = time.Now()
+		}
+		c.mu.Unlock()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		if sw.status == http.StatusTooManyRequests {
+			c.mu.Lock()
+			c.done, c.frozen = true, time.Time{}
+			c.mu.Unlock()
+		}
+	})
+}
+
 func TestEveryFaultShowsItsFinding(t *testing.T) {
-	ss, h := run(t, Options{Faults: AllFaults, Heartbeat: time.Hour}, nil, func(s Sent) bool { return s.What == "fault burst: batch 3 of 50 events" })
+	clock := &burstClock{}
+	ss, h := runWith(t, Options{Faults: AllFaults, Heartbeat: time.Hour}, clock.wrap, nil, func(s Sent) bool { return s.What == "fault burst: batch 3 of 50 events" })
 	check := func(what string, status int, outcome string, code events.Code) {
 		t.Helper()
 		s := find(t, ss, what)
