@@ -452,11 +452,7 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 	}
 	start, extra := 0, 0 // extra: release characters and layout, no characters of their own
 	for j := 0; ; j++ {
-		for ; j < len(data); j++ { // the value's plain bytes: the hot loop
-			if t[data[j]]&clSpecial != 0 {
-				break
-			}
-		}
+		j = plainEnd(t, data, j) // the value's plain bytes: the hot loop
 		if j < len(data) {
 			if b := data[j]; b != es && b != cs && (!seps.HasRepetition || b != seps.Repetition) {
 				if t[b]&clSpecial != 0 {
@@ -505,6 +501,22 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 	}
 }
 
+// plainEnd is the index of the first byte of data from j on whose class
+// in t is clSpecial, or len(data). A function of its own so that the
+// loop keeps t and the slice in registers with no bounds check (inside
+// checkSegment's loop the compiler reloaded t and checked both per byte).
+func plainEnd(t *[256]uint8, data []byte, j int) int {
+	if j >= len(data) {
+		return len(data)
+	}
+	for k, c := range data[j:] {
+		if t[c]&clSpecial != 0 {
+			return j + k
+		}
+	}
+	return len(data)
+}
+
 // continuationBytes counts UTF-8 continuation bytes (0x80-0xBF).
 func continuationBytes(b []byte) int {
 	n := 0
@@ -521,15 +533,7 @@ func continuationBytes(b []byte) int {
 func (w *walk) value(cr *compRule, start, end, n int) {
 	var cls uint8
 	if cr.kind != reprAN {
-		t := &w.ec.class
-		for j := start; j < end; j++ {
-			c := w.data[j]
-			if w.rel && c == w.ec.d.dialects[w.ec.d.segs[w.i].dia].seps.Release && j+1 < end {
-				j++
-				c = w.data[j]
-			}
-			cls |= t[c]
-		}
+		cls = w.classes(start, end)
 	}
 	if w.utf {
 		n -= continuationBytes(w.data[start:end]) // characters, not bytes
@@ -552,6 +556,31 @@ func (w *walk) value(cr *compRule, start, end, n int) {
 		w.pend[w.np] = pendingCode{rule: cr, elem: int32(w.e), comp: int32(w.k), start: int32(start), end: int32(end)}
 		w.np++
 	}
+}
+
+// classes is the union of the classes of the value's characters (bytes
+// start..end of the walk's data; a release character stands for the
+// byte after it).
+func (w *walk) classes(start, end int) uint8 {
+	t := &w.ec.class
+	v := w.data[start:end]
+	var cls uint8
+	if !w.rel {
+		for _, c := range v {
+			cls |= t[c]
+		}
+		return cls
+	}
+	rc := w.ec.d.dialects[w.ec.d.segs[w.i].dia].seps.Release
+	for j := 0; j < len(v); j++ {
+		c := v[j]
+		if c == rc && j+1 < len(v) {
+			j++
+			c = v[j]
+		}
+		cls |= t[c]
+	}
+	return cls
 }
 
 // flush runs the queued code checks of the element just ended, unless a
