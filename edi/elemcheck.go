@@ -502,9 +502,9 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 }
 
 // plainEnd is the index of the first byte of data from j on whose class
-// in t is clSpecial, or len(data). A function of its own so that the
-// loop keeps t and the slice in registers with no bounds check (inside
-// checkSegment's loop the compiler reloaded t and checked both per byte).
+// in t is clSpecial, or len(data). It is inlined; written as a range over
+// data[j:] it compiles without the per-byte bounds check that the loop
+// written inside checkSegment's own loop kept.
 func plainEnd(t *[256]uint8, data []byte, j int) int {
 	if j >= len(data) {
 		return len(data)
