@@ -60,3 +60,63 @@ func TestAnalyseParallel(t *testing.T) {
 		analyseBoth(t, randomEDI(rng, 80))
 	}
 }
+
+// TestElemWorkAnyTaker: the element checks cut into chunks give the
+// issues of one pass over all segments, whatever the number of chunks
+// and whichever goroutine takes which chunk in which order, also when a
+// code has more issues than are listed (the counts of the omitted and
+// the first of them carried across chunks).
+func TestElemWorkAnyTaker(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("UNA:+.? 'UNB+UNOC:3+S:14+R:14+250101:1200+X'UNH+1+ORDERS:D:96A:UN'BGM+220+PO-1+9'")
+	for i := range 2*maxIssuesPerCode + 700 {
+		if i%3 == 0 {
+			b.WriteString("QTY+21:1x2:PCE'") // not numeric
+		} else {
+			b.WriteString("QTY+21:12:PCE'")
+		}
+		if i%5 == 0 {
+			b.WriteString("FTX+AAI+++" + strings.Repeat("A", 600) + "'") // longer than an..512
+		}
+	}
+	b.WriteString("UNS+S'UNT+3+1'UNZ+1+X'")
+	d, err := Parse([]byte(b.String()))
+	require.NoError(t, err)
+	finished := func(logs ...*issueLog) []Issue {
+		var l issueLog
+		for _, x := range logs {
+			if x != nil {
+				l.merge(x)
+			}
+		}
+		l.finish()
+		return l.issues
+	}
+	want := finished(d.elementIssues(0, len(d.segs)))
+	require.Greater(t, len(want), maxIssuesPerCode, "the input has more issues of one code than are listed")
+	var omitted int
+	for _, is := range want {
+		omitted += is.Omitted
+	}
+	require.Positive(t, omitted)
+	for _, chunks := range []int{1, 2, 3, 7, elemChunks, 1000} {
+		for _, order := range []string{"front", "back", "both at once"} {
+			w := newElemWork(len(d.segs), chunks)
+			switch order {
+			case "front":
+				w.run(d, false)
+			case "back":
+				w.run(d, true)
+			default:
+				done := make(chan struct{})
+				go func() { defer close(done); w.run(d, true) }()
+				w.run(d, false)
+				<-done
+			}
+			for c, l := range w.logs {
+				require.NotNil(t, l, "chunk %d of %d not checked (%s)", c, chunks, order)
+			}
+			require.Equal(t, want, finished(w.logs...), "%d chunks, %s", chunks, order)
+		}
+	}
+}
