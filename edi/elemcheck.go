@@ -68,6 +68,7 @@ type segRule struct {
 	elems   []elemRule
 	gs1     uint8  // which values are GS1 numbers (gs1.go)
 	last    []byte // the body of the last segment found clean (a view of the input)
+	lastDia uint16 // and its dialect: the same bytes may count otherwise in another
 }
 
 // ruleKey identifies a compiled rule.
@@ -404,8 +405,8 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 	}
 	base := int(rec.off) + 4
 	data := d.data[base : rec.off+n]
-	if string(r.last) == string(data) && r.last != nil {
-		return // the same bytes as the last segment found clean with this rule
+	if r.last != nil && r.lastDia == dk && string(r.last) == string(data) {
+		return // the same bytes as the last segment found clean with this rule, in the same dialect
 	}
 	dia := &d.dialects[dk]
 	seps := &dia.seps
@@ -471,7 +472,7 @@ func (ec *elemChecker) checkSegment(i int, r *segRule) {
 		ec.checkGS1(i, r, data, base, &w.gs1)
 	}
 	if ec.log.count() == before {
-		r.last = data
+		r.last, r.lastDia = data, dk
 	}
 }
 

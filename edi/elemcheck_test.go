@@ -2,6 +2,7 @@ package edi
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -106,4 +107,31 @@ func TestContrlSummaryBadPosition(t *testing.T) {
 	require.Len(t, segs, 1)
 	require.Equal(t, 0, segs[0].Position)
 	require.Equal(t, "X", segs[0].PositionInvalid)
+}
+
+// TestCleanSkipKnowsTheDialect: a segment is skipped as clean only when
+// the last clean one had the same bytes in the same dialect. The same
+// free text of 50 "é" is 50 characters in a UTF-8 interchange (UNOW,
+// within an..70) and 100 in a UNOC one, whose bytes are characters:
+// the second interchange's FTX is too long whichever comes first.
+func TestCleanSkipKnowsTheDialect(t *testing.T) {
+	ic := func(charset string) string {
+		return "UNB+" + charset + ":3+S:14+R:14+250101:1200+X'UNH+1+ORDERS:D:96A:UN'BGM+220+PO-1+9'FTX+AAI+++" +
+			strings.Repeat("é", 50) + "'UNS+S'UNT+4+1'UNZ+1+X'"
+	}
+	for _, first := range []string{"UNOW", "UNOC"} {
+		second := map[string]string{"UNOW": "UNOC", "UNOC": "UNOW"}[first]
+		d := mustParse(t, []byte(ic(first)+ic(second)))
+		var long []int
+		for _, is := range d.Issues() {
+			if is.Code == CodeElementFormat {
+				long = append(long, is.Segment)
+			}
+		}
+		want := 3 // the FTX of the first interchange (UNOC)
+		if first == "UNOW" {
+			want = 10 // the FTX of the second
+		}
+		require.Equal(t, []int{want}, long, "%s first", first)
+	}
 }
