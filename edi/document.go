@@ -162,14 +162,12 @@ func (d *Document) analyse() error {
 	// goroutine whose core is slow or taken does less of them. The issues
 	// are the same whoever checks which chunk.
 	var chars *charIssues
+	var more *issueLog
 	if len(d.segs) < parallelMin {
 		work := newElemWork(len(d.segs), 1)
-		chars = d.characterIssues()
-		more := d.checkMessages()
+		chars, more = d.characterIssues(), d.checkMessages()
 		work.run(d, false)
-		d.mergeEnvelope(chars)
-		d.merge(more)
-		work.mergeInto(d)
+		d.mergeAnalysed(chars, more, work)
 		return nil
 	}
 	work := newElemWork(len(d.segs), elemChunks)
@@ -184,16 +182,25 @@ func (d *Document) analyse() error {
 			<-done
 		}
 	}()
-	more := d.checkMessages()
+	more = d.checkMessages()
 	work.run(d, false)
 	waited = true
 	if err := <-done; err != nil {
 		return err
 	}
+	d.mergeAnalysed(chars, more, work)
+	return nil
+}
+
+// mergeAnalysed merges analyse's logs into d in the issue order: the
+// character issues (per interchange, after its shape issues), the
+// message layer's, then the element checks' in chunk order.
+func (d *Document) mergeAnalysed(chars *charIssues, more *issueLog, work *elemWork) {
 	d.mergeEnvelope(chars)
 	d.merge(more)
-	work.mergeInto(d)
-	return nil
+	for _, l := range work.logs {
+		d.merge(l)
+	}
 }
 
 // charIssues are the character issues of every interchange in one log;

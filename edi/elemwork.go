@@ -90,12 +90,3 @@ func (w *elemWork) run(d *Document, fromBack bool) {
 		w.logs[c] = ec.checkRange(w.bounds[c], w.bounds[c+1])
 	}
 }
-
-// mergeInto merges the chunks' logs into d in chunk order.
-func (w *elemWork) mergeInto(d *Document) {
-	for _, l := range w.logs {
-		if l != nil {
-			d.merge(l)
-		}
-	}
-}
