@@ -464,8 +464,42 @@ var errNeedsRebuild = errors.New("the tracking index needs a rebuild")
 
 // inflight counts the index work running in the background of the app
 // (LoadLinked, IndexAfter), so a test can wait for it before its
-// directories are removed.
-var inflight sync.WaitGroup
+// directories are removed. Not a sync.WaitGroup: a tab's command may
+// start new work while a test already waits (the program has quit, its
+// commands have not), and a WaitGroup forbids an Add from zero during a
+// Wait.
+var inflight idleCount
+
+// idleCount counts running work; wait returns once none runs.
+type idleCount struct {
+	mu   sync.Mutex
+	n    int
+	idle sync.Cond
+}
+
+func (c *idleCount) Add(delta int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n += delta; c.n < 0 {
+		panic("track: inflight work count below zero")
+	}
+	if c.n == 0 && c.idle.L != nil {
+		c.idle.Broadcast()
+	}
+}
+
+func (c *idleCount) Done() { c.Add(-1) }
+
+func (c *idleCount) Wait() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.idle.L == nil {
+		c.idle.L = &c.mu
+	}
+	for c.n > 0 {
+		c.idle.Wait()
+	}
+}
 
 // WaitIdle waits until no LoadLinked or IndexAfter runs (tests register it
 // as a cleanup after creating the data directory).
