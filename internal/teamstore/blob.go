@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -26,12 +28,19 @@ const (
 	codecZstd = 1
 )
 
+// encoders is how many chunks of one payload are encoded at once
+// (encode), and how many EncodeAll calls the shared encoder runs at a
+// time (it makes the others wait: with 1, as until 2026-12-07, the
+// chunks of a push were encoded one after the other whatever goroutine
+// asked). Two at least: the push checks the payload's SHA-256 beside them.
+var encoders = sync.OnceValue(func() int { return min(4, max(2, runtime.GOMAXPROCS(0))) })
+
 // zstdEncoder and zstdDecoder are shared: EncodeAll and DecodeAll may be
-// called from any number of goroutines. A decoded chunk may not exceed
-// blobChunk, whatever its frame header claims.
+// called from any number of goroutines (see encoders). A decoded chunk
+// may not exceed blobChunk, whatever its frame header claims.
 var (
 	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(encoders()), zstd.WithLowerEncoderMem(true))
 		if err != nil {
 			panic(err) // only for invalid options
 		}
@@ -87,39 +96,71 @@ func decodeChunk(out []byte, c storedChunk, want int64, sha string, n int) ([]by
 	return out, nil
 }
 
-// encodeChunks starts encoding data's chunks from the second on, at most
-// two at a time; each channel yields its chunk once.
-func encodeChunks(data []byte) []chan storedChunk {
-	var out []chan storedChunk
-	slots := make(chan struct{}, 2)
-	for n := 1; n*blobChunk < len(data); n++ {
-		c := make(chan storedChunk, 1)
-		out = append(out, c)
-		raw := data[n*blobChunk : min(len(data), (n+1)*blobChunk)]
-		go func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			c <- encodeChunk(raw)
-		}()
+// encoding is a payload's chunks as they are encoded: a payload of one
+// chunk when it is taken, a bigger one by encoders goroutines that start
+// the chunks in order.
+type encoding struct {
+	data    []byte
+	chunks  []chan storedChunk // nil: one chunk
+	next    atomic.Int64       // the next chunk to start
+	stopped atomic.Bool
+	wg      sync.WaitGroup
+}
+
+// encode starts encoding data's chunks; stop ends it.
+func encode(data []byte) *encoding {
+	e := &encoding{data: data}
+	n := (len(data) + blobChunk - 1) / blobChunk
+	if n <= 1 {
+		return e
 	}
-	return out
+	e.chunks = make([]chan storedChunk, n)
+	for i := range e.chunks {
+		e.chunks[i] = make(chan storedChunk, 1)
+	}
+	for range min(encoders(), n) {
+		e.wg.Go(func() {
+			for !e.stopped.Load() {
+				i := int(e.next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				e.chunks[i] <- encodeChunk(e.data[i*blobChunk : min(len(e.data), (i+1)*blobChunk)])
+			}
+		})
+	}
+	return e
+}
+
+// count is how many chunks the payload has (one at least: an empty
+// payload is one empty chunk).
+func (e *encoding) count() int { return max(1, len(e.chunks)) }
+
+// chunk is chunk i (each taken once).
+func (e *encoding) chunk(i int) storedChunk {
+	if e.chunks == nil {
+		return encodeChunk(e.data)
+	}
+	return <-e.chunks[i]
+}
+
+// stop starts no more chunks and waits for those being encoded.
+func (e *encoding) stop() {
+	e.stopped.Store(true)
+	e.wg.Wait()
 }
 
 // putBlob stores data under its SHA-256 once: the first push of those
 // bytes writes their chunks, every later one (or one racing it, which
-// waits for the first's commit on the primary key) writes nothing.
-func putBlob(ctx context.Context, tx *sql.Tx, sha string, data []byte) error {
-	// the other chunks are encoded while the first is sent (wasted only
-	// when the bytes are there already), and waited for in every case
-	rest := encodeChunks(data)
-	defer func() {
-		for _, c := range rest {
-			if c != nil {
-				<-c
-			}
-		}
-	}()
-	first := encodeChunk(data[:min(len(data), blobChunk)])
+// waits for the first's commit on the primary key) writes nothing. enc
+// is data's encoding when the caller started it (nil: started here);
+// putBlob stops it.
+func putBlob(ctx context.Context, tx *sql.Tx, sha string, data []byte, enc *encoding) error {
+	if enc == nil {
+		enc = encode(data)
+	}
+	defer enc.stop() // the bytes were there already, or an insert failed: the rest is not encoded
+	first := enc.chunk(0)
 	// one statement for the record and its first chunk (a small payload's
 	// only one): the chunk is written only when the record is new
 	res, err := tx.ExecContext(ctx, `WITH b AS (INSERT INTO blobs (sha256, size) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING RETURNING sha256)
@@ -130,10 +171,9 @@ func putBlob(ctx context.Context, tx *sql.Tx, sha string, data []byte) error {
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return err
 	}
-	for i, c := range rest {
-		chunk := <-c
-		rest[i] = nil // taken: the deferred wait skips it
-		if _, err := tx.ExecContext(ctx, `INSERT INTO blob_chunks (sha256, n, codec, data) VALUES ($1, $2, $3, $4)`, sha, i+1, chunk.codec, chunk.data); err != nil {
+	for i := 1; i < enc.count(); i++ {
+		chunk := enc.chunk(i)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO blob_chunks (sha256, n, codec, data) VALUES ($1, $2, $3, $4)`, sha, i, chunk.codec, chunk.data); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/nutrab2b/b2bx/internal/testshared/pgtest"
 	"github.com/nutrab2b/b2bx/internal/track"
@@ -170,4 +171,42 @@ func TestInitAddsTheCodecToVersion2Chunks(t *testing.T) {
 	var codec int
 	require.NoError(t, s.db.QueryRowContext(t.Context(), `SELECT codec FROM blob_chunks WHERE sha256 = $1`, st.Meta.SHA256).Scan(&codec))
 	require.Equal(t, codecZstd, codec)
+}
+
+// encode yields every chunk of a payload in order, whatever its size; a
+// push that stops after the first chunk (its bytes were there already)
+// leaves no encoder running.
+func TestEncodeChunksInOrder(t *testing.T) {
+	noise := make([]byte, blobChunk/2)
+	_, err := rand.Read(noise)
+	require.NoError(t, err)
+	text := bigOrdrsp(3, 4*blobChunk)
+	mixed := append(append(append([]byte(nil), text[:2*blobChunk]...), noise...), text[:blobChunk+3]...)
+	for _, data := range [][]byte{nil, []byte("UNA:+.? '"), text[:blobChunk], text[:blobChunk+1], mixed} {
+		enc := encode(data)
+		require.Equal(t, max(1, (len(data)+blobChunk-1)/blobChunk), enc.count(), "%d bytes", len(data))
+		var out []byte
+		for i := range enc.count() {
+			c := enc.chunk(i)
+			if len(data) > 4096 && i == 0 { // EDIFACT text compresses
+				require.Equal(t, codecZstd, c.codec, "%d bytes", len(data))
+			}
+			out, err = decodeChunk(out, c, int64(len(data)), "sha", i)
+			require.NoError(t, err)
+		}
+		enc.stop()
+		require.Equal(t, data, out, "%d bytes", len(data))
+	}
+
+	before := goleak.IgnoreCurrent()
+	for range 5 {
+		enc := encode(mixed)
+		enc.chunk(0)
+		enc.stop()
+		// stop returned after the encoders: every chunk begun is done
+		for i := 1; i < min(int(enc.next.Load()), enc.count()); i++ {
+			require.Len(t, enc.chunks[i], 1, "chunk %d was begun and is not done", i)
+		}
+	}
+	goleak.VerifyNone(t, before)
 }

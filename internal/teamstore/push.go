@@ -75,9 +75,9 @@ func lock(ctx context.Context, tx *sql.Tx, parts ...string) error {
 	return err
 }
 
-// parseAheadSize is the payload size from which PushDelivery parses the
-// index items beside the database's insert rather than after it (below
-// it, a delivery pushed before would be parsed for nothing).
+// parseAheadSize is the payload size from which PushDelivery makes a new
+// delivery's index items beside the database's insert rather than after
+// it (below it, they take less time than the goroutine is worth).
 const parseAheadSize = 1 << 20
 
 // PushDelivery stores a verified delivery and its index items:
@@ -93,27 +93,6 @@ func (s *Store) PushDelivery(ctx context.Context, conn string, st spool.Stored, 
 	sha := strings.ToLower(m.SHA256)
 	by = by.Clean()
 	source := track.TeamDeliveryPath(conn, m.DeliveryAttemptID)
-	items := func() []track.Item {
-		return track.TeamDeliveryItems(ctx, spool.Stored{Meta: m, Path: source}, payload, by)
-	}
-	parse := items
-	if len(payload) >= parseAheadSize {
-		// A big delivery's index items are parsed while its SHA-256 is
-		// checked and the database takes its bytes (all take tens of
-		// milliseconds at 16 MiB). They are
-		// the pushed sidecar's and the pusher's, which a fresh row keeps;
-		// the parse is waited for whatever the push's outcome.
-		var ahead []track.Item
-		done := make(chan struct{})
-		go func() { defer close(done); ahead = items() }()
-		defer func() { <-done }()
-		parse = func() []track.Item { <-done; return ahead }
-	}
-	// checked while a big payload is parsed (the items of bytes that do
-	// not match are never used)
-	if got := sum(payload); got != sha || int64(len(payload)) != m.Size {
-		return fmt.Errorf("%w: delivery %q has %d bytes with SHA-256 %s, its sidecar says %d and %s", ErrMismatch, t(m.DeliveryAttemptID), len(payload), got, m.Size, t(m.SHA256))
-	}
 	return s.push(ctx, func(ctx context.Context, tx *sql.Tx, index func(track.Batch) error) error {
 		if err := lock(ctx, tx, "delivery", conn, m.DeliveryAttemptID); err != nil {
 			return err
@@ -123,9 +102,36 @@ func (s *Store) PushDelivery(ctx context.Context, conn string, st spool.Stored, 
 		err := tx.QueryRowContext(ctx, `SELECT payload_sha256, sidecar, acknowledged_at, by_user, by_host FROM deliveries WHERE conn = $1 AND delivery_id = $2`,
 			t(conn), t(m.DeliveryAttemptID)).Scan(&haveSHA, &sidecar, &acked, &byUser, &byHost)
 		fresh := errors.Is(err, sql.ErrNoRows)
+		var enc *encoding
+		if fresh {
+			// new bytes' chunks are encoded while their SHA-256 is checked
+			// (and written only after it)
+			enc = encode(payload)
+			defer enc.stop()
+		}
+		// checked before the index items are made: they are the facts of
+		// these bytes, which this process may share with its local index
+		// (track.TeamDeliveryItems)
+		if got := sum(payload); got != sha || int64(len(payload)) != m.Size {
+			return fmt.Errorf("%w: delivery %q has %d bytes with SHA-256 %s, its sidecar says %d and %s", ErrMismatch, t(m.DeliveryAttemptID), len(payload), got, m.Size, t(m.SHA256))
+		}
+		var ahead func() []track.Item
+		if fresh && len(payload) >= parseAheadSize {
+			// A big delivery's index items are parsed (or taken from the
+			// local index's parse of the same bytes) while the database
+			// takes its bytes (both take tens of milliseconds at 16 MiB).
+			// They are the pushed sidecar's and the pusher's, which a
+			// fresh row keeps; they are waited for whatever the outcome.
+			var items []track.Item
+			done := make(chan struct{})
+			st, by := spool.Stored{Meta: m, Path: source}, by
+			go func() { defer close(done); items = track.TeamDeliveryItems(ctx, st, payload, by) }()
+			defer func() { <-done }()
+			ahead = func() []track.Item { <-done; return items }
+		}
 		switch {
 		case fresh:
-			if err := putBlob(ctx, tx, sha, payload); err != nil {
+			if err := putBlob(ctx, tx, sha, payload, enc); err != nil {
 				return err
 			}
 			var ackAt any
@@ -164,9 +170,9 @@ func (s *Store) PushDelivery(ctx context.Context, conn string, st spool.Stored, 
 			by = who.Who{User: byUser, Host: byHost} // the items stay the storer's
 		}
 		var items []track.Item
-		if fresh {
-			items = parse()
-		} else { // the acknowledgement of a delivery pushed before: its stored sidecar and storer
+		if ahead != nil {
+			items = ahead()
+		} else { // a small delivery, or the acknowledgement of one pushed before (its stored sidecar and storer)
 			items = track.TeamDeliveryItems(ctx, spool.Stored{Meta: m, Path: source}, payload, by)
 		}
 		// a delivery new to the store has no index rows yet (they are
@@ -215,7 +221,7 @@ func (s *Store) PushUpload(ctx context.Context, conn string, rec spool.UploadRec
 			return err
 		}
 		if file != nil {
-			if err := putBlob(ctx, tx, rec.SHA256, file); err != nil {
+			if err := putBlob(ctx, tx, rec.SHA256, file, nil); err != nil {
 				return err
 			}
 		}
@@ -303,7 +309,7 @@ func (s *Store) PushCapture(ctx context.Context, name string, capture []byte, by
 	sha := sum(capture)
 	by = by.Clean()
 	return s.push(ctx, func(ctx context.Context, tx *sql.Tx, index func(track.Batch) error) error {
-		if err := putBlob(ctx, tx, sha, capture); err != nil {
+		if err := putBlob(ctx, tx, sha, capture, nil); err != nil {
 			return err
 		}
 		var set []track.SourceItems

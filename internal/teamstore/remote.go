@@ -7,6 +7,7 @@ import (
 
 	"github.com/nutrab2b/b2bx/apiclient/credentials"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/internal/who"
 )
 
@@ -50,8 +51,13 @@ func (r *Remote) uploadPushed(ctx context.Context, conn string) {
 	}
 }
 
-// NewRemote is the Remote of cfg; nothing is connected yet.
-func NewRemote(cfg Config) *Remote { return &Remote{cfg: cfg} }
+// NewRemote is the Remote of cfg; nothing is connected yet. From now on
+// this process's local index shares its parse of a big payload with the
+// push of the same bytes (track.SharePayloadParses).
+func NewRemote(cfg Config) *Remote {
+	track.SharePayloadParses(true)
+	return &Remote{cfg: cfg}
+}
 
 // ConfiguredRemote is the Remote of config.toml's [store] and who its
 // pushes are by; nil, with a nil error, when no team store is configured.

@@ -158,6 +158,7 @@ func Connect(ctx context.Context, cfg Config) (*Store, error) {
 			p.cc.Password = v.Reveal()
 		}
 	}
+	track.SharePayloadParses(true) // a push of bytes the local index parsed takes its facts
 	s := &Store{by: cfg.By.Clean(), password: p.cc.Password, target: p.Target, now: cfg.Now}
 	if s.now == nil {
 		s.now = time.Now

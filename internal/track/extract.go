@@ -83,6 +83,13 @@ func messageKeys(k *keySet, m *edi.Message, s *edi.Summary) {
 // readDoc opens and parses a stored file (a regular file of at most
 // maxRead bytes) and runs fn on it inside edi.Guard.
 func readDoc(ctx context.Context, path string, wantSize int64, fn func(*edi.Document) error) error {
+	return readPayload(ctx, path, wantSize, func(data []byte) error { return parseDoc(ctx, data, fn) })
+}
+
+// readPayload opens a stored file (a regular file of at most maxRead
+// bytes, of wantSize bytes unless it is negative) and runs fn on its
+// bytes, which are valid only until fn returns.
+func readPayload(ctx context.Context, path string, wantSize int64, fn func(data []byte) error) error {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return fmt.Errorf("the stored payload cannot be read: %w", err)
@@ -98,7 +105,7 @@ func readDoc(ctx context.Context, path string, wantSize int64, fn func(*edi.Docu
 		return fmt.Errorf("the stored payload cannot be read: %w", err)
 	}
 	defer f.Close()
-	return parseDoc(ctx, f.Bytes(), fn)
+	return fn(f.Bytes())
 }
 
 // parseDoc parses data and runs fn on it inside edi.Guard.
@@ -134,12 +141,19 @@ const maxOutcomes = 3
 // a head and its parts when the payload names more than wideConvs
 // conversations.
 func deliveryItems(ctx context.Context, st spool.Stored) []Item {
-	return deliveryItemsWith(ctx, st, func(fn func(*edi.Document) error) error { return readDoc(ctx, st.Path, st.Meta.Size, fn) })
+	var f payloadFacts
+	if err := readPayload(ctx, st.Path, st.Meta.Size, func(data []byte) error {
+		f = sharedParses.facts(ctx, data, st.Meta.SHA256, false)
+		return nil
+	}); err != nil {
+		f = payloadFacts{err: err}
+	}
+	return deliveryItemsFrom(st, &f)
 }
 
-// deliveryItemsWith is deliveryItems parsing the payload with read (the
-// stored file, or bytes a team store was handed).
-func deliveryItemsWith(ctx context.Context, st spool.Stored, read func(fn func(*edi.Document) error) error) []Item {
+// deliveryItemsFrom is deliveryItems with the payload's facts f (of the
+// stored file, or of bytes a team store was handed).
+func deliveryItemsFrom(st spool.Stored, f *payloadFacts) []Item {
 	m := &st.Meta
 	at := m.CreatedAt
 	if at.IsZero() {
@@ -149,64 +163,39 @@ func deliveryItemsWith(ctx context.Context, st spool.Stored, read func(fn func(*
 	if m.AcknowledgedAt != nil {
 		it.State = "acknowledged"
 	}
+	if it.Type == "" {
+		it.Type = f.firstType
+	}
 	var k keySet
 	k.add(KeyID, m.DeliveryAttemptID, m.InterchangeID)
 	if m.InterchangeID != "" {
 		k.add(KeyConv, convID(m.InterchangeID)) // what the platform's events name
 	}
-	var as []answers.Answer
+	as := f.answersFor(m.DeliveryAttemptID, at, m.ReceivedAt)
 	var parts []Item
-	var versions []edi.MessageVersion
-	nmsg := 0
-	err := read(func(doc *edi.Document) error {
-		if it.Type == "" && len(doc.Messages) > 0 {
-			it.Type = doc.Messages[0].Type
-		}
-		versions = edi.DistinctVersions(doc)
-		sums := make([]*edi.Summary, len(doc.Messages)) // computed once: the answers and the keys read them
-		for i := range doc.Messages {
-			sums[i] = doc.Messages[i].Summary()
-		}
-		as, nmsg = answers.FromSummaries(doc, sums, m.DeliveryAttemptID, at), len(doc.Messages)
-		for i := range as {
-			as[i].Received = m.ReceivedAt
-		}
-		// each message's keys, once (the summaries are the costly part)
-		msgKeys := make([][]Key, len(doc.Messages))
-		convs := map[string]bool{}
-		for i := range doc.Messages {
-			var mk keySet
-			messageKeys(&mk, &doc.Messages[i], sums[i])
-			msgKeys[i] = mk.keys
-			for _, key := range mk.keys {
-				if key.Kind == KeyConv && len(convs) <= wideConvs {
-					convs[key.Value] = true
-				}
+	for _, key := range f.xKeys {
+		k.add(key.Kind, key.Value)
+	}
+	if !f.wide { // as docKeys adds them
+		for _, mk := range f.msgKeys {
+			for _, key := range mk {
+				k.add(key.Kind, key.Value)
 			}
 		}
-		interchangeKeys(&k, doc)
-		if len(convs) <= wideConvs { // as docKeys adds them
-			for _, mk := range msgKeys {
-				for _, key := range mk {
-					k.add(key.Kind, key.Value)
-				}
-			}
-			return nil
-		}
+	} else {
 		k.add(KeyConv, seenConv(m.DeliveryAttemptID)) // the head stands for the delivery
-		parts, as = splitParts(&it, &k, doc, msgKeys, as)
-		return nil
-	})
-	if err != nil {
-		it.Note = err.Error()
+		parts, as = splitParts(&it, &k, f.msgTypes, f.msgKeys, as)
+	}
+	if f.err != nil {
+		it.Note = f.err.Error()
 		it.Status = "not readable: indexed from its sidecar"
 	} else {
 		it.Status = outcomesText(as)
 		if len(parts) > 0 {
-			it.Status = fmt.Sprintf("%d messages for %d conversations, each indexed on its own (find po:NUMBER)", nmsg, len(parts))
+			it.Status = fmt.Sprintf("%d messages for %d conversations, each indexed on its own (find po:NUMBER)", len(f.msgTypes), len(parts))
 		}
 	}
-	it.Detail = answersDetail(as, m, versions...)
+	it.Detail = answersDetail(as, m, f.versions...)
 	it.Keys = k.keys
 	return append([]Item{it}, parts...)
 }
@@ -215,11 +204,11 @@ func deliveryItemsWith(ctx context.Context, st spool.Stored, read func(fn func(*
 // per conversation, in the order its first message comes, with the keys
 // (msgKeys, by message) and answers of its messages. The messages that name no conversation
 // stay with the head (keys added to head, answers returned).
-func splitParts(head *Item, hk *keySet, doc *edi.Document, msgKeys [][]Key, as []answers.Answer) (parts []Item, rest []answers.Answer) {
+func splitParts(head *Item, hk *keySet, msgTypes []string, msgKeys [][]Key, as []answers.Answer) (parts []Item, rest []answers.Answer) {
 	byConv := map[string]int{}
 	keys := make([]keySet, 0, 256)
-	msgPart := make([]int, len(doc.Messages)) // message → part index, -1: the head
-	for i := range doc.Messages {
+	msgPart := make([]int, len(msgTypes)) // message → part index, -1: the head
+	for i := range msgTypes {
 		mk := keySet{keys: msgKeys[i]}
 		conv := ""
 		for _, key := range mk.keys {
@@ -239,7 +228,7 @@ func splitParts(head *Item, hk *keySet, doc *edi.Document, msgKeys [][]Key, as [
 		if !ok {
 			n = len(parts)
 			byConv[conv] = n
-			parts = append(parts, Item{Conn: head.Conn, Kind: head.Kind, Ref: head.Ref, Type: doc.Messages[i].Type, At: head.At,
+			parts = append(parts, Item{Conn: head.Conn, Kind: head.Kind, Ref: head.Ref, Type: msgTypes[i], At: head.At,
 				State: head.State, Part: n + 1})
 			keys = append(keys, keySet{})
 		}

@@ -37,16 +37,19 @@ func TeamSeenPath(conn, sum string) string { return TeamPrefix + conn + "/seen/"
 func TeamEventPath(id string) string { return TeamPrefix + "events/" + id }
 
 // TeamDeliveryItems are the items of a delivery from its sidecar and
-// payload bytes, by who stored it.
+// payload bytes, by who stored it. The caller has checked that payload
+// has the sidecar's SHA-256 and size (teamstore.PushDelivery): the facts
+// of the same bytes parsed for the local index are used, when this
+// process has them (sharedParses).
 func TeamDeliveryItems(ctx context.Context, st spool.Stored, payload []byte, by who.Who) []Item {
 	st.Path = TeamDeliveryPath(st.Meta.ConnectionID, st.Meta.DeliveryAttemptID)
-	items := deliveryItemsWith(ctx, st, func(fn func(*edi.Document) error) error {
-		if int64(len(payload)) != st.Meta.Size {
-			return errors.New("the pushed payload does not have the verified size")
-		}
-		return parseDoc(ctx, payload, fn)
-	})
-	return withBy(items, by)
+	var f payloadFacts
+	if int64(len(payload)) != st.Meta.Size {
+		f.err = errors.New("the pushed payload does not have the verified size")
+	} else {
+		f = sharedParses.facts(ctx, payload, st.Meta.SHA256, true)
+	}
+	return withBy(deliveryItemsFrom(st, &f), by)
 }
 
 // TeamUploadItems are the attempts of one key's pushed records (in the

@@ -1,0 +1,201 @@
+package track
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nutrab2b/b2bx/edi"
+	"github.com/nutrab2b/b2bx/edi/answers"
+)
+
+// payloadFacts is what a delivery's items take from its payload, none of
+// it from its sidecar: the same for every sidecar of the same bytes, so
+// one parse serves the local index and a team store's push (sharedParses).
+type payloadFacts struct {
+	err       error  // why the payload could not be parsed (the facts before it, if any)
+	firstType string // the first message's type
+	versions  []edi.MessageVersion
+	answers   []answers.Answer // ID, At and Received are the sidecar's: set per use (answersFor)
+	xKeys     []Key            // the interchanges' (UNB)
+	msgKeys   [][]Key          // each message's
+	msgTypes  []string         // each message's type
+	wide      bool             // more than wideConvs conversations: a head and its parts
+}
+
+// factsOf reads the facts of a parsed payload.
+func factsOf(doc *edi.Document) payloadFacts {
+	var f payloadFacts
+	if len(doc.Messages) > 0 {
+		f.firstType = doc.Messages[0].Type
+	}
+	f.versions = edi.DistinctVersions(doc)
+	sums := make([]*edi.Summary, len(doc.Messages)) // computed once: the answers and the keys read them
+	for i := range doc.Messages {
+		sums[i] = doc.Messages[i].Summary()
+	}
+	f.answers = answers.FromSummaries(doc, sums, "", time.Time{})
+	// each message's keys, once (the summaries are the costly part)
+	f.msgKeys = make([][]Key, len(doc.Messages))
+	f.msgTypes = make([]string, len(doc.Messages))
+	convs := map[string]bool{}
+	for i := range doc.Messages {
+		var mk keySet
+		messageKeys(&mk, &doc.Messages[i], sums[i])
+		f.msgKeys[i], f.msgTypes[i] = mk.keys, doc.Messages[i].Type
+		for _, key := range mk.keys {
+			if key.Kind == KeyConv && len(convs) <= wideConvs {
+				convs[key.Value] = true
+			}
+		}
+	}
+	f.wide = len(convs) > wideConvs
+	var xk keySet
+	interchangeKeys(&xk, doc)
+	f.xKeys = xk.keys
+	return f
+}
+
+// factParses counts parseFacts's parses (the tests).
+var factParses atomic.Int64
+
+// parseFacts parses data for its facts.
+func parseFacts(ctx context.Context, data []byte) payloadFacts {
+	factParses.Add(1)
+	var f payloadFacts
+	f.err = parseDoc(ctx, data, func(doc *edi.Document) error {
+		f = factsOf(doc)
+		return nil
+	})
+	return f
+}
+
+// answersFor is the payload's answers as a delivery with that handle,
+// creation and receipt time has them (a copy: the facts may be shared).
+func (f *payloadFacts) answersFor(id string, at, received time.Time) []answers.Answer {
+	if len(f.answers) == 0 {
+		return nil
+	}
+	as := make([]answers.Answer, len(f.answers))
+	for i, a := range f.answers {
+		a.ID, a.At, a.Received = id, at, received
+		as[i] = a
+	}
+	return as
+}
+
+// The parses a process shares (sharedParses): payloads from shareMin
+// bytes (below it a parse costs less than the SHA-256 that keys it), the
+// shareKeep newest.
+const (
+	shareMin  = 1 << 20
+	shareKeep = 4
+)
+
+// sharedParses shares the facts of big payloads in this process. A
+// delivery stored here is parsed by the local index (IndexStored, after
+// the acknowledge) and by its push to a team store (and again by the
+// push of its acknowledgement); a 16 MiB one takes ~50 ms of CPU each
+// time. With sharing on (SharePayloadParses: a team store is open here)
+// the first parse of some bytes is the only one while they are among the
+// newest shareKeep; a parse running is waited for, not repeated.
+// Facts are keyed by the SHA-256 and size of the bytes parsed, checked
+// before they are stored or used: bytes that no longer match their
+// sidecar are parsed on their own and shared with nobody.
+var sharedParses = &parseShare{entries: map[shareKey]*shareEntry{}}
+
+// SharePayloadParses turns sharedParses on or off for this process
+// (teamstore.Open turns it on); off, every parse is its own.
+func SharePayloadParses(on bool) { sharedParses.on.Store(on) }
+
+type shareKey struct {
+	sha  string // lower-case hex
+	size int
+}
+
+type shareEntry struct {
+	done  chan struct{} // closed when facts and ok are set
+	facts payloadFacts
+	ok    bool // parsed without error: usable by others
+}
+
+type parseShare struct {
+	on      atomic.Bool
+	mu      sync.Mutex
+	entries map[shareKey]*shareEntry
+	order   []shareKey // oldest first
+}
+
+// facts is the facts of data, whose sidecar names SHA-256 sha. verified:
+// the caller has checked that data has that SHA-256 (else facts checks
+// it before sharing anything).
+func (s *parseShare) facts(ctx context.Context, data []byte, sha string, verified bool) payloadFacts {
+	if !s.on.Load() || len(data) < shareMin || len(sha) != sha256.Size*2 {
+		return parseFacts(ctx, data)
+	}
+	sha = strings.ToLower(sha)
+	if !verified {
+		sum := sha256.Sum256(data)
+		if hex.EncodeToString(sum[:]) != sha {
+			return parseFacts(ctx, data) // not the bytes the sidecar names: their own facts
+		}
+	}
+	key := shareKey{sha, len(data)}
+	s.mu.Lock()
+	e, found := s.entries[key]
+	if !found {
+		e = &shareEntry{done: make(chan struct{})}
+		s.entries[key] = e
+		s.order = append(s.order, key)
+	}
+	s.mu.Unlock()
+	if found {
+		select {
+		case <-e.done:
+			if e.ok {
+				return e.facts
+			}
+		case <-ctx.Done():
+		}
+		return parseFacts(ctx, data) // its parse failed (or ctx ended): this one's own
+	}
+	f := parseFacts(ctx, data)
+	s.mu.Lock()
+	e.facts, e.ok = f, f.err == nil
+	close(e.done)
+	if !e.ok {
+		s.forget(key)
+	}
+	s.evict()
+	s.mu.Unlock()
+	return f
+}
+
+// forget drops key; s.mu is held.
+func (s *parseShare) forget(key shareKey) {
+	delete(s.entries, key)
+	for i, k := range s.order {
+		if k == key {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// evict drops the oldest parsed entries beyond shareKeep (a parse still
+// running stays: its waiters need it); s.mu is held.
+func (s *parseShare) evict() {
+	for i := 0; len(s.entries) > shareKeep && i < len(s.order); {
+		key := s.order[i]
+		select {
+		case <-s.entries[key].done:
+			s.forget(key)
+		default:
+			i++
+		}
+	}
+}
