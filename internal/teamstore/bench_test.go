@@ -125,7 +125,7 @@ func BenchmarkPush16MiBVsLocalWrite(b *testing.B) {
 	require.NoError(b, err)
 	var local, push []float64
 	for i := 0; b.Loop(); i++ {
-		data := bigOrdrsp(i, 16<<20)
+		data := bigOrdrsp(i, payload16MiB)
 		id := fmt.Sprintf("d%07d", i)
 		start := time.Now()
 		w, err := sp.Begin("conn-a", id)
@@ -147,6 +147,73 @@ func BenchmarkPush16MiBVsLocalWrite(b *testing.B) {
 	b.ReportMetric(p, "push-ms")
 	b.ReportMetric(p/l, "ratio")
 }
+
+// BenchmarkPush16MiBVsLocalStore is the same comparison with this
+// machine's whole store of a delivery on the local side, as after every
+// download: the spool's durable write, then the delivery's items in the
+// local tracking index (IndexStored, which parses the payload). The push
+// after it takes that parse's facts of the same bytes instead of parsing
+// again (track.SharePayloadParses). local-ms is both local writes,
+// spool-ms the spool's alone; ratio is push/local, ratio-spool
+// push/spool (what BenchmarkPush16MiBVsLocalWrite's ratio compares).
+func BenchmarkPush16MiBVsLocalStore(b *testing.B) {
+	s, _ := newStore(b, alice)
+	dir := b.TempDir()
+	sp, err := spool.Open(dir)
+	require.NoError(b, err)
+	x, err := track.Open(b.Context(), track.Options{Dir: dir})
+	require.NoError(b, err)
+	defer x.Close()
+	_, err = x.Sync(b.Context()) // built: IndexStored indexes (it leaves a pending rebuild to the next Sync)
+	require.NoError(b, err)
+	require.Empty(b, x.NeedsRebuild())
+	var spooled, local, push []float64
+	last := 0
+	for i := 0; b.Loop(); i++ {
+		data := bigOrdrsp(i, payload16MiB)
+		id := fmt.Sprintf("d%07d", i)
+		start := time.Now()
+		w, err := sp.Begin("conn-a", id)
+		require.NoError(b, err)
+		_, err = w.Write(data)
+		require.NoError(b, err)
+		st, err := w.Commit(spool.Meta{ConnectionID: "conn-a", DeliveryAttemptID: id, MessageType: "ORDRSP", CreatedAt: t0,
+			Size: int64(len(data)), SHA256: shaHex(data)})
+		require.NoError(b, err)
+		spooled = append(spooled, float64(time.Since(start))/1e6)
+		require.NoError(b, x.IndexStored(b.Context(), dir, *st))
+		local = append(local, float64(time.Since(start))/1e6)
+		start = time.Now()
+		require.NoError(b, s.PushDelivery(b.Context(), "conn-a", *st, data, alice))
+		push = append(push, float64(time.Since(start))/1e6)
+		last = i
+	}
+	b.StopTimer()
+	// both indexes hold the last delivery under its order number (parsed:
+	// not an item from its sidecar only)
+	po := track.Query{Value: fmt.Sprintf("po-%d", last), Kinds: []track.KeyKind{track.KeyPO}}
+	team, err := s.Index(b.Context())
+	require.NoError(b, err)
+	for n, ix := range []*track.Index{x, team} {
+		res, err := ix.Find(b.Context(), po, nil)
+		require.NoError(b, err)
+		require.Len(b, res.Conversations, 1, "index %d", n)
+	}
+	for _, v := range [][]float64{spooled, local, push} {
+		slices.Sort(v)
+	}
+	sp50, l, p := spooled[len(spooled)/2], local[len(local)/2], push[len(push)/2]
+	b.ReportMetric(sp50, "spool-ms")
+	b.ReportMetric(l, "local-ms")
+	b.ReportMetric(p, "push-ms")
+	b.ReportMetric(p/l, "ratio")
+	b.ReportMetric(p/sp50, "ratio-spool")
+}
+
+// payload16MiB is the size of the 16 MiB benchmarks' payloads: just
+// under the Partner API's limit of 16 MiB (orders.MaxSize), which is the
+// most the local index reads.
+const payload16MiB = 16<<20 - 1024
 
 // bigOrdrsp is an ORDRSP interchange of at least size bytes: one
 // message of many lines, its own control reference from i. The lines

@@ -131,18 +131,24 @@ type parseShare struct {
 }
 
 // facts is the facts of data, whose sidecar names SHA-256 sha. verified:
-// the caller has checked that data has that SHA-256 (else facts checks
-// it before sharing anything).
+// the caller has checked that data has that SHA-256; else facts checks
+// it beside the parse (on another goroutine: the parse's time, not the
+// sum of both) and before anything is shared or used. data is not read
+// after facts returns.
 func (s *parseShare) facts(ctx context.Context, data []byte, sha string, verified bool) payloadFacts {
 	if !s.on.Load() || len(data) < shareMin || len(sha) != sha256.Size*2 {
 		return parseFacts(ctx, data)
 	}
 	sha = strings.ToLower(sha)
+	matches := func() bool { return true }
 	if !verified {
-		sum := sha256.Sum256(data)
-		if hex.EncodeToString(sum[:]) != sha {
-			return parseFacts(ctx, data) // not the bytes the sidecar names: their own facts
-		}
+		sum := make(chan string, 1)
+		go func() {
+			h := sha256.Sum256(data)
+			sum <- hex.EncodeToString(h[:])
+		}()
+		matches = sync.OnceValue(func() bool { return <-sum == sha })
+		defer matches() // the sum is done before data may go away
 	}
 	key := shareKey{sha, len(data)}
 	s.mu.Lock()
@@ -156,18 +162,21 @@ func (s *parseShare) facts(ctx context.Context, data []byte, sha string, verifie
 	if found {
 		select {
 		case <-e.done:
-			if e.ok {
+			if e.ok && matches() {
 				return e.facts
 			}
 		case <-ctx.Done():
 		}
-		return parseFacts(ctx, data) // its parse failed (or ctx ended): this one's own
+		// its parse failed, ctx ended, or these are other bytes than
+		// their sidecar names: this one's own
+		return parseFacts(ctx, data)
 	}
 	f := parseFacts(ctx, data)
+	ok := f.err == nil && matches() // other bytes' facts are nobody's
 	s.mu.Lock()
-	e.facts, e.ok = f, f.err == nil
+	e.facts, e.ok = f, ok
 	close(e.done)
-	if !e.ok {
+	if !ok {
 		s.forget(key)
 	}
 	s.evict()
