@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/edi"
 	"github.com/nutrab2b/b2bx/internal/who"
 )
 
@@ -200,4 +202,21 @@ func TestSharedParseKeepsTheNewest(t *testing.T) {
 	off.facts(ctx, last, sha(last), true)
 	require.Empty(t, off.entries)
 	require.EqualValues(t, shareKeep+7, parsesSince(from), "without a team store every parse is its own")
+}
+
+// A mapped payload that another program shortens while it is read: the
+// SHA-256 check beside the parse faults as the parse does, guarded (a
+// mismatch, not a crash), and nothing is shared.
+func TestSharedParseOfAShortenedMapping(t *testing.T) {
+	s := useShare(t, true)
+	data := longOrdrsp(shareMin + 1<<16)
+	path := filepath.Join(t.TempDir(), "p.edi")
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	f, err := edi.OpenFileContext(t.Context(), path, maxRead)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, os.Truncate(path, 0))
+	got := s.facts(t.Context(), f.Bytes(), sha(data), false)
+	require.ErrorIs(t, got.err, edi.ErrFileChanged)
+	require.Empty(t, s.entries)
 }
