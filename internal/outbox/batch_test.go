@@ -10,13 +10,16 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/fakeclock"
+	"github.com/nutrab2b/b2bx/internal/who"
 )
 
 // batchFake is a team store that takes several pushes in one
@@ -187,4 +190,47 @@ func TestPusherLingersUntilDrained(t *testing.T) {
 	assert.Less(t, time.Since(began), 10*time.Second, "Drain did not wait for the linger")
 	assert.Equal(t, want, r.pushes())
 	assert.Equal(t, []int{5}, r.batches(), "one batch for what gathered")
+}
+
+// checkedFake takes deliveries the pusher checked (CheckedPusher): the
+// payload is the sidecar's, or the pusher would have skipped it.
+type checkedFake struct {
+	*fakeRemote
+	checked atomic.Int64
+}
+
+func (f *checkedFake) PushCheckedDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error {
+	f.checked.Add(1)
+	return f.PushDelivery(ctx, conn, st, payload, by)
+}
+
+// TestCheckedDeliveriesAreHashedOnce: a Remote that takes checked
+// deliveries gets every delivery through PushCheckedDelivery (the
+// pusher hashed it); a payload that no longer matches its sidecar, in
+// bytes or in size, is skipped before it, and said.
+func TestCheckedDeliveriesAreHashedOnce(t *testing.T) {
+	e := newEnv(t)
+	want := queueDeliveries(t, e, 4)
+	for _, id := range []string{"da-001", "da-002"} {
+		st, err := e.store.Lookup("c", id)
+		require.NoError(t, err)
+		b, err := os.ReadFile(st.Path)
+		require.NoError(t, err)
+		if id == "da-001" {
+			b[len(b)/2] ^= 1 // same size, other bytes
+		} else {
+			b = append(b, '\n') // other size
+		}
+		require.NoError(t, os.WriteFile(st.Path, b, 0o600))
+	}
+	r := &checkedFake{fakeRemote: newFake()}
+	opts := pushOpts(r, fakeclock.New(time.Time{}))
+	opts.Warn = e.warn
+	p := e.box.Start(t.Context(), opts)
+	defer p.Stop()
+	drain(t, p)
+	assert.Equal(t, []string{want[0], want[3]}, r.pushes())
+	assert.EqualValues(t, 2, r.checked.Load(), "both through PushCheckedDelivery")
+	requireSaid(t, e, "da-001")
+	requireSaid(t, e, "da-002")
 }

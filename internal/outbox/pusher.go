@@ -30,6 +30,14 @@ type Remote interface {
 	PushCapture(ctx context.Context, name string, capture []byte, by who.Who) error // an `event listen` capture file
 }
 
+// CheckedPusher is a Remote that takes a delivery whose payload the
+// pusher has checked against its sidecar's SHA-256 and size already, so
+// the bytes are hashed once per push (a 16 MiB payload's SHA-256 takes
+// ~12 ms of CPU). *teamstore.Remote implements it.
+type CheckedPusher interface {
+	PushCheckedDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error
+}
+
 // Clock is what the pusher's retry waits need (internal/fakeclock in
 // tests).
 type Clock interface {
@@ -507,8 +515,11 @@ func (p *Pusher) prepare(e Entry) (string, func(context.Context) error, error) {
 			if err != nil {
 				return fmt.Errorf("%w: delivery %s: %v", errSkip, e.ID, err)
 			}
-			if sum := sha256.Sum256(b); !strings.EqualFold(hex.EncodeToString(sum[:]), st.Meta.SHA256) {
-				return fmt.Errorf("%w: delivery %s: the stored payload no longer matches its SHA-256 (%s): check the disk", errSkip, e.ID, st.Path)
+			if sum := sha256.Sum256(b); !strings.EqualFold(hex.EncodeToString(sum[:]), st.Meta.SHA256) || int64(len(b)) != st.Meta.Size {
+				return fmt.Errorf("%w: delivery %s: the stored payload no longer matches its SHA-256 and size (%s): check the disk", errSkip, e.ID, st.Path)
+			}
+			if c, ok := r.(CheckedPusher); ok {
+				return c.PushCheckedDelivery(ctx, e.Conn, *st, b, by)
 			}
 			return r.PushDelivery(ctx, e.Conn, *st, b, by)
 		}, nil

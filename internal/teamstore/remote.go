@@ -105,6 +105,15 @@ func (r *Remote) Ping(ctx context.Context) error {
 	return s.Ping(ctx)
 }
 
+// PushCheckedDelivery implements outbox.CheckedPusher.
+func (r *Remote) PushCheckedDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error {
+	s, err := r.store(ctx)
+	if err != nil {
+		return err
+	}
+	return s.PushCheckedDelivery(ctx, conn, st, payload, by)
+}
+
 // PushDelivery implements outbox.Remote.
 func (r *Remote) PushDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error {
 	s, err := r.store(ctx)
