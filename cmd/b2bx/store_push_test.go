@@ -17,6 +17,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/outbox"
 	"github.com/nutrab2b/b2bx/internal/syncbuf"
+	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/internal/who"
 	"github.com/nutrab2b/b2bx/tui"
 )
@@ -94,7 +95,7 @@ func (f *fakeTeam) count(prefix string) (n int) {
 }
 
 // withTeamStore configures f as the team store for the test.
-func withTeamStore(t *testing.T, f *fakeTeam) {
+func withTeamStore(t *testing.T, f outbox.Remote) {
 	t.Helper()
 	old, oldWait := openTeamStore, teamDrainWait
 	openTeamStore = func(context.Context, *env) (outbox.Remote, who.Who, func(), error) {
@@ -254,4 +255,54 @@ func TestAppShowsTheTeamStoreWhenConfigured(t *testing.T) {
 	require.True(t, strings.HasPrefix(line, "team store: 1 waiting"), line)
 	require.Contains(t, stderr, "b2bx app: team store: 1 waiting")
 	require.NotContains(t, stderr, teamPassword)
+}
+
+// parsingTeam is a fakeTeam whose deliveries are indexed as the team
+// store indexes them: their items are made from the payload pushed.
+type parsingTeam struct {
+	*fakeTeam
+	items [][]track.Item
+}
+
+func (p *parsingTeam) PushDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error {
+	if err := p.fakeTeam.PushDelivery(ctx, conn, st, payload, by); err != nil {
+		return err
+	}
+	items := track.TeamDeliveryItems(ctx, st, payload, by)
+	p.mu.Lock()
+	p.items = append(p.items, items)
+	p.mu.Unlock()
+	return nil
+}
+
+// TestFetchParsesABigDeliveryOnce: with a team store configured, fetch
+// stores a big delivery, acknowledges it, pushes it (before and after
+// its receipt, whichever the pusher sees) and indexes it locally: one
+// parse of its payload for all of them.
+func TestFetchParsesABigDeliveryOnce(t *testing.T) {
+	s := newSimEnv(t)
+	team := &parsingTeam{fakeTeam: newFakeTeam()}
+	withTeamStore(t, team)
+	on := track.SharesPayloadParses()
+	track.SharePayloadParses(true) // what teamstore.NewRemote does (TestNewRemoteSharesParses)
+	t.Cleanup(func() { track.SharePayloadParses(on) })
+	code, _, errOut := runCmd(t, "", s.env, "index") // built: the fetch's own update indexes what it stored
+	require.Equal(t, exitOK, code, errOut)
+
+	id := s.add(t, "ORDRSP", ediPayload(2<<20), partnersim.PayloadFault{})
+	from := track.PayloadParses()
+	code, _, errOut = s.run(t, "", "fetch", "--all", "--ack")
+	require.Equal(t, exitOK, code, errOut)
+	require.NotEmpty(t, team.receipts[id])
+	require.EqualValues(t, 1, track.PayloadParses()-from, "one parse for the local index and every push")
+
+	// both indexes have the parsed delivery, not an item from its sidecar
+	require.NotEmpty(t, team.items)
+	for _, items := range team.items {
+		require.Empty(t, items[0].Note)
+		require.Contains(t, items[0].Keys, track.Key{Kind: track.KeyID, Value: "po-1"})
+	}
+	code, out, errOut := runCmd(t, "", s.env, "find", "--json", "id:PO-1")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, id)
 }

@@ -231,3 +231,13 @@ func TestCheckedPushIsThePush(t *testing.T) {
 	require.Len(t, r.Conversations, 1)
 	require.Equal(t, alice, r.Conversations[0].Items[0].By)
 }
+
+// A process with a team store shares its parses of big payloads between
+// the local index and the pushes (track.SharePayloadParses).
+func TestNewRemoteSharesParses(t *testing.T) {
+	on := track.SharesPayloadParses()
+	t.Cleanup(func() { track.SharePayloadParses(on) })
+	track.SharePayloadParses(false)
+	NewRemote(Config{URL: "postgres://b2bx@127.0.0.1:1/team"})
+	require.True(t, track.SharesPayloadParses())
+}

@@ -60,12 +60,15 @@ func factsOf(doc *edi.Document) payloadFacts {
 	return f
 }
 
-// factParses counts parseFacts's parses (the tests).
+// factParses counts parseFacts's parses of payloads of shareMin bytes
+// or more (PayloadParses).
 var factParses atomic.Int64
 
 // parseFacts parses data for its facts.
 func parseFacts(ctx context.Context, data []byte) payloadFacts {
-	factParses.Add(1)
+	if len(data) >= shareMin {
+		factParses.Add(1)
+	}
 	var f payloadFacts
 	f.err = parseDoc(ctx, data, func(doc *edi.Document) error {
 		f = factsOf(doc)
@@ -90,11 +93,31 @@ func (f *payloadFacts) answersFor(id string, at, received time.Time) []answers.A
 
 // The parses a process shares (sharedParses): payloads from shareMin
 // bytes (below it a parse costs less than the SHA-256 that keys it), the
-// shareKeep newest.
+// shareKeep newest, as long as their facts hold less than shareBudget
+// bytes together (a delivery's facts are a few kilobytes; those of an
+// interchange of 100,000 orders some megabytes). A `fetch --all` of a
+// backlog pushes while it downloads and indexes its deliveries at its
+// end: each of its big deliveries is parsed once up to shareKeep of them.
 const (
-	shareMin  = 1 << 20
-	shareKeep = 4
+	shareMin    = 1 << 20
+	shareKeep   = 16
+	shareBudget = 32 << 20
 )
+
+// cost is about how many bytes f holds.
+func (f *payloadFacts) cost() int {
+	n := 512 + 256*len(f.answers) + 48*len(f.msgTypes) + 16*len(f.versions)
+	for _, ks := range f.msgKeys {
+		n += 24
+		for _, k := range ks {
+			n += 40 + len(k.Value)
+		}
+	}
+	for _, k := range f.xKeys {
+		n += 40 + len(k.Value)
+	}
+	return n
+}
 
 // sharedParses shares the facts of big payloads in this process. A
 // delivery stored here is parsed by the local index (IndexStored, after
@@ -102,15 +125,27 @@ const (
 // push of its acknowledgement); a 16 MiB one takes ~50 ms of CPU each
 // time. With sharing on (SharePayloadParses: a team store is open here)
 // the first parse of some bytes is the only one while they are among the
-// newest shareKeep; a parse running is waited for, not repeated.
+// newest kept; a parse running is waited for, not repeated.
 // Facts are keyed by the SHA-256 and size of the bytes parsed, checked
 // before they are stored or used: bytes that no longer match their
 // sidecar are parsed on their own and shared with nobody.
-var sharedParses = &parseShare{entries: map[shareKey]*shareEntry{}}
+var sharedParses = newParseShare(shareKeep, shareBudget)
+
+func newParseShare(keep, budget int) *parseShare {
+	return &parseShare{entries: map[shareKey]*shareEntry{}, keep: keep, budget: budget}
+}
 
 // SharePayloadParses turns sharedParses on or off for this process
-// (teamstore.Open turns it on); off, every parse is its own.
+// (teamstore.NewRemote and Connect turn it on); off, every parse is its
+// own.
 func SharePayloadParses(on bool) { sharedParses.on.Store(on) }
+
+// SharesPayloadParses says whether sharedParses is on.
+func SharesPayloadParses() bool { return sharedParses.on.Load() }
+
+// PayloadParses is how many payloads of 1 MiB or more this process
+// parsed for index items so far (what sharing saves shows in it).
+func PayloadParses() int64 { return factParses.Load() }
 
 type shareKey struct {
 	sha  string // lower-case hex
@@ -118,16 +153,19 @@ type shareKey struct {
 }
 
 type shareEntry struct {
-	done  chan struct{} // closed when facts and ok are set
+	done  chan struct{} // closed when facts, ok and cost are set
 	facts payloadFacts
 	ok    bool // parsed without error: usable by others
+	cost  int  // facts.cost(), counted in parseShare.held
 }
 
 type parseShare struct {
-	on      atomic.Bool
-	mu      sync.Mutex
-	entries map[shareKey]*shareEntry
-	order   []shareKey // oldest first
+	on           atomic.Bool
+	keep, budget int // at most keep entries, holding budget bytes (the newest is kept whatever it holds)
+	mu           sync.Mutex
+	entries      map[shareKey]*shareEntry
+	order        []shareKey // oldest first
+	held         int        // the cost of the entries parsed
 }
 
 // facts is the facts of data, whose sidecar names SHA-256 sha. verified:
@@ -180,17 +218,24 @@ func (s *parseShare) facts(ctx context.Context, data []byte, sha string, verifie
 	ok := f.err == nil && matches() // other bytes' facts are nobody's
 	s.mu.Lock()
 	e.facts, e.ok = f, ok
+	if ok {
+		e.cost = f.cost()
+		s.held += e.cost
+	}
 	close(e.done)
 	if !ok {
 		s.forget(key)
 	}
-	s.evict()
+	s.evict(key)
 	s.mu.Unlock()
 	return f
 }
 
 // forget drops key; s.mu is held.
 func (s *parseShare) forget(key shareKey) {
+	if e := s.entries[key]; e != nil {
+		s.held -= e.cost
+	}
 	delete(s.entries, key)
 	for i, k := range s.order {
 		if k == key {
@@ -200,16 +245,20 @@ func (s *parseShare) forget(key shareKey) {
 	}
 }
 
-// evict drops the oldest parsed entries beyond shareKeep (a parse still
-// running stays: its waiters need it); s.mu is held.
-func (s *parseShare) evict() {
-	for i := 0; len(s.entries) > shareKeep && i < len(s.order); {
+// evict drops the oldest parsed entries beyond keep, or beyond budget,
+// but not newest (just parsed) nor a parse still running (its waiters
+// need it); s.mu is held.
+func (s *parseShare) evict(newest shareKey) {
+	for i := 0; (len(s.entries) > s.keep || s.held > s.budget) && i < len(s.order); {
 		key := s.order[i]
 		select {
 		case <-s.entries[key].done:
-			s.forget(key)
+			if key != newest {
+				s.forget(key)
+				continue
+			}
 		default:
-			i++
 		}
+		i++
 	}
 }

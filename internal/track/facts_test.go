@@ -24,7 +24,7 @@ import (
 func useShare(t *testing.T, on bool) *parseShare {
 	t.Helper()
 	old := sharedParses
-	s := &parseShare{entries: map[shareKey]*shareEntry{}}
+	s := newParseShare(shareKeep, shareBudget)
 	s.on.Store(on)
 	sharedParses = s
 	t.Cleanup(func() { sharedParses = old })
@@ -171,37 +171,63 @@ func TestSharedParseFailureIsNotShared(t *testing.T) {
 	require.EqualValues(t, 2, parsesSince(from))
 }
 
-// At most shareKeep parses are kept, the newest; small payloads and a
-// process without a team store keep none.
+// At most keep parses are kept, the newest, holding at most budget
+// bytes (the newest whatever it holds); small payloads and a process
+// without a team store keep none.
 func TestSharedParseKeepsTheNewest(t *testing.T) {
 	ctx := context.Background()
 	s := useShare(t, true)
+	const keep = 3
+	s.keep = keep
 	from := factParses.Load()
 	var all [][]byte
-	for i := range shareKeep + 2 {
+	for i := range keep + 2 {
 		data := append(longOrdrsp(shareMin), fmt.Sprintf("UNA%d", i)...) // distinct bytes
 		all = append(all, data)
 		s.facts(ctx, data, sha(data), true)
 	}
-	require.Len(t, s.entries, shareKeep)
-	require.Len(t, s.order, shareKeep)
+	require.Len(t, s.entries, keep)
+	require.Len(t, s.order, keep)
 	last := all[len(all)-1]
 	s.facts(ctx, last, sha(last), true)
-	require.EqualValues(t, shareKeep+2, parsesSince(from), "the newest is kept")
+	require.EqualValues(t, keep+2, parsesSince(from), "the newest is kept")
 	s.facts(ctx, all[0], sha(all[0]), true)
-	require.EqualValues(t, shareKeep+3, parsesSince(from), "the oldest was dropped")
+	require.EqualValues(t, keep+3, parsesSince(from), "the oldest was dropped")
 
 	small := ordrsp("ICR1", "PO-1")
-	s.facts(ctx, small, sha(small), true)
-	s.facts(ctx, small, sha(small), true)
-	require.EqualValues(t, shareKeep+5, parsesSince(from), "a small payload is parsed each time, not kept")
-	require.NotContains(t, s.entries, shareKey{sha(small), len(small)})
+	require.NoError(t, s.facts(ctx, small, sha(small), true).err)
+	require.NotContains(t, s.entries, shareKey{sha(small), len(small)}, "a small payload is parsed where it is needed, not kept")
+	require.Len(t, s.entries, keep)
 
 	off := useShare(t, false)
 	off.facts(ctx, last, sha(last), true)
 	off.facts(ctx, last, sha(last), true)
 	require.Empty(t, off.entries)
-	require.EqualValues(t, shareKeep+7, parsesSince(from), "without a team store every parse is its own")
+	require.EqualValues(t, keep+5, parsesSince(from), "without a team store every parse is its own")
+}
+
+// The facts kept hold at most the budget: a wide interchange's facts
+// (many keys) push out older ones, and are kept themselves while newest.
+func TestSharedParseKeepsToItsBudget(t *testing.T) {
+	ctx := context.Background()
+	s := useShare(t, true)
+	long := longOrdrsp(shareMin)
+	wide := manyOrdrsp(20_000)
+	f := s.facts(ctx, long, sha(long), true)
+	s.budget = 2*f.cost() + 1024 // two long ones, not one wide
+	long2 := append(longOrdrsp(shareMin), "UNA2"...)
+	s.facts(ctx, long2, sha(long2), true)
+	require.Len(t, s.entries, 2)
+	require.Equal(t, 2*f.cost(), s.held)
+
+	w := s.facts(ctx, wide, sha(wide), true)
+	require.Greater(t, w.cost(), s.budget)
+	require.Equal(t, []shareKey{{sha(wide), len(wide)}}, s.order, "the newest stays, however big; the others went")
+	require.Equal(t, w.cost(), s.held)
+
+	s.facts(ctx, long, sha(long), true)
+	require.Equal(t, []shareKey{{sha(long), len(long)}}, s.order)
+	require.Equal(t, f.cost(), s.held)
 }
 
 // A mapped payload that another program shortens while it is read: the
