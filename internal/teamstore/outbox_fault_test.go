@@ -191,6 +191,12 @@ func (r *stallingBatcher) PushDelivery(ctx context.Context, conn string, st spoo
 	return r.stallingRemote.PushDelivery(ctx, conn, st, payload, by)
 }
 
+// PushCheckedDelivery stalls as PushDelivery does (else *Remote's would
+// be promoted, and the pusher, which prefers it, would never stall).
+func (r *stallingBatcher) PushCheckedDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error {
+	return r.stallingRemote.PushDelivery(ctx, conn, st, payload, by)
+}
+
 func (r *stallingBatcher) Ping(ctx context.Context) error { return r.Remote.Ping(ctx) }
 func (r *stallingBatcher) PushUpload(ctx context.Context, conn string, rec spool.UploadRecord, file []byte, by who.Who) error {
 	return r.Remote.PushUpload(ctx, conn, rec, file, by)
@@ -211,6 +217,12 @@ type countingRemote struct {
 func (r *countingRemote) PushDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error {
 	r.n.Add(1)
 	return r.Remote.PushDelivery(ctx, conn, st, payload, by)
+}
+
+// PushCheckedDelivery is what the pusher calls (outbox.CheckedPusher).
+func (r *countingRemote) PushCheckedDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error {
+	r.n.Add(1)
+	return r.Remote.PushCheckedDelivery(ctx, conn, st, payload, by)
 }
 
 // TestKillNineChild is the pushing process TestKillNineDuringAPush kills.
