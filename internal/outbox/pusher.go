@@ -33,7 +33,9 @@ type Remote interface {
 // CheckedPusher is a Remote that takes a delivery whose payload the
 // pusher has checked against its sidecar's SHA-256 and size already, so
 // the bytes are hashed once per push (a 16 MiB payload's SHA-256 takes
-// ~12 ms of CPU). *teamstore.Remote implements it.
+// ~12 ms of CPU). *teamstore.Remote implements it. A wrapper of a
+// Remote that intercepts PushDelivery must intercept this too, or the
+// wrapped one's is promoted past it.
 type CheckedPusher interface {
 	PushCheckedDelivery(ctx context.Context, conn string, st spool.Stored, payload []byte, by who.Who) error
 }
