@@ -66,32 +66,30 @@ func (s *sqlStore) Match(ctx context.Context, m Match) ([]Item, error) {
 		limit = DefaultLimit
 	}
 	args = append(args, limit)
-	// walk the value index newest first and stop at the limit; the
-	// items are read by id afterwards
+	// walk the value index newest first and stop at the limit, and read
+	// the items named in the same statement (one snapshot: see ByValues)
 	s.count(&s.stats.KeyQueries)
-	rows, err := s.query(ctx, `SELECT k.item FROM track_keys k JOIN track_items i ON i.id = k.item
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY k.at DESC, k.item DESC LIMIT ?`, args...)
+	s.count(&s.stats.ItemQueries)
+	rows, err := s.query(ctx, `SELECT `+itemCols+` FROM (SELECT k.item, k.at FROM track_keys k JOIN track_items i ON i.id = k.item
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY k.at DESC, k.item DESC LIMIT ?) m
+		JOIN track_items i ON i.id = m.item JOIN track_sources s ON s.id = i.source ORDER BY m.at DESC, m.item DESC`, args...)
 	if err != nil {
 		return nil, classify(err)
 	}
-	var ids []int64
+	items, err := scanItems(rows)
+	if err != nil {
+		return nil, err
+	}
+	out := items[:0]
 	seen := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, classify(err)
-		}
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
+	for _, it := range items {
+		if !seen[it.ID] { // an item named by several of its keys
+			seen[it.ID] = true
+			out = append(out, it)
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, classify(err)
-	}
-	return s.itemsByID(ctx, ids)
+	s.count(&s.stats.ItemsRead, len(out))
+	return out, nil
 }
 
 // matchWhere is the condition of a Match with a value, and its parameters.
@@ -127,35 +125,6 @@ func matchWhere(m Match) (where []string, args []any) {
 		args = append(args, m.Type)
 	}
 	return where, args
-}
-
-// itemsByID reads items by id, in the order of ids (ids missing from
-// the table are left out).
-func (s *sqlStore) itemsByID(ctx context.Context, ids []int64) ([]Item, error) {
-	byID := make(map[int64]Item, len(ids))
-	err := inChunks(ids, func(ph string, args []any) error {
-		s.count(&s.stats.ItemQueries)
-		rows, err := s.query(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source WHERE i.id IN (`+ph+`)`, args...)
-		if err != nil {
-			return classify(err)
-		}
-		items, err := scanItems(rows)
-		for _, it := range items {
-			byID[it.ID] = it
-		}
-		s.count(&s.stats.ItemsRead, len(items))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Item, 0, len(ids))
-	for _, id := range ids {
-		if it, ok := byID[id]; ok {
-			out = append(out, it)
-		}
-	}
-	return out, nil
 }
 
 // matchType lists the items of one type (a type: query without value).
@@ -213,31 +182,36 @@ func (s *sqlStore) ByConv(ctx context.Context, convs []string) ([]Item, error) {
 // over the value index: a few queries for hundreds of values, where
 // ByKind would read every item of a kind.
 func (s *sqlStore) ByValues(ctx context.Context, kind KeyKind, values []string) ([]Item, error) {
+	// One statement reads the keys and their items: one snapshot. Read
+	// in two, a writer replacing a source's items in between (the
+	// index's update after a download beside a tab's sync of the same
+	// delivery) left the keys' item ids pointing at items just deleted,
+	// and the delivery was missing from the answer (it showed as "not
+	// downloaded yet" until the next reload).
 	seen := map[int64]bool{}
-	var ids []int64
+	var out []Item
 	err := inChunks(values, func(ph string, args []any) error {
 		s.count(&s.stats.KeyQueries)
-		rows, err := s.query(ctx, `SELECT DISTINCT k.item FROM track_keys k WHERE k.value IN (`+ph+`) AND k.kind = ?`, append(args, string(kind))...)
+		s.count(&s.stats.ItemQueries)
+		rows, err := s.query(ctx, `SELECT `+itemCols+` FROM track_items i JOIN track_sources s ON s.id = i.source
+			WHERE i.id IN (SELECT k.item FROM track_keys k WHERE k.value IN (`+ph+`) AND k.kind = ?) ORDER BY i.id`, append(args, string(kind))...)
 		if err != nil {
 			return classify(err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return classify(err)
-			}
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
+		items, err := scanItems(rows)
+		s.count(&s.stats.ItemsRead, len(items))
+		for _, it := range items {
+			if !seen[it.ID] {
+				seen[it.ID] = true
+				out = append(out, it)
 			}
 		}
-		return classify(rows.Err())
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return s.itemsByID(ctx, ids)
+	return out, nil
 }
 
 // ByKind implements Backend.
