@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
+	"github.com/nutrab2b/b2bx/internal/testshared/benchstat"
 )
 
 // writeBigStore lays out n stored, acknowledged deliveries on the CLI's
@@ -80,7 +80,7 @@ func BenchmarkUploadStoreRatio(b *testing.B) {
 			*u.a += m1.TotalAlloc - m0.TotalAlloc
 		}
 	}
-	me, mb := median(te), median(tb)
+	me, mb := benchstat.Median(te), benchstat.Median(tb)
 	b.ReportMetric(me, "empty-ms")
 	b.ReportMetric(mb, "stored-ms")
 	b.ReportMetric(mb/me, "ratio")
@@ -105,12 +105,6 @@ func benchUploadBase() int {
 		return v
 	}
 	return 0
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // uploadBench is a simulator and a store of size stored deliveries with
@@ -169,7 +163,7 @@ func BenchmarkUploadCommandRatio(b *testing.B) {
 			*u.ts = append(*u.ts, float64(time.Since(t0))/float64(time.Millisecond))
 		}
 	}
-	me, mb := median(te), median(tb)
+	me, mb := benchstat.Median(te), benchstat.Median(tb)
 	b.ReportMetric(me, "empty-ms")
 	b.ReportMetric(mb, "stored-ms")
 	b.ReportMetric(mb/me, "ratio")

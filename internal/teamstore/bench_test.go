@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nutrab2b/b2bx/apiclient/spool"
+	"github.com/nutrab2b/b2bx/internal/testshared/benchstat"
 	"github.com/nutrab2b/b2bx/internal/track"
 )
 
@@ -126,23 +126,14 @@ func BenchmarkPush16MiBVsLocalWrite(b *testing.B) {
 	var local, push []float64
 	for i := 0; b.Loop(); i++ {
 		data := bigOrdrsp(i, payload16MiB)
-		id := fmt.Sprintf("d%07d", i)
 		start := time.Now()
-		w, err := sp.Begin("conn-a", id)
-		require.NoError(b, err)
-		_, err = w.Write(data)
-		require.NoError(b, err)
-		st, err := w.Commit(spool.Meta{ConnectionID: "conn-a", DeliveryAttemptID: id, MessageType: "ORDRSP", CreatedAt: t0,
-			Size: int64(len(data)), SHA256: shaHex(data)})
-		require.NoError(b, err)
+		st := spoolWrite(b, sp, i, data)
 		local = append(local, float64(time.Since(start))/1e6)
 		start = time.Now()
 		require.NoError(b, s.PushDelivery(b.Context(), "conn-a", *st, data, alice))
 		push = append(push, float64(time.Since(start))/1e6)
 	}
-	slices.Sort(local)
-	slices.Sort(push)
-	l, p := local[len(local)/2], push[len(push)/2]
+	l, p := benchstat.Median(local), benchstat.Median(push)
 	b.ReportMetric(l, "local-ms")
 	b.ReportMetric(p, "push-ms")
 	b.ReportMetric(p/l, "ratio")
@@ -171,15 +162,8 @@ func BenchmarkPush16MiBVsLocalStore(b *testing.B) {
 	last := 0
 	for i := 0; b.Loop(); i++ {
 		data := bigOrdrsp(i, payload16MiB)
-		id := fmt.Sprintf("d%07d", i)
 		start := time.Now()
-		w, err := sp.Begin("conn-a", id)
-		require.NoError(b, err)
-		_, err = w.Write(data)
-		require.NoError(b, err)
-		st, err := w.Commit(spool.Meta{ConnectionID: "conn-a", DeliveryAttemptID: id, MessageType: "ORDRSP", CreatedAt: t0,
-			Size: int64(len(data)), SHA256: shaHex(data)})
-		require.NoError(b, err)
+		st := spoolWrite(b, sp, i, data)
 		spooled = append(spooled, float64(time.Since(start))/1e6)
 		require.NoError(b, x.IndexStored(b.Context(), dir, *st))
 		local = append(local, float64(time.Since(start))/1e6)
@@ -199,15 +183,26 @@ func BenchmarkPush16MiBVsLocalStore(b *testing.B) {
 		require.NoError(b, err)
 		require.Len(b, res.Conversations, 1, "index %d", n)
 	}
-	for _, v := range [][]float64{spooled, local, push} {
-		slices.Sort(v)
-	}
-	sp50, l, p := spooled[len(spooled)/2], local[len(local)/2], push[len(push)/2]
+	sp50, l, p := benchstat.Median(spooled), benchstat.Median(local), benchstat.Median(push)
 	b.ReportMetric(sp50, "spool-ms")
 	b.ReportMetric(l, "local-ms")
 	b.ReportMetric(p, "push-ms")
 	b.ReportMetric(p/l, "ratio")
 	b.ReportMetric(p/sp50, "ratio-spool")
+}
+
+// spoolWrite stores data durably as delivery i of conn-a, as a download
+// does (temp file, fsync, rename, directory fsync, sidecar).
+func spoolWrite(b *testing.B, sp *spool.Store, i int, data []byte) *spool.Stored {
+	id := fmt.Sprintf("d%07d", i)
+	w, err := sp.Begin("conn-a", id)
+	require.NoError(b, err)
+	_, err = w.Write(data)
+	require.NoError(b, err)
+	st, err := w.Commit(spool.Meta{ConnectionID: "conn-a", DeliveryAttemptID: id, MessageType: "ORDRSP", CreatedAt: t0,
+		Size: int64(len(data)), SHA256: shaHex(data)})
+	require.NoError(b, err)
+	return st
 }
 
 // payload16MiB is the size of the 16 MiB benchmarks' payloads: just

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/nutrab2b/b2bx/apiclient/session"
 	"github.com/nutrab2b/b2bx/apiclient/spool"
 	"github.com/nutrab2b/b2bx/internal/orders/orderstest"
+	"github.com/nutrab2b/b2bx/internal/testshared/benchstat"
 	"github.com/nutrab2b/b2bx/internal/track"
 	"github.com/nutrab2b/b2bx/tui/common"
 )
@@ -107,15 +107,9 @@ func BenchmarkOpenTab(b *testing.B) {
 		lb, ab = append(lb, live), append(ab, alloc)
 		runtime.KeepAlive(m)
 	}
-	b.ReportMetric(medianOf(le), "empty-MB")
-	b.ReportMetric(medianOf(lb), "stored-MB")
-	b.ReportMetric(medianOf(lb)/max(medianOf(le), 0.01), "ratio")
-	b.ReportMetric(medianOf(ae), "empty-alloc-MB")
-	b.ReportMetric(medianOf(ab), "stored-alloc-MB")
-}
-
-func medianOf(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
+	b.ReportMetric(benchstat.Median(le), "empty-MB")
+	b.ReportMetric(benchstat.Median(lb), "stored-MB")
+	b.ReportMetric(benchstat.Median(lb)/max(benchstat.Median(le), 0.01), "ratio")
+	b.ReportMetric(benchstat.Median(ae), "empty-alloc-MB")
+	b.ReportMetric(benchstat.Median(ab), "stored-alloc-MB")
 }
