@@ -12,7 +12,8 @@ import (
 )
 
 // A delivery indexed again (the app's update after a download while a
-// tab's sync reads the same file) is never missing to a reader: the
+// tab's sync reads the same file) is never missing to a reader, find's
+// or a tab's: the
 // keys and the items they name are read in one statement. Read in two,
 // the second found the items the first named deleted, and the tab
 // showed a delivery just stored as "not downloaded yet" (the e2e demo
@@ -44,6 +45,10 @@ func TestLinkedOfNeverMissesADeliveryIndexedAgain(t *testing.T) {
 	// a few hundred reads (fewer under -race): the two-statement read
 	// failed within the first ten
 	for i, start := 0, time.Now(); i < 300 && time.Since(start) < 3*time.Second; i++ {
+		// find (Match) and a tab's links (ByValues) alike
+		found, err := x.Backend().Match(t.Context(), Match{Value: "d1", Kinds: []KeyKind{KeyID}, Conn: "conn-a"})
+		require.NoError(t, err)
+		require.Len(t, found, 1, "read %d: find misses the delivery re-indexed meanwhile", i)
 		l, err := x.LinkedOf(t.Context(), s, "conn-a", []string{"d1"})
 		require.NoError(t, err)
 		_, ok := l.Delivery("d1")
