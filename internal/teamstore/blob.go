@@ -33,14 +33,14 @@ const (
 // time (it makes the others wait: with 1, as until 2026-12-07, the
 // chunks of a push were encoded one after the other whatever goroutine
 // asked). Two at least: the push checks the payload's SHA-256 beside them.
-var encoders = sync.OnceValue(func() int { return min(4, max(2, runtime.GOMAXPROCS(0))) })
+var encoders = min(4, max(2, runtime.GOMAXPROCS(0)))
 
 // zstdEncoder and zstdDecoder are shared: EncodeAll and DecodeAll may be
 // called from any number of goroutines (see encoders). A decoded chunk
 // may not exceed blobChunk, whatever its frame header claims.
 var (
 	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(encoders()), zstd.WithLowerEncoderMem(true))
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(encoders), zstd.WithLowerEncoderMem(true))
 		if err != nil {
 			panic(err) // only for invalid options
 		}
@@ -118,7 +118,7 @@ func encode(data []byte) *encoding {
 	for i := range e.chunks {
 		e.chunks[i] = make(chan storedChunk, 1)
 	}
-	for range min(encoders(), n) {
+	for range min(encoders, n) {
 		e.wg.Go(func() {
 			for !e.stopped.Load() {
 				i := int(e.next.Add(1) - 1)
