@@ -62,8 +62,10 @@ func (l *Listen) Record(r webhook.Record) {
 	if r.Status >= 100 && r.Status <= 599 {
 		status = strconv.Itoa(r.Status)
 	}
+	// The latency is observed last, so that a scrape that counts this
+	// delivery in b2bx_listen_delivery_seconds_count sees all the rest.
+	defer l.latency.Observe(r.Latency.Seconds())
 	l.deliveries.WithLabelValues(oneOf(r.Result, results...), status).Inc()
-	l.latency.Observe(r.Latency.Seconds())
 	if !r.Committed {
 		return
 	}
