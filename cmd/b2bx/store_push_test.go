@@ -284,7 +284,8 @@ func TestFetchParsesABigDeliveryOnce(t *testing.T) {
 	team := &parsingTeam{fakeTeam: newFakeTeam()}
 	withTeamStore(t, team)
 	on := track.SharesPayloadParses()
-	track.SharePayloadParses(true) // what teamstore.NewRemote does (TestNewRemoteSharesParses)
+	track.SharePayloadParses(false) // nothing kept from an earlier run of this test (-count)
+	track.SharePayloadParses(true)  // what teamstore.NewRemote does (TestNewRemoteSharesParses)
 	t.Cleanup(func() { track.SharePayloadParses(on) })
 	code, _, errOut := runCmd(t, "", s.env, "index") // built: the fetch's own update indexes what it stored
 	require.Equal(t, exitOK, code, errOut)

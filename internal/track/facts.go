@@ -137,8 +137,26 @@ func newParseShare(keep, budget int) *parseShare {
 
 // SharePayloadParses turns sharedParses on or off for this process
 // (teamstore.NewRemote and Connect turn it on); off, every parse is its
-// own.
-func SharePayloadParses(on bool) { sharedParses.on.Store(on) }
+// own and the facts kept are dropped.
+func SharePayloadParses(on bool) { sharedParses.setOn(on) }
+
+// setOn turns s on or off; off drops every parsed entry (a parse still
+// running stays for its waiters and is evicted as usual later).
+func (s *parseShare) setOn(on bool) {
+	s.on.Store(on)
+	if on {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, key := range append([]shareKey(nil), s.order...) {
+		select {
+		case <-s.entries[key].done:
+			s.forget(key)
+		default:
+		}
+	}
+}
 
 // SharesPayloadParses says whether sharedParses is on.
 func SharesPayloadParses() bool { return sharedParses.on.Load() }

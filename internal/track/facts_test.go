@@ -227,6 +227,32 @@ func TestSharedParseKeepsTheNewest(t *testing.T) {
 	require.EqualValues(t, keep+5, parsesSince(from), "without a team store every parse is its own")
 }
 
+// TestSharedParseOffDropsWhatIsKept: turning sharing off releases the
+// facts kept; on again, the same bytes are parsed anew. A parse still
+// running is left for its waiters.
+func TestSharedParseOffDropsWhatIsKept(t *testing.T) {
+	ctx := context.Background()
+	s := useShare(t, true)
+	data := longOrdrsp(shareMin)
+	from := factParses.Load()
+	s.facts(ctx, data, sha(data), true)
+	s.facts(ctx, data, sha(data), true)
+	require.EqualValues(t, 1, parsesSince(from))
+	require.Positive(t, s.held)
+
+	running := shareKey{"running", 1}
+	s.entries[running] = &shareEntry{done: make(chan struct{})}
+	s.order = append(s.order, running)
+	s.setOn(false)
+	require.Equal(t, []shareKey{running}, s.order, "only the running parse stays")
+	require.Len(t, s.entries, 1)
+	require.Zero(t, s.held)
+
+	s.setOn(true)
+	s.facts(ctx, data, sha(data), true)
+	require.EqualValues(t, 2, parsesSince(from), "parsed again after off")
+}
+
 // The facts kept hold at most the budget: a wide interchange's facts
 // (many keys) push out older ones, and are kept themselves while newest.
 func TestSharedParseKeepsToItsBudget(t *testing.T) {
