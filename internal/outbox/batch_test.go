@@ -121,11 +121,7 @@ func TestBatchStopsBeforeAnEntryThatCannotBePrepared(t *testing.T) {
 	require.NoError(t, os.Remove(st.Path))
 	require.NoError(t, os.Remove(strings.TrimSuffix(st.Path, filepath.Ext(st.Path))+".json"))
 	r := &batchFake{fakeRemote: newFake()}
-	opts := pushOpts(r, fakeclock.New(time.Time{}))
-	opts.Warn = e.warn
-	p := e.box.Start(t.Context(), opts)
-	defer p.Stop()
-	drain(t, p)
+	drainWarned(t, e, r)
 	assert.Equal(t, slices.Concat(want[:2], want[3:]), r.pushes())
 	assert.Equal(t, []int{2, 2}, r.batches())
 	requireSaid(t, e, "da-002")
@@ -142,17 +138,24 @@ func TestSkippedEntryInsideABatch(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(st.Path, []byte("damaged"), 0o600))
 	r := &batchFake{fakeRemote: newFake()}
-	opts := pushOpts(r, fakeclock.New(time.Time{}))
-	opts.Warn = e.warn
-	p := e.box.Start(t.Context(), opts)
-	defer p.Stop()
-	drain(t, p)
+	drainWarned(t, e, r)
 	assert.Equal(t, slices.Concat(want[:3], want[4:]), r.pushes())
 	assert.Empty(t, r.batches(), "the batch was rolled back")
 	for _, w := range r.pushes() {
 		require.Equal(t, 1, r.times(w), w)
 	}
 	requireSaid(t, e, "da-003")
+}
+
+// drainWarned pushes everything queued in e to r, with the pusher's
+// warnings kept in e (requireSaid), and stops the pusher.
+func drainWarned(t *testing.T, e *env, r Remote) {
+	t.Helper()
+	opts := pushOpts(r, fakeclock.New(time.Time{}))
+	opts.Warn = e.warn
+	p := e.box.Start(t.Context(), opts)
+	defer p.Stop()
+	drain(t, p)
 }
 
 func requireSaid(t *testing.T, e *env, id string) {
@@ -224,11 +227,7 @@ func TestCheckedDeliveriesAreHashedOnce(t *testing.T) {
 		require.NoError(t, os.WriteFile(st.Path, b, 0o600))
 	}
 	r := &checkedFake{fakeRemote: newFake()}
-	opts := pushOpts(r, fakeclock.New(time.Time{}))
-	opts.Warn = e.warn
-	p := e.box.Start(t.Context(), opts)
-	defer p.Stop()
-	drain(t, p)
+	drainWarned(t, e, r)
 	assert.Equal(t, []string{want[0], want[3]}, r.pushes())
 	assert.EqualValues(t, 2, r.checked.Load(), "both through PushCheckedDelivery")
 	requireSaid(t, e, "da-001")
